@@ -1,0 +1,370 @@
+//===- ir/Builder.cpp - typed, validated construction of nodes ------------===//
+//
+// Every builder checks its operands and derives the result dtype and shape.
+// The dtype rules are written down in docs/NUMERICS.md.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Graph.h"
+
+#include "support/Error.h"
+
+#include <cassert>
+
+namespace jitfuse {
+
+static std::string describe(Value V) {
+  const Node &N = V.node();
+  std::string What = N.Kind == Op::Input || N.Kind == Op::Scalar
+                         ? fmt::format("%{} {} '{}'", V.id(),
+                                       opName(N.Kind).str(), N.Name)
+                         : fmt::format("%{} {}", V.id(), opName(N.Kind).str());
+  return fmt::format("{} {}{}", What, dtypeName(N.Type).str(),
+                     shapeStr(N.Dims));
+}
+
+static Graph &sameGraph(llvm::StringRef OpName, llvm::ArrayRef<Value> Vs) {
+  for (Value V : Vs)
+    if (!V.valid())
+      fail("{}: an operand is an empty Value (not built by a Graph)",
+           OpName.str());
+  Graph &G = Vs.front().graph();
+  for (Value V : Vs)
+    if (&V.graph() != &G)
+      fail("{}: operands come from different graphs ({} and {})", OpName.str(),
+           describe(Vs.front()), describe(V));
+  return G;
+}
+
+/// Scalars and constants are "weak": they adopt the other side's dtype when
+/// that is of the same or a higher category.
+static bool isWeak(Value V) {
+  Op K = V.node().Kind;
+  return K == Op::Scalar || K == Op::Constant;
+}
+
+static int category(DType T) { return isFloat(T) ? 2 : isInt(T) ? 1 : 0; }
+
+static DType promoteValues(llvm::ArrayRef<Value> Vs) {
+  // Strong operands decide; weak ones only raise the category.
+  std::optional<DType> Strong, Weak;
+  for (Value V : Vs) {
+    std::optional<DType> &Slot = isWeak(V) ? Weak : Strong;
+    Slot = Slot ? promoteTypes(*Slot, V.dtype()) : V.dtype();
+  }
+  if (!Strong)
+    return *Weak;
+  if (!Weak || category(*Weak) <= category(*Strong))
+    return *Strong;
+  return isFloat(*Weak) ? DType::F32 : *Weak;
+}
+
+static Shape broadcastAll(llvm::StringRef OpName, llvm::ArrayRef<Value> Vs) {
+  Shape Out;
+  for (Value V : Vs) {
+    auto B = broadcastShapes(Out, V.shape());
+    if (!B) {
+      std::string Ops;
+      for (Value W : Vs)
+        Ops += (Ops.empty() ? "" : ", ") + describe(W);
+      fail("{}: operand shapes do not broadcast ({}); expected equal dims or "
+           "1 in each position, aligned from the right",
+           OpName.str(), Ops);
+    }
+    Out = std::move(*B);
+  }
+  return Out;
+}
+
+static Value make(Graph &G, Op K, DType T, Shape Dims,
+                  llvm::ArrayRef<Value> Operands, int64_t A0 = 0,
+                  int64_t A1 = 0) {
+  Node N;
+  N.Kind = K;
+  N.Type = T;
+  N.Dims = std::move(Dims);
+  for (Value V : Operands)
+    N.Operands.push_back(V.id());
+  N.A0 = A0;
+  N.A1 = A1;
+  return G.value(G.addNode(std::move(N)));
+}
+
+static bool isTranscendental(Op O) {
+  switch (O) {
+  case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sqrt:
+  case Op::Rsqrt: case Op::Reciprocal: case Op::Sin: case Op::Cos:
+  case Op::Tanh: case Op::Erf: case Op::Sigmoid: case Op::Silu:
+  case Op::Gelu: case Op::GeluTanh:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Value unary(Op O, Value X) {
+  assert(opKind(O) == OpKind::Unary && O != Op::Cast && "not a unary op");
+  Graph &G = sameGraph(opName(O), {X});
+  DType T = X.dtype();
+  if (O == Op::Not)
+    return make(G, O, DType::Bool, X.shape(), {X});
+  if (T == DType::Bool)
+    fail("{}: operand {} is bool; expected a numeric dtype (cast it first)",
+         opName(O).str(), describe(X));
+  if (isTranscendental(O) && !isFloat(T))
+    T = DType::F32;
+  return make(G, O, T, X.shape(), {X});
+}
+
+Value cast(Value X, DType T) {
+  Graph &G = sameGraph("cast", {X});
+  if (X.dtype() == T)
+    return X;
+  return make(G, Op::Cast, T, X.shape(), {X});
+}
+
+static bool isComparison(Op O) {
+  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
+         O == Op::Eq || O == Op::Ne;
+}
+
+Value binary(Op O, Value A, Value B) {
+  assert(opKind(O) == OpKind::Binary && "not a binary op");
+  Graph &G = sameGraph(opName(O), {A, B});
+  Shape S = broadcastAll(opName(O), {A, B});
+  if (O == Op::And || O == Op::Or || isComparison(O))
+    return make(G, O, DType::Bool, std::move(S), {A, B});
+  DType T = promoteValues({A, B});
+  if (T == DType::Bool)
+    fail("{}: operands {} and {} are bool; expected numeric dtypes",
+         opName(O).str(), describe(A), describe(B));
+  if ((O == Op::Div || O == Op::Pow) && !isFloat(T))
+    T = DType::F32; // true division, like PyTorch
+  return make(G, O, T, std::move(S), {A, B});
+}
+
+#define JITFUSE_UNARY(Fn, O)                                                   \
+  Value Fn(Value X) { return unary(Op::O, X); }
+JITFUSE_UNARY(neg, Neg)
+JITFUSE_UNARY(abs, Abs)
+JITFUSE_UNARY(exp, Exp)
+JITFUSE_UNARY(exp2, Exp2)
+JITFUSE_UNARY(log, Log)
+JITFUSE_UNARY(log2, Log2)
+JITFUSE_UNARY(sqrt, Sqrt)
+JITFUSE_UNARY(rsqrt, Rsqrt)
+JITFUSE_UNARY(reciprocal, Reciprocal)
+JITFUSE_UNARY(sin, Sin)
+JITFUSE_UNARY(cos, Cos)
+JITFUSE_UNARY(tanh, Tanh)
+JITFUSE_UNARY(erf, Erf)
+JITFUSE_UNARY(sigmoid, Sigmoid)
+JITFUSE_UNARY(relu, Relu)
+JITFUSE_UNARY(silu, Silu)
+JITFUSE_UNARY(gelu, Gelu)
+JITFUSE_UNARY(geluTanh, GeluTanh)
+JITFUSE_UNARY(floor, Floor)
+JITFUSE_UNARY(ceil, Ceil)
+JITFUSE_UNARY(logicalNot, Not)
+#undef JITFUSE_UNARY
+
+#define JITFUSE_BINARY(Fn, O)                                                  \
+  Value Fn(Value A, Value B) { return binary(Op::O, A, B); }
+JITFUSE_BINARY(add, Add)
+JITFUSE_BINARY(sub, Sub)
+JITFUSE_BINARY(mul, Mul)
+JITFUSE_BINARY(div, Div)
+JITFUSE_BINARY(max, Max)
+JITFUSE_BINARY(min, Min)
+JITFUSE_BINARY(pow, Pow)
+JITFUSE_BINARY(mod, Mod)
+JITFUSE_BINARY(lt, Lt)
+JITFUSE_BINARY(le, Le)
+JITFUSE_BINARY(gt, Gt)
+JITFUSE_BINARY(ge, Ge)
+JITFUSE_BINARY(eq, Eq)
+JITFUSE_BINARY(ne, Ne)
+JITFUSE_BINARY(logicalAnd, And)
+JITFUSE_BINARY(logicalOr, Or)
+#undef JITFUSE_BINARY
+
+Value where(Value Cond, Value A, Value B) {
+  Graph &G = sameGraph("where", {Cond, A, B});
+  if (Cond.dtype() != DType::Bool)
+    fail("where: condition {} must be bool (compare or cast it first)",
+         describe(Cond));
+  Shape S = broadcastAll("where", {Cond, A, B});
+  return make(G, Op::Where, promoteValues({A, B}), std::move(S), {Cond, A, B});
+}
+
+Value fma(Value A, Value B, Value C) {
+  Graph &G = sameGraph("fma", {A, B, C});
+  Shape S = broadcastAll("fma", {A, B, C});
+  DType T = promoteValues({A, B, C});
+  if (T == DType::Bool)
+    fail("fma: operands {}, {}, {} are bool; expected numeric dtypes",
+         describe(A), describe(B), describe(C));
+  return make(G, Op::Fma, T, std::move(S), {A, B, C});
+}
+
+Value reduce(Op O, Value X, ReduceScope S) {
+  assert(isReduction(O) && "not a reduction");
+  Graph &G = sameGraph(opName(O), {X});
+  if (S == ReduceScope::LastAxis && X.rank() == 0)
+    fail("{}: operand {} has rank 0; there is no last axis to reduce (use "
+         "ReduceScope::All)",
+         opName(O).str(), describe(X));
+  DType T = X.dtype();
+  if (O == Op::ReduceMean && !isFloat(T))
+    T = DType::F32;
+  else if (O == Op::ReduceSum && !isFloat(T))
+    T = DType::I64;
+  else if (T == DType::Bool)
+    fail("{}: operand {} is bool; expected a numeric dtype", opName(O).str(),
+         describe(X));
+  Shape Out;
+  if (S == ReduceScope::LastAxis) {
+    Out = X.shape();
+    Out.back() = Dim(1);
+  }
+  return make(G, O, T, std::move(Out), {X}, static_cast<int64_t>(S));
+}
+
+Value sum(Value X, ReduceScope S) { return reduce(Op::ReduceSum, X, S); }
+Value reduceMax(Value X, ReduceScope S) { return reduce(Op::ReduceMax, X, S); }
+Value reduceMin(Value X, ReduceScope S) { return reduce(Op::ReduceMin, X, S); }
+Value mean(Value X, ReduceScope S) { return reduce(Op::ReduceMean, X, S); }
+
+Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims) {
+  Graph &G = sameGraph("broadcast", {X});
+  if (Dims.size() > MaxRank)
+    fail("broadcast: target shape {} has rank {} > {}", shapeStr(Dims),
+         Dims.size(), MaxRank);
+  if (!broadcastsTo(X.shape(), Dims))
+    fail("broadcast: {} cannot be broadcast to {}; expected each dim to match "
+         "or be 1, aligned from the right",
+         describe(X), shapeStr(Dims));
+  if (llvm::ArrayRef<Dim>(X.shape()) == Dims)
+    return X;
+  return make(G, Op::Broadcast, X.dtype(), Shape(Dims.begin(), Dims.end()), {X});
+}
+
+Value reshape(Value X, llvm::ArrayRef<Dim> Dims) {
+  Graph &G = sameGraph("reshape", {X});
+  if (Dims.size() > MaxRank)
+    fail("reshape: target shape {} has rank {} > {}", shapeStr(Dims),
+         Dims.size(), MaxRank);
+  // Element counts must provably agree: equal static products and the same
+  // dynamic names.
+  auto Split = [](llvm::ArrayRef<Dim> S, int64_t &Static,
+                  std::vector<std::string> &Names) {
+    Static = 1;
+    for (const Dim &D : S) {
+      if (D.isDynamic())
+        Names.push_back(D.Name);
+      else
+        Static *= D.Size;
+    }
+    std::sort(Names.begin(), Names.end());
+  };
+  int64_t SA, SB;
+  std::vector<std::string> NA, NB;
+  Split(X.shape(), SA, NA);
+  Split(Dims, SB, NB);
+  if (SA != SB || NA != NB)
+    fail("reshape: {} cannot be reshaped to {}; expected the same number of "
+         "elements",
+         describe(X), shapeStr(Dims));
+  if (llvm::ArrayRef<Dim>(X.shape()) == Dims)
+    return X;
+  return make(G, Op::Reshape, X.dtype(), Shape(Dims.begin(), Dims.end()), {X});
+}
+
+Value slice(Value X, int64_t Start, int64_t Stop) {
+  Graph &G = sameGraph("slice", {X});
+  if (X.rank() == 0)
+    fail("slice: operand {} has rank 0; expected a tensor with a last axis",
+         describe(X));
+  const Dim &Last = X.shape().back();
+  if (Last.isDynamic())
+    fail("slice: the last axis of {} is dynamic ('{}'); slicing needs a static "
+         "last axis",
+         describe(X), Last.Name);
+  if (Start < 0 || Stop < Start || Stop > Last.Size)
+    fail("slice: [{}, {}) is out of range for {}; expected 0 <= start <= stop "
+         "<= {}",
+         Start, Stop, describe(X), Last.Size);
+  if (Start == 0 && Stop == Last.Size)
+    return X;
+  Shape S = X.shape();
+  S.back() = Dim(Stop - Start);
+  return make(G, Op::Slice, X.dtype(), std::move(S), {X}, Start, Stop);
+}
+
+Value concat(llvm::ArrayRef<Value> Xs) {
+  if (Xs.empty())
+    fail("concat: expected at least one operand");
+  Graph &G = sameGraph("concat", Xs);
+  if (Xs.size() == 1)
+    return Xs.front();
+  Value First = Xs.front();
+  if (First.rank() == 0)
+    fail("concat: operand {} has rank 0; expected tensors with a last axis",
+         describe(First));
+  int64_t Total = 0;
+  for (Value X : Xs) {
+    if (X.dtype() != First.dtype() || X.rank() != First.rank())
+      fail("concat: operand {} does not match {}; expected the same dtype and "
+           "rank",
+           describe(X), describe(First));
+    for (unsigned I = 0; I + 1 < X.rank(); ++I)
+      if (X.shape()[I] != First.shape()[I])
+        fail("concat: operand {} differs from {} in dim {}; expected equal "
+             "dims except the last",
+             describe(X), describe(First), I);
+    if (X.shape().back().isDynamic())
+      fail("concat: the last axis of {} is dynamic; expected static",
+           describe(X));
+    Total += X.shape().back().Size;
+  }
+  Shape S = First.shape();
+  S.back() = Dim(Total);
+  return make(G, Op::Concat, First.dtype(), std::move(S), Xs);
+}
+
+Value randUniform(Value Seed, llvm::ArrayRef<Dim> Dims, int64_t Stream,
+                  DType T) {
+  Graph &G = sameGraph("rand_uniform", {Seed});
+  if (Seed.node().Kind != Op::Scalar || !isInt(Seed.dtype()))
+    fail("rand_uniform: seed {} must be an integer run-time scalar "
+         "(g.scalar(\"seed\", i64))",
+         describe(Seed));
+  if (!isFloat(T))
+    fail("rand_uniform: dtype {} must be a float type", dtypeName(T).str());
+  if (Dims.size() > MaxRank)
+    fail("rand_uniform: shape {} has rank {} > {}", shapeStr(Dims), Dims.size(),
+         MaxRank);
+  return make(G, Op::RandUniform, T, Shape(Dims.begin(), Dims.end()), {Seed},
+              Stream);
+}
+
+Value operator+(Value A, Value B) { return add(A, B); }
+Value operator-(Value A, Value B) { return sub(A, B); }
+Value operator*(Value A, Value B) { return mul(A, B); }
+Value operator/(Value A, Value B) { return div(A, B); }
+Value operator-(Value A) { return neg(A); }
+
+static Value constLike(Value Other, double C) {
+  if (!Other.valid())
+    fail("operator: an operand is an empty Value (not built by a Graph)");
+  return Other.graph().constant(C, DType::F32);
+}
+Value operator+(Value A, double B) { return add(A, constLike(A, B)); }
+Value operator-(Value A, double B) { return sub(A, constLike(A, B)); }
+Value operator*(Value A, double B) { return mul(A, constLike(A, B)); }
+Value operator/(Value A, double B) { return div(A, constLike(A, B)); }
+Value operator+(double A, Value B) { return add(constLike(B, A), B); }
+Value operator-(double A, Value B) { return sub(constLike(B, A), B); }
+Value operator*(double A, Value B) { return mul(constLike(B, A), B); }
+Value operator/(double A, Value B) { return div(constLike(B, A), B); }
+
+} // namespace jitfuse

@@ -1,0 +1,215 @@
+//===- ir/Graph.cpp - node arena, hash-consing, lookup, verification ------===//
+#include "ir/Graph.h"
+
+#include "support/Error.h"
+
+#include <llvm/ADT/Hashing.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+namespace jitfuse {
+
+namespace {
+struct OpInfo {
+  const char *Spelling;
+  OpKind Kind;
+  int Arity;
+};
+constexpr OpInfo OpTable[] = {
+#define JITFUSE_OP(Name, Spelling, Kind, Arity) {Spelling, OpKind::Kind, Arity},
+#include "ir/Ops.def"
+};
+} // namespace
+
+llvm::StringRef opName(Op O) { return OpTable[static_cast<int>(O)].Spelling; }
+OpKind opKind(Op O) { return OpTable[static_cast<int>(O)].Kind; }
+int opArity(Op O) { return OpTable[static_cast<int>(O)].Arity; }
+
+bool Node::operator==(const Node &O) const {
+  if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
+      A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size())
+    return false;
+  // Compare constants bitwise so NaN constants still share and -0 != +0.
+  if (std::memcmp(&F, &O.F, sizeof(double)) != 0)
+    return false;
+  for (size_t I = 0; I < Dims.size(); ++I)
+    if (Dims[I] != O.Dims[I])
+      return false;
+  return true;
+}
+
+static size_t hashNode(const Node &N) {
+  llvm::hash_code H = llvm::hash_combine(static_cast<int>(N.Kind),
+                                         static_cast<int>(N.Type), N.A0, N.A1,
+                                         llvm::hash_value(N.Name));
+  uint64_t FBits;
+  std::memcpy(&FBits, &N.F, sizeof(double));
+  H = llvm::hash_combine(H, FBits);
+  for (NodeId Op : N.Operands)
+    H = llvm::hash_combine(H, Op);
+  for (const Dim &D : N.Dims)
+    H = llvm::hash_combine(H, D.Size, llvm::hash_value(D.Name));
+  return static_cast<size_t>(H);
+}
+
+NodeId Graph::addNode(Node N) {
+  for ([[maybe_unused]] NodeId Op : N.Operands)
+    assert(Op < Nodes.size() && "operand must precede its user");
+  bool Shareable = N.Kind != Op::Input && N.Kind != Op::Scalar;
+  size_t H = 0;
+  if (Shareable) {
+    H = hashNode(N);
+    auto [Begin, End] = ConsTable.equal_range(H);
+    for (auto It = Begin; It != End; ++It)
+      if (Nodes[It->second] == N)
+        return It->second;
+  }
+  NodeId Id = static_cast<NodeId>(Nodes.size());
+  noteDims(N.Dims);
+  Nodes.push_back(std::move(N));
+  if (Shareable)
+    ConsTable.emplace(H, Id);
+  return Id;
+}
+
+void Graph::noteDims(llvm::ArrayRef<Dim> Dims) {
+  for (const Dim &D : Dims)
+    if (D.isDynamic() &&
+        std::find(DynDims.begin(), DynDims.end(), D.Name) == DynDims.end())
+      DynDims.push_back(D.Name);
+}
+
+static bool validName(llvm::StringRef Name) { return !Name.empty(); }
+
+static bool nameTaken(const Graph &G, llvm::StringRef Name) {
+  for (NodeId Id : G.inputs())
+    if (G.node(Id).Name == Name)
+      return true;
+  for (NodeId Id : G.scalars())
+    if (G.node(Id).Name == Name)
+      return true;
+  return false;
+}
+
+Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims) {
+  if (!validName(Name))
+    fail("input: a tensor input needs a non-empty name");
+  if (nameTaken(*this, Name))
+    fail("input '{}': the name is already used by another input or scalar",
+         Name.str());
+  if (Dims.size() > MaxRank)
+    fail("input '{}': rank {} is not supported (expected rank 0 to {})",
+         Name.str(), Dims.size(), MaxRank);
+  for (const Dim &D : Dims)
+    if (!D.isDynamic() && D.Size < 0)
+      fail("input '{}': dim {} is negative in shape {}", Name.str(), D.Size,
+           shapeStr(Dims));
+  Node N;
+  N.Kind = Op::Input;
+  N.Type = T;
+  N.Dims.assign(Dims.begin(), Dims.end());
+  N.Name = Name.str();
+  N.A0 = static_cast<int64_t>(Inputs.size());
+  NodeId Id = addNode(std::move(N));
+  Inputs.push_back(Id);
+  return Value(this, Id);
+}
+
+Value Graph::scalar(llvm::StringRef Name, DType T) {
+  if (!validName(Name))
+    fail("scalar: a run-time scalar needs a non-empty name");
+  if (nameTaken(*this, Name))
+    fail("scalar '{}': the name is already used by another input or scalar",
+         Name.str());
+  Node N;
+  N.Kind = Op::Scalar;
+  N.Type = T;
+  N.Name = Name.str();
+  N.A0 = static_cast<int64_t>(Scalars.size());
+  NodeId Id = addNode(std::move(N));
+  Scalars.push_back(Id);
+  return Value(this, Id);
+}
+
+Value Graph::constant(double V, DType T) {
+  Node N;
+  N.Kind = Op::Constant;
+  N.Type = T;
+  N.F = V;
+  return Value(this, addNode(std::move(N)));
+}
+
+void Graph::output(llvm::StringRef Name, Value V) {
+  if (!V.valid() || &V.graph() != this || V.id() >= Nodes.size())
+    fail("output '{}': the value does not belong to this graph", Name.str());
+  if (!validName(Name))
+    fail("output: an output needs a non-empty name");
+  for (const GraphOutput &O : Outputs)
+    if (O.Name == Name)
+      fail("output '{}': the name is already used by another output",
+           Name.str());
+  const Node &N = Nodes[V.id()];
+  if (N.Kind == Op::Scalar || N.Kind == Op::Constant)
+    fail("output '{}': node %{} is a {} {}; an output must be a tensor computed "
+         "by the graph",
+         Name.str(), V.id(), opName(N.Kind).str(), dtypeName(N.Type).str());
+  Outputs.push_back({Name.str(), V.id()});
+}
+
+template <typename Range>
+static std::string listNames(const Graph &G, const Range &Ids) {
+  std::string Out;
+  for (NodeId Id : Ids)
+    Out += (Out.empty() ? "'" : ", '") + G.node(Id).Name + "'";
+  return Out.empty() ? "none" : Out;
+}
+
+Value Graph::inputNamed(llvm::StringRef Name) {
+  for (NodeId Id : Inputs)
+    if (Nodes[Id].Name == Name)
+      return Value(this, Id);
+  fail("unknown input '{}' (inputs: {})", Name.str(), listNames(*this, Inputs));
+}
+
+Value Graph::scalarNamed(llvm::StringRef Name) {
+  for (NodeId Id : Scalars)
+    if (Nodes[Id].Name == Name)
+      return Value(this, Id);
+  fail("unknown scalar '{}' (scalars: {})", Name.str(),
+       listNames(*this, Scalars));
+}
+
+NodeId Graph::outputNamed(llvm::StringRef Name) const {
+  std::string Known;
+  for (const GraphOutput &O : Outputs) {
+    if (O.Name == Name)
+      return O.Id;
+    Known += (Known.empty() ? "'" : ", '") + O.Name + "'";
+  }
+  fail("unknown output '{}' (outputs: {})", Name.str(),
+       Known.empty() ? "none" : Known);
+}
+
+void Graph::verify() const {
+  for (NodeId Id = 0; Id < Nodes.size(); ++Id) {
+    const Node &N = Nodes[Id];
+    int Arity = opArity(N.Kind);
+    if (Arity >= 0 && N.Operands.size() != static_cast<size_t>(Arity))
+      fail("verify: node %{} ({}) has {} operands, expected {}", Id,
+           opName(N.Kind).str(), N.Operands.size(), Arity);
+    for (NodeId Op : N.Operands)
+      if (Op >= Id)
+        fail("verify: node %{} ({}) uses %{}, which does not precede it", Id,
+             opName(N.Kind).str(), Op);
+    if (N.rank() > MaxRank)
+      fail("verify: node %{} ({}) has rank {} > {}", Id, opName(N.Kind).str(),
+           N.rank(), MaxRank);
+  }
+  for (const GraphOutput &O : Outputs)
+    if (O.Id >= Nodes.size())
+      fail("verify: output '{}' refers to missing node %{}", O.Name, O.Id);
+}
+
+} // namespace jitfuse

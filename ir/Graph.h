@@ -1,0 +1,186 @@
+//===- ir/Graph.h - the expression graph and its builder API ----*- C++ -*-===//
+//
+// Graph owns every node in one arena, addressed by NodeId, in topological
+// order (operands always have smaller ids). Structurally identical nodes are
+// shared (hash-consing), so building the same expression twice yields one node.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Node.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace jitfuse {
+
+class Graph;
+
+/// A handle to a node of a graph; what the builder API passes around.
+class Value {
+public:
+  Value() = default;
+  Value(Graph *G, NodeId Id) : G(G), Id(Id) {}
+
+  Graph &graph() const { return *G; }
+  NodeId id() const { return Id; }
+  const Node &node() const;
+  DType dtype() const { return node().Type; }
+  const Shape &shape() const { return node().Dims; }
+  unsigned rank() const { return node().rank(); }
+  bool valid() const { return G != nullptr; }
+
+private:
+  Graph *G = nullptr;
+  NodeId Id = 0;
+};
+
+struct GraphOutput {
+  std::string Name;
+  NodeId Id;
+};
+
+class Graph {
+public:
+  Graph() = default;
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  Graph(Graph &&) = default;
+
+  /// A tensor input with static and/or named dynamic dims.
+  Value input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims);
+  /// A run-time scalar parameter (changing it never recompiles).
+  Value scalar(llvm::StringRef Name, DType T);
+  /// A compile-time constant (rank 0).
+  Value constant(double V, DType T = DType::F32);
+  /// Marks V as a named graph output.
+  void output(llvm::StringRef Name, Value V);
+
+  const Node &node(NodeId Id) const { return Nodes[Id]; }
+  size_t size() const { return Nodes.size(); }
+  const std::deque<Node> &nodes() const { return Nodes; }
+  llvm::ArrayRef<NodeId> inputs() const { return Inputs; }
+  llvm::ArrayRef<NodeId> scalars() const { return Scalars; }
+  llvm::ArrayRef<GraphOutput> outputs() const { return Outputs; }
+  /// Names of the dynamic dims in order of first appearance.
+  llvm::ArrayRef<std::string> dynamicDims() const { return DynDims; }
+
+  /// Looks up an input, scalar or output by name; throws naming the
+  /// candidates when there is none.
+  Value inputNamed(llvm::StringRef Name);
+  Value scalarNamed(llvm::StringRef Name);
+  NodeId outputNamed(llvm::StringRef Name) const;
+
+  /// Adds N (already validated by the builder) or returns the id of an
+  /// identical node. Inputs and scalars are never shared.
+  NodeId addNode(Node N);
+  Value value(NodeId Id) { return Value(this, Id); }
+
+  /// Checks the structural invariants (topological order, operand counts,
+  /// shapes of views); throws jitfuse::Error on a broken graph.
+  void verify() const;
+
+private:
+  void noteDims(llvm::ArrayRef<Dim> Dims);
+
+  std::deque<Node> Nodes; // stable addresses for Value::node()
+  std::unordered_multimap<size_t, NodeId> ConsTable;
+  std::vector<NodeId> Inputs;
+  std::vector<NodeId> Scalars;
+  std::vector<GraphOutput> Outputs;
+  std::vector<std::string> DynDims;
+};
+
+inline const Node &Value::node() const { return G->node(Id); }
+
+//===----------------------------------------------------------------------===//
+// Builder API. Every function validates its operands and throws
+// jitfuse::Error naming the op, the operands and what was expected.
+//===----------------------------------------------------------------------===//
+
+Value neg(Value X);
+Value abs(Value X);
+Value exp(Value X);
+Value exp2(Value X);
+Value log(Value X);
+Value log2(Value X);
+Value sqrt(Value X);
+Value rsqrt(Value X);
+Value reciprocal(Value X);
+Value sin(Value X);
+Value cos(Value X);
+Value tanh(Value X);
+Value erf(Value X);
+Value sigmoid(Value X);
+Value relu(Value X);
+Value silu(Value X);
+Value gelu(Value X);
+Value geluTanh(Value X);
+Value floor(Value X);
+Value ceil(Value X);
+Value logicalNot(Value X);
+Value cast(Value X, DType T);
+
+Value add(Value A, Value B);
+Value sub(Value A, Value B);
+Value mul(Value A, Value B);
+Value div(Value A, Value B);
+Value max(Value A, Value B);
+Value min(Value A, Value B);
+Value pow(Value A, Value B);
+Value mod(Value A, Value B);
+Value lt(Value A, Value B);
+Value le(Value A, Value B);
+Value gt(Value A, Value B);
+Value ge(Value A, Value B);
+Value eq(Value A, Value B);
+Value ne(Value A, Value B);
+Value logicalAnd(Value A, Value B);
+Value logicalOr(Value A, Value B);
+/// Generic entry for any unary/binary op from Ops.def.
+Value unary(Op O, Value X);
+Value binary(Op O, Value A, Value B);
+
+Value where(Value Cond, Value A, Value B);
+Value fma(Value A, Value B, Value C);
+
+Value sum(Value X, ReduceScope S = ReduceScope::LastAxis);
+Value reduceMax(Value X, ReduceScope S = ReduceScope::LastAxis);
+Value reduceMin(Value X, ReduceScope S = ReduceScope::LastAxis);
+Value mean(Value X, ReduceScope S = ReduceScope::LastAxis);
+Value reduce(Op O, Value X, ReduceScope S);
+
+Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims);
+Value reshape(Value X, llvm::ArrayRef<Dim> Dims);
+/// Elements [Start, Stop) of the last axis.
+Value slice(Value X, int64_t Start, int64_t Stop);
+/// Concatenation along the last axis.
+Value concat(llvm::ArrayRef<Value> Xs);
+
+/// Uniform floats in [0, 1) from Philox-4x32-10 keyed by Seed (an i64
+/// scalar) and each element's linear index; Stream separates draws.
+Value randUniform(Value Seed, llvm::ArrayRef<Dim> Dims, int64_t Stream = 0,
+                  DType T = DType::F32);
+
+// Operators. A double operand becomes an f32 constant, which takes the
+// other operand's float type (scalars are "weak", see docs/NUMERICS.md).
+Value operator+(Value A, Value B);
+Value operator-(Value A, Value B);
+Value operator*(Value A, Value B);
+Value operator/(Value A, Value B);
+Value operator-(Value A);
+Value operator+(Value A, double B);
+Value operator-(Value A, double B);
+Value operator*(Value A, double B);
+Value operator/(Value A, double B);
+Value operator+(double A, Value B);
+Value operator-(double A, Value B);
+Value operator*(double A, Value B);
+Value operator/(double A, Value B);
+
+} // namespace jitfuse

@@ -1,0 +1,83 @@
+//===- ir/Printer.cpp - text and DOT views of a graph ---------------------===//
+#include "ir/Printer.h"
+
+#include <fmt/format.h>
+
+namespace jitfuse {
+
+std::string formatDouble(double V) { return fmt::format("{}", V); }
+
+static std::string attrs(const Node &N) {
+  switch (N.Kind) {
+  case Op::Input:
+  case Op::Scalar:
+    return fmt::format(" \"{}\"", N.Name);
+  case Op::Constant:
+    return " " + formatDouble(N.F);
+  case Op::Slice:
+    return fmt::format(" [{}:{}]", N.A0, N.A1);
+  case Op::RandUniform:
+    return fmt::format(" stream={}", N.A0);
+  default:
+    break;
+  }
+  if (isReduction(N.Kind))
+    return N.scope() == ReduceScope::All ? " all" : " last-axis";
+  return "";
+}
+
+std::string printNode(const Graph &G, NodeId Id) {
+  const Node &N = G.node(Id);
+  std::string Ops;
+  for (NodeId O : N.Operands)
+    Ops += (Ops.empty() ? "%" : ", %") + std::to_string(O);
+  return fmt::format("%{} = {}({}) : {}{}{}", Id, opName(N.Kind).str(), Ops,
+                     dtypeName(N.Type).str(), shapeStr(N.Dims), attrs(N));
+}
+
+std::string printGraph(const Graph &G) {
+  std::string Out;
+  for (NodeId Id = 0; Id < G.size(); ++Id)
+    Out += printNode(G, Id) + "\n";
+  for (const GraphOutput &O : G.outputs())
+    Out += fmt::format("output \"{}\" = %{}\n", O.Name, O.Id);
+  return Out;
+}
+
+/// Escapes a string for a DOT double-quoted label.
+static std::string dotEscape(llvm::StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (C == '\n') {
+      Out += "\\n";
+      continue;
+    }
+    Out += C;
+  }
+  return Out;
+}
+
+std::string graphToDot(const Graph &G) {
+  std::string Out = "digraph jitfuse {\n  rankdir=TB;\n  node [shape=box, "
+                    "fontname=\"monospace\"];\n";
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Node &N = G.node(Id);
+    std::string Label = fmt::format("%{} {}{}\\n{}{}", Id,
+                                    opName(N.Kind).str(), dotEscape(attrs(N)),
+                                    dtypeName(N.Type).str(), shapeStr(N.Dims));
+    Out += fmt::format("  n{} [label=\"{}\"{}];\n", Id, Label,
+                       N.isLeaf() ? ", style=rounded" : "");
+    for (NodeId O : N.Operands)
+      Out += fmt::format("  n{} -> n{};\n", O, Id);
+  }
+  for (size_t I = 0; I < G.outputs().size(); ++I) {
+    const GraphOutput &O = G.outputs()[I];
+    Out += fmt::format("  out{} [label=\"{}\", shape=ellipse];\n  n{} -> out{};\n",
+                       I, dotEscape(O.Name), O.Id, I);
+  }
+  return Out + "}\n";
+}
+
+} // namespace jitfuse

@@ -1,0 +1,109 @@
+//===- ir/Types.cpp - dtypes, dims and shapes -----------------------------===//
+#include "ir/Types.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace jitfuse {
+
+llvm::StringRef dtypeName(DType T) {
+  switch (T) {
+  case DType::Bool: return "bool";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::F64: return "f64";
+  }
+  assert(false && "unknown dtype");
+  return "?";
+}
+
+std::optional<DType> parseDType(llvm::StringRef Name) {
+  for (DType T : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::BF16,
+                  DType::F32, DType::F64})
+    if (dtypeName(T) == Name)
+      return T;
+  return std::nullopt;
+}
+
+unsigned dtypeBytes(DType T) {
+  switch (T) {
+  case DType::Bool: return 1;
+  case DType::F16:
+  case DType::BF16: return 2;
+  case DType::I32:
+  case DType::F32: return 4;
+  case DType::I64:
+  case DType::F64: return 8;
+  }
+  assert(false && "unknown dtype");
+  return 0;
+}
+
+static int category(DType T) { return isFloat(T) ? 2 : isInt(T) ? 1 : 0; }
+
+DType promoteTypes(DType A, DType B) {
+  if (A == B)
+    return A;
+  if (category(A) != category(B))
+    return category(A) > category(B) ? A : B;
+  if (isInt(A))
+    return DType::I64; // i32 with i64
+  // Two different floats.
+  if (A == DType::F64 || B == DType::F64)
+    return DType::F64;
+  return DType::F32; // f32 with a half type, or f16 with bf16
+}
+
+std::string Dim::str() const {
+  return isDynamic() ? Name : std::to_string(Size);
+}
+
+std::string shapeStr(llvm::ArrayRef<Dim> S) {
+  std::string Out = "[";
+  for (size_t I = 0; I < S.size(); ++I)
+    Out += (I ? "," : "") + S[I].str();
+  return Out + "]";
+}
+
+std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
+  int64_t N = 1;
+  for (const Dim &D : S) {
+    if (D.isDynamic())
+      return std::nullopt;
+    N *= D.Size;
+  }
+  return N;
+}
+
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,
+                                     llvm::ArrayRef<Dim> B) {
+  size_t R = std::max(A.size(), B.size());
+  Shape Out(R);
+  for (size_t I = 0; I < R; ++I) {
+    // Align from the right.
+    const Dim *DA = I < R - A.size() ? nullptr : &A[I - (R - A.size())];
+    const Dim *DB = I < R - B.size() ? nullptr : &B[I - (R - B.size())];
+    if (!DA || DA->isStatic(1)) {
+      Out[I] = DB ? *DB : Dim(1);
+      continue;
+    }
+    if (!DB || DB->isStatic(1) || *DA == *DB) {
+      Out[I] = *DA;
+      continue;
+    }
+    return std::nullopt;
+  }
+  return Out;
+}
+
+bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To) {
+  auto B = broadcastShapes(From, To);
+  return B && llvm::ArrayRef<Dim>(*B) == To;
+}
+
+} // namespace jitfuse

@@ -1,0 +1,72 @@
+//===- ir/Types.h - dtypes, dims and shapes ---------------------*- C++ -*-===//
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+namespace jitfuse {
+
+/// Element types. Order matters only for printing.
+enum class DType : uint8_t { Bool, I32, I64, F16, BF16, F32, F64 };
+
+inline constexpr DType boolean = DType::Bool;
+inline constexpr DType i32 = DType::I32;
+inline constexpr DType i64 = DType::I64;
+inline constexpr DType f16 = DType::F16;
+inline constexpr DType bf16 = DType::BF16;
+inline constexpr DType f32 = DType::F32;
+inline constexpr DType f64 = DType::F64;
+
+llvm::StringRef dtypeName(DType T);
+std::optional<DType> parseDType(llvm::StringRef Name);
+unsigned dtypeBytes(DType T);
+inline bool isFloat(DType T) {
+  return T == DType::F16 || T == DType::BF16 || T == DType::F32 ||
+         T == DType::F64;
+}
+inline bool isInt(DType T) { return T == DType::I32 || T == DType::I64; }
+
+/// The type two tensors combine to (see docs/NUMERICS.md, "Promotion"):
+/// bool < integers < floats by category; within floats f64 > f32 > {f16,bf16}
+/// and f16 with bf16 gives f32; within integers i64 > i32.
+DType promoteTypes(DType A, DType B);
+
+/// A static dim (Size >= 0) or a dynamic one bound by name at run time.
+struct Dim {
+  int64_t Size = 0;
+  std::string Name; // non-empty => dynamic
+
+  Dim() = default;
+  Dim(int64_t S) : Size(S) {}
+  Dim(int S) : Size(S) {}
+  Dim(const char *N) : Name(N) {}
+  Dim(std::string N) : Name(std::move(N)) {}
+
+  bool isDynamic() const { return !Name.empty(); }
+  bool isStatic(int64_t S) const { return !isDynamic() && Size == S; }
+  bool operator==(const Dim &O) const {
+    return isDynamic() ? O.Name == Name : (!O.isDynamic() && O.Size == Size);
+  }
+  bool operator!=(const Dim &O) const { return !(*this == O); }
+  std::string str() const;
+};
+
+constexpr unsigned MaxRank = 4;
+using Shape = llvm::SmallVector<Dim, 4>;
+
+std::string shapeStr(llvm::ArrayRef<Dim> S);
+/// Number of elements when all dims are static; nullopt otherwise.
+std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S);
+/// NumPy broadcast of two shapes; nullopt when they are incompatible.
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,
+                                     llvm::ArrayRef<Dim> B);
+/// True when shape From broadcasts to To without changing To.
+bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To);
+
+} // namespace jitfuse
