@@ -8,6 +8,7 @@
 
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace jitfuse {
@@ -234,11 +235,21 @@ Value reduceMax(Value X, ReduceScope S) { return reduce(Op::ReduceMax, X, S); }
 Value reduceMin(Value X, ReduceScope S) { return reduce(Op::ReduceMin, X, S); }
 Value mean(Value X, ReduceScope S) { return reduce(Op::ReduceMean, X, S); }
 
+/// Target shapes given to views and rand_uniform obey the same rules as
+/// input shapes: rank <= MaxRank and no negative static dim.
+static void checkTargetShape(llvm::StringRef OpName, llvm::ArrayRef<Dim> Dims) {
+  if (Dims.size() > MaxRank)
+    fail("{}: target shape {} has rank {} > {}", OpName.str(), shapeStr(Dims),
+         Dims.size(), MaxRank);
+  for (const Dim &D : Dims)
+    if (!D.isDynamic() && D.Size < 0)
+      fail("{}: target shape {} has negative dim {}; expected sizes >= 0",
+           OpName.str(), shapeStr(Dims), D.Size);
+}
+
 Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims) {
   Graph &G = sameGraph("broadcast", {X});
-  if (Dims.size() > MaxRank)
-    fail("broadcast: target shape {} has rank {} > {}", shapeStr(Dims),
-         Dims.size(), MaxRank);
+  checkTargetShape("broadcast", Dims);
   if (!broadcastsTo(X.shape(), Dims))
     fail("broadcast: {} cannot be broadcast to {}; expected each dim to match "
          "or be 1, aligned from the right",
@@ -250,9 +261,7 @@ Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims) {
 
 Value reshape(Value X, llvm::ArrayRef<Dim> Dims) {
   Graph &G = sameGraph("reshape", {X});
-  if (Dims.size() > MaxRank)
-    fail("reshape: target shape {} has rank {} > {}", shapeStr(Dims),
-         Dims.size(), MaxRank);
+  checkTargetShape("reshape", Dims);
   // Element counts must provably agree: equal static products and the same
   // dynamic names.
   auto Split = [](llvm::ArrayRef<Dim> S, int64_t &Static,
@@ -340,9 +349,7 @@ Value randUniform(Value Seed, llvm::ArrayRef<Dim> Dims, int64_t Stream,
          describe(Seed));
   if (!isFloat(T))
     fail("rand_uniform: dtype {} must be a float type", dtypeName(T).str());
-  if (Dims.size() > MaxRank)
-    fail("rand_uniform: shape {} has rank {} > {}", shapeStr(Dims), Dims.size(),
-         MaxRank);
+  checkTargetShape("rand_uniform", Dims);
   return make(G, Op::RandUniform, T, Shape(Dims.begin(), Dims.end()), {Seed},
               Stream);
 }
