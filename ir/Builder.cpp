@@ -360,10 +360,14 @@ Value operator*(Value A, Value B) { return mul(A, B); }
 Value operator/(Value A, Value B) { return div(A, B); }
 Value operator-(Value A) { return neg(A); }
 
+/// A literal is stored as f32 (weak, so it adopts the other side's type),
+/// except beside an f64 operand: constants are rounded to their own dtype,
+/// and an f32 literal would make `x64 * 0.1` multiply by 0.100000001.
 static Value constLike(Value Other, double C) {
   if (!Other.valid())
     fail("operator: an operand is an empty Value (not built by a Graph)");
-  return Other.graph().constant(C, DType::F32);
+  DType T = Other.dtype() == DType::F64 ? DType::F64 : DType::F32;
+  return Other.graph().constant(C, T);
 }
 Value operator+(Value A, double B) { return add(A, constLike(A, B)); }
 Value operator-(Value A, double B) { return sub(A, constLike(A, B)); }
