@@ -1,0 +1,528 @@
+//===- codegen/Codegen.cpp - kernel skeletons for the three kinds ---------===//
+//
+// Each kernel kind is a loop skeleton; the per-element code inside comes from
+// the Emitter. Every kernel is emitted once per vector width in Plan.Vecs so
+// the runtime can pick the widest one the pointers allow, without compiling
+// again.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+
+#include "codegen/Emitter.h"
+#include "codegen/Spelling.h"
+#include "ir/Printer.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+#include <functional>
+#include <map>
+
+namespace jitfuse::codegen {
+
+llvm::StringRef kernelKindNameImpl(KernelKind K) {
+  switch (K) {
+  case KernelKind::Elementwise: return "elementwise";
+  case KernelKind::RowReduce: return "row-reduction";
+  case KernelKind::FullReduce: return "full-reduction";
+  }
+  assert(false && "unknown kernel kind");
+  return "";
+}
+
+std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P) {
+  std::vector<KernelParam> Out;
+  for (unsigned I = 0; I < P.Inputs.size(); ++I)
+    Out.push_back({KernelParam::Input, I, G.node(P.Inputs[I]).Type});
+  for (unsigned I = 0; I < P.Outputs.size(); ++I)
+    Out.push_back({KernelParam::Output, I, G.node(P.Outputs[I]).Type});
+  for (unsigned I = 0; I < P.Scalars.size(); ++I)
+    Out.push_back({KernelParam::Scalar, I, G.node(P.Scalars[I]).Type});
+  for (unsigned I = 0; I < P.DynDims.size(); ++I)
+    Out.push_back({KernelParam::DynDim, I, DType::I64});
+  if (P.Kind == KernelKind::FullReduce) {
+    Out.push_back({KernelParam::Partials, 0, G.node(P.Outputs[0]).Type});
+    Out.push_back({KernelParam::Counter, 0, DType::I32});
+  }
+  return Out;
+}
+
+namespace {
+
+/// Writes one variant of one kernel.
+class KernelWriter {
+public:
+  KernelWriter(const Graph &G, const KernelPlan &P, int Vec)
+      : G(G), P(P), Vec(Vec), E(G, P, Vec) {}
+
+  std::string write();
+
+private:
+  std::string signature();
+  std::string threads() const {
+    return std::to_string(P.ThreadsX * P.RowsPerBlock);
+  }
+  std::string rowsExpr() const;
+  void outerCoords(const std::string &Row);
+  void storeOutputs(bool Vector, const std::string &Base);
+  void elementwiseBody();
+  void rowBody();
+  void fullBody();
+  void lanes(bool Vector, const std::function<void(int)> &PerLane);
+  void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
+  std::string numelExpr() const;
+  void rowLoop(const std::function<void()> &Body);
+  void rowStages(const std::map<NodeId, int> &Stages);
+  void epilogueValues();
+
+  const Graph &G;
+  const KernelPlan &P;
+  int Vec;
+  Emitter E;
+};
+
+std::string KernelWriter::signature() {
+  std::string S = fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({}) {}(", threads(),
+      P.variantName(Vec));
+  std::vector<std::string> Ps;
+  for (const KernelParam &K : kernelParams(G, P)) {
+    switch (K.K) {
+    case KernelParam::Input:
+      Ps.push_back(fmt::format("const {}* __restrict__ in_{}",
+                               storageType(K.Type), K.Index));
+      break;
+    case KernelParam::Output:
+      Ps.push_back(fmt::format("{}* __restrict__ out_{}", storageType(K.Type),
+                               K.Index));
+      break;
+    case KernelParam::Scalar:
+      Ps.push_back(fmt::format("{} s_{}", computeType(K.Type), K.Index));
+      break;
+    case KernelParam::DynDim:
+      Ps.push_back(fmt::format("long long d_{}", K.Index));
+      break;
+    case KernelParam::Partials:
+      Ps.push_back(fmt::format("{}* __restrict__ jf_partials", computeType(K.Type)));
+      break;
+    case KernelParam::Counter:
+      Ps.push_back("unsigned* __restrict__ jf_counter");
+      break;
+    }
+  }
+  for (size_t I = 0; I < Ps.size(); ++I)
+    S += (I ? ",\n    " : "\n    ") + Ps[I];
+  return S + ")";
+}
+
+std::string KernelWriter::rowsExpr() const {
+  // Product of every domain dim but the last.
+  Shape Outer(P.Domain.begin(), P.Domain.end() - 1);
+  Outer.push_back(Dim(1));
+  return E.strideExpr(Outer, static_cast<unsigned>(-1));
+}
+
+void KernelWriter::outerCoords(const std::string &Row) {
+  std::string IT = E.indexType();
+  size_t R = P.Domain.size();
+  for (size_t I = 0; I + 1 < R; ++I) {
+    Shape Rest(P.Domain.begin() + I + 1, P.Domain.end() - 1);
+    Rest.insert(Rest.begin(), Dim(1));
+    Rest.push_back(Dim(1));
+    std::string Div = E.strideExpr(Rest, 0); // product of dims I+1 .. R-2
+    std::string Q = Div == "1" ? Row : "(" + Row + " / " + Div + ")";
+    std::string V = I == 0 ? Q : "(" + Q + " % " + E.dimExpr(P.Domain[I]) + ")";
+    E.line(fmt::format("const {} c{} = {};", IT, I, V));
+  }
+}
+
+void KernelWriter::lanes(bool Vector, const std::function<void(int)> &PerLane) {
+  E.setVectorLoads(Vector);
+  for (int K = 0; K < Vec; ++K) {
+    E.setLane(K);
+    PerLane(K);
+  }
+  E.setLane(0);
+  E.setVectorLoads(true);
+}
+
+void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    NodeId N = P.Outputs[O];
+    const Node &Nd = G.node(N);
+    if (llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+      continue; // per-row outputs are stored after the row loop
+    std::string ST = storageType(Nd.Type);
+    if (Vector && Vec > 1) {
+      std::string SV = E.fresh("sv");
+      E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
+      lanes(true, [&](int K) {
+        std::string V = E.value(N, E.domainCoords());
+        E.line(fmt::format("{}.V[{}] = {};", SV, K, storeConvert(Nd.Type, V)));
+      });
+      E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+      continue;
+    }
+    lanes(false, [&](int K) {
+      std::string V = E.value(N, E.domainCoords());
+      std::string Idx = K ? fmt::format("{} + {}", Base, K) : Base;
+      E.line(fmt::format("out_{}[{}] = {};", O, Idx, storeConvert(Nd.Type, V)));
+    });
+  }
+}
+
+void KernelWriter::flatTail(const std::string &N,
+                            const std::function<void(int)> &PerLane) {
+  // The last chunk of a flat domain may be partial: guard each lane.
+  E.setVectorLoads(false);
+  for (int K = 0; K < Vec; ++K) {
+    E.setLane(K);
+    E.open(fmt::format("if (col + {} < {})", K, N));
+    PerLane(K);
+    E.close();
+  }
+  E.setLane(0);
+  E.setVectorLoads(true);
+}
+
+std::string KernelWriter::write() {
+  std::string Out = signature() + " {\n";
+  switch (P.Kind) {
+  case KernelKind::Elementwise: elementwiseBody(); break;
+  case KernelKind::RowReduce: rowBody(); break;
+  case KernelKind::FullReduce: fullBody(); break;
+  }
+  return Out + E.takeText() + "}\n";
+}
+
+void KernelWriter::elementwiseBody() {
+  std::string IT = E.indexType();
+  E.line(fmt::format("const {0} chunk = ({0})blockIdx.x * {1} + threadIdx.x;", IT,
+                     threads()));
+  if (P.Flat) {
+    std::string N = numelExpr();
+    E.line(fmt::format("const {} n = {};", IT, N));
+    E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
+    E.line("if (col >= n) return;");
+    if (Vec == 1) {
+      storeOutputs(false, "col");
+      return;
+    }
+    E.open(fmt::format("if (col + {} <= n)", Vec));
+    storeOutputs(true, "col");
+    E.close();
+    E.open("else");
+    flatTail("n", [&](int K) {
+      for (size_t O = 0; O < P.Outputs.size(); ++O) {
+        const Node &Nd = G.node(P.Outputs[O]);
+        std::string V = E.value(P.Outputs[O], E.domainCoords());
+        E.line(fmt::format("out_{}[col + {}] = {};", O, K, storeConvert(Nd.Type, V)));
+      }
+    });
+    E.close();
+    return;
+  }
+  std::string L = E.dimExpr(P.Domain.back());
+  E.line(fmt::format("const {} cpr = {} / {};", IT, L, Vec));
+  E.line(fmt::format("if (chunk >= ({})({}) * cpr) return;", IT, rowsExpr()));
+  E.line(fmt::format("const {} row = chunk / cpr;", IT));
+  E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+  outerCoords("row");
+  storeOutputs(true, fmt::format("row * {} + col", L));
+}
+
+std::string KernelWriter::numelExpr() const {
+  if (P.Domain.empty())
+    return "1";
+  Shape S(P.Domain.begin(), P.Domain.end());
+  S.insert(S.begin(), Dim(1));
+  return E.strideExpr(S, 0);
+}
+
+/// Reduction stages of a row cluster: a reduction runs in the stage after
+/// every reduction its operand depends on.
+static std::map<NodeId, int> reductionStages(const Graph &G,
+                                             const KernelPlan &P) {
+  std::map<NodeId, int> Avail, Stage;
+  for (NodeId N : P.Nodes) {
+    int A = 0;
+    for (NodeId O : G.node(N).Operands)
+      if (auto It = Avail.find(O); It != Avail.end())
+        A = std::max(A, It->second);
+    if (isReduction(G.node(N).Kind)) {
+      Stage[N] = A;
+      A += 1;
+    }
+    Avail[N] = A;
+  }
+  return Stage;
+}
+
+void KernelWriter::rowLoop(const std::function<void()> &Body) {
+  std::string IT = E.indexType();
+  int Span = P.ThreadsX * Vec;
+  const Dim &R = P.Domain.back();
+  if (R.isDynamic()) {
+    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
+                       P.ThreadsX, Vec));
+    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT,
+                       P.ThreadsX, Vec));
+    Body();
+    E.close();
+    return;
+  }
+  int64_t Iters = (R.Size + Span - 1) / Span;
+  if (Iters <= 16)
+    E.line("#pragma unroll");
+  E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
+  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT,
+                     P.ThreadsX, Vec));
+  if (R.Size % Span != 0) {
+    E.open("if (col < R)");
+    Body();
+    E.close();
+  } else {
+    Body();
+  }
+  E.close();
+}
+
+void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
+  int NumStages = 0;
+  for (auto &[N, S] : Stages)
+    NumStages = std::max(NumStages, S + 1);
+  for (int S = 0; S < NumStages; ++S) {
+    std::vector<NodeId> Reds;
+    for (NodeId N : P.Nodes)
+      if (auto It = Stages.find(N); It != Stages.end() && It->second == S)
+        Reds.push_back(N);
+    for (NodeId N : Reds) {
+      const Node &Nd = G.node(N);
+      E.line(fmt::format("{} acc{} = {};", computeType(Nd.Type), N,
+                         reduceIdentity(Nd.Kind, Nd.Type)));
+    }
+    E.open("if (rowOk)");
+    rowLoop([&] {
+      lanes(true, [&](int) {
+        for (NodeId N : Reds) {
+          const Node &Nd = G.node(N);
+          const Node &Op = G.node(Nd.Operands[0]);
+          std::string V = promoteValue(
+              Op.Type, Nd.Type,
+              E.value(Nd.Operands[0], E.domainCoords()));
+          if (Nd.Kind == Op::ReduceSum || Nd.Kind == Op::ReduceMean)
+            E.line(fmt::format("acc{} += {};", N, V));
+          else
+            E.line(fmt::format("acc{0} = {1}(acc{0}, {2});", N,
+                               Nd.Kind == Op::ReduceMax ? "jf_max" : "jf_min", V));
+        }
+      });
+    });
+    E.close();
+    for (NodeId N : Reds) {
+      const Node &Nd = G.node(N);
+      std::string AT = computeType(Nd.Type);
+      std::string Red =
+          P.ThreadsX <= 32
+              ? fmt::format("jf_group_reduce<{}>(acc{}, {})", P.ThreadsX, N,
+                            reduceFunctor(Nd.Kind))
+              : fmt::format("jf_block_reduce<{}>(acc{}, {}, {}, jf_smem{})",
+                            P.ThreadsX, N, reduceFunctor(Nd.Kind),
+                            reduceIdentity(Nd.Kind, Nd.Type), N);
+      if (Nd.Kind == Op::ReduceMean)
+        Red = fmt::format("{} / ({})R", Red, AT);
+      E.line(fmt::format("const {} red{} = {};", AT, N, Red));
+      E.setReduced(N, "red" + std::to_string(N));
+    }
+  }
+}
+
+void KernelWriter::rowBody() {
+  std::string IT = E.indexType();
+  std::map<NodeId, int> Stages = reductionStages(G, P);
+  if (P.ThreadsX > 32)
+    for (auto &[N, S] : Stages)
+      E.line(fmt::format("__shared__ {} jf_smem{}[{}];",
+                         computeType(G.node(N).Type), N, P.ThreadsX / 32 + 1));
+  E.line("const int tx = threadIdx.x;");
+  E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
+                     P.RowsPerBlock));
+  E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
+  E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
+  E.line(fmt::format("const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  outerCoords("rowc");
+
+  // Keep the row's loads in registers between stages when they fit: a dry
+  // run of the stages finds which loads there are.
+  std::map<std::string, std::string> CacheVars;
+  if (P.CacheRow && !P.Domain.back().isDynamic()) {
+    KernelWriter Dry(G, P, Vec);
+    Dry.rowStages(Stages);
+    Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
+    int64_t Span = P.ThreadsX * Vec;
+    int64_t Iters = (P.Domain.back().Size + Span - 1) / Span;
+    for (const RowLoad &L : Dry.E.seenRowLoads()) {
+      std::string Var = "cv" + std::to_string(CacheVars.size());
+      E.line(fmt::format("jf_vec<{}, {}> {}[{}];",
+                         storageType(G.node(P.Inputs[L.InputIdx]).Type), Vec,
+                         Var, Iters));
+      CacheVars[L.Key] = Var;
+    }
+    if (!CacheVars.empty()) {
+      E.open("if (rowOk)");
+      rowLoop([&] {
+        for (const RowLoad &L : Dry.E.seenRowLoads()) {
+          std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
+          E.line(fmt::format("{}[j] = jf_load<{}, {}>(in_{}{} + col);",
+                             CacheVars[L.Key], ST, Vec, L.InputIdx,
+                             L.Address.empty() ? "" : " + " + L.Address));
+        }
+      });
+      E.close();
+      E.setRowCache(&CacheVars);
+    }
+  }
+  rowStages(Stages);
+  E.open("if (rowOk)");
+  rowLoop([&] { storeOutputs(true, "rowc * R + col"); });
+  // Per-row outputs ([outer..., 1]) are written once per row.
+  Coords PerRow = E.domainCoords();
+  PerRow.ColRel = false;
+  PerRow.Last = "0";
+  bool Any = false;
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    const Node &Nd = G.node(P.Outputs[O]);
+    if (llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
+      continue;
+    if (!Any)
+      E.open("if (tx == 0)");
+    Any = true;
+    std::string V = E.value(P.Outputs[O], PerRow);
+    E.line(fmt::format("out_{}[rowc] = {};", O, storeConvert(Nd.Type, V)));
+  }
+  if (Any)
+    E.close();
+  E.close();
+}
+
+void KernelWriter::epilogueValues() {
+  for (NodeId N : P.Outputs)
+    if (llvm::ArrayRef<Dim>(G.node(N).Dims) == llvm::ArrayRef<Dim>(P.Domain))
+      E.value(N, E.domainCoords());
+}
+
+void KernelWriter::fullBody() {
+  std::string IT = E.indexType();
+  NodeId Red = P.Outputs[0];
+  const Node &Nd = G.node(Red);
+  const Node &Op = G.node(Nd.Operands[0]);
+  std::string AT = computeType(Nd.Type);
+  std::string Ident = reduceIdentity(Nd.Kind, Nd.Type);
+  int NT = P.ThreadsX;
+  E.line(fmt::format("__shared__ {} jf_smem[{}];", AT, NT / 32 + 1));
+  E.line("__shared__ bool jf_last;");
+  E.line(fmt::format("{} acc = {};", AT, Ident));
+  std::string N = numelExpr();
+  E.line(fmt::format("const {} n = {};", IT, N));
+  auto Accumulate = [&](int) {
+    std::string V = promoteValue(Op.Type, Nd.Type,
+                                 E.value(Nd.Operands[0], E.domainCoords()));
+    if (Nd.Kind == Op::ReduceSum || Nd.Kind == Op::ReduceMean)
+      E.line(fmt::format("acc += {};", V));
+    else
+      E.line(fmt::format("acc = {}(acc, {});",
+                         Nd.Kind == Op::ReduceMax ? "jf_max" : "jf_min", V));
+  };
+  if (P.Flat) {
+    E.line(fmt::format("const {} nchunks = (n + {}) / {};", IT, Vec - 1, Vec));
+  } else {
+    E.line(fmt::format("const {} cpr = {} / {};", IT, E.dimExpr(P.Domain.back()), Vec));
+    E.line(fmt::format("const {} nchunks = ({})({}) * cpr;", IT, IT, rowsExpr()));
+  }
+  E.open(fmt::format("for ({0} chunk = ({0})blockIdx.x * {1} + threadIdx.x; "
+                     "chunk < nchunks; chunk += ({0})gridDim.x * {1})",
+                     IT, NT));
+  if (P.Flat) {
+    E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
+    if (Vec == 1) {
+      lanes(false, Accumulate);
+    } else {
+      E.open(fmt::format("if (col + {} <= n)", Vec));
+      lanes(true, Accumulate);
+      E.close();
+      E.open("else");
+      flatTail("n", Accumulate);
+      E.close();
+    }
+  } else {
+    E.line(fmt::format("const {} row = chunk / cpr;", IT));
+    E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+    outerCoords("row");
+    lanes(true, Accumulate);
+  }
+  E.close();
+  // Stage 2, deterministic: fixed per-block partials, summed in a fixed
+  // order by the last block to finish.
+  std::string F = reduceFunctor(Nd.Kind);
+  E.line(fmt::format("acc = jf_block_reduce<{}>(acc, {}, {}, jf_smem);", NT, F, Ident));
+  E.open("if (threadIdx.x == 0)");
+  E.line("jf_partials[blockIdx.x] = acc;");
+  E.line("__threadfence();");
+  E.line("jf_last = atomicAdd(jf_counter, 1u) == gridDim.x - 1;");
+  E.close();
+  E.line("__syncthreads();");
+  E.line("if (!jf_last) return;");
+  E.line("__threadfence();");
+  E.line(fmt::format("{} tot = {};", AT, Ident));
+  E.open(fmt::format("for (unsigned i = threadIdx.x; i < gridDim.x; i += {})", NT));
+  E.line(fmt::format("tot = {}(tot, ((volatile {}*)jf_partials)[i]);", F, AT));
+  E.close();
+  E.line(fmt::format("tot = jf_block_reduce<{}>(tot, {}, {}, jf_smem);", NT, F, Ident));
+  E.open("if (threadIdx.x == 0)");
+  if (Nd.Kind == Op::ReduceMean)
+    E.line(fmt::format("tot = tot / ({})n;", AT));
+  E.line(fmt::format("out_0[0] = {};", storeConvert(Nd.Type, "tot")));
+  E.line("*jf_counter = 0u; // ready for the next launch");
+  E.close();
+}
+
+} // namespace
+
+std::string emitKernel(const Graph &G, const KernelPlan &P) {
+  std::string Out = fmt::format("// kernel {} ({}): computes\n", P.Name,
+                                kernelKindNameImpl(P.Kind).str());
+  for (NodeId N : P.Nodes)
+    Out += "//   " + sanitizeComment(printNode(G, N)) + "\n";
+  for (size_t I = 0; I < P.Inputs.size(); ++I) {
+    const Node &Nd = G.node(P.Inputs[I]);
+    Out += fmt::format("// in_{} <- %{}{}\n", I, P.Inputs[I],
+                       Nd.Kind == Op::Input
+                           ? " input \"" + sanitizeComment(Nd.Name) + "\""
+                           : "");
+  }
+  for (size_t I = 0; I < P.Outputs.size(); ++I)
+    Out += fmt::format("// out_{} -> %{}\n", I, P.Outputs[I]);
+  for (size_t I = 0; I < P.Scalars.size(); ++I)
+    Out += fmt::format("// s_{} = scalar \"{}\"\n", I,
+                       sanitizeComment(G.node(P.Scalars[I]).Name));
+  for (size_t I = 0; I < P.DynDims.size(); ++I)
+    Out += fmt::format("// d_{} = dim \"{}\"\n", I, sanitizeComment(P.DynDims[I]));
+  for (int V : P.Vecs)
+    Out += KernelWriter(G, P, V).write();
+  return Out;
+}
+
+std::string emitProgram(const Graph &G, llvm::ArrayRef<KernelPlan> Plans) {
+  std::string Out = "// Generated by jitfuse. Device helpers first, then one "
+                    "kernel per cluster.\n";
+  Out += deviceHelpers();
+  for (const KernelPlan &P : Plans)
+    Out += "\n" + emitKernel(G, P);
+  return Out;
+}
+
+} // namespace jitfuse::codegen
+
+llvm::StringRef jitfuse::kernelKindName(KernelKind K) {
+  return codegen::kernelKindNameImpl(K);
+}

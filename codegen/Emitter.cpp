@@ -1,0 +1,387 @@
+//===- codegen/Emitter.cpp - values at coordinates, as CUDA statements ----===//
+#include "codegen/Emitter.h"
+
+#include "codegen/Spelling.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+
+namespace jitfuse::codegen {
+
+Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec)
+    : G(G), P(P), Vec(Vec) {
+  Scopes.emplace_back();
+}
+
+void Emitter::line(const std::string &S) {
+  Body.append(Indent * 2, ' ');
+  Body += S;
+  Body += '\n';
+}
+
+void Emitter::open(const std::string &Header) {
+  line(Header + " {");
+  ++Indent;
+  Scopes.emplace_back();
+}
+
+void Emitter::close(const std::string &Trailer) {
+  assert(Scopes.size() > 1 && "unbalanced scopes");
+  --Indent;
+  Scopes.pop_back();
+  line("}" + Trailer);
+}
+
+std::string Emitter::takeText() {
+  std::string S = std::move(Body);
+  Body.clear();
+  return S;
+}
+
+int Emitter::inputIndex(NodeId N) const {
+  for (size_t I = 0; I < P.Inputs.size(); ++I)
+    if (P.Inputs[I] == N)
+      return static_cast<int>(I);
+  return -1;
+}
+int Emitter::outputIndex(NodeId N) const {
+  for (size_t I = 0; I < P.Outputs.size(); ++I)
+    if (P.Outputs[I] == N)
+      return static_cast<int>(I);
+  return -1;
+}
+int Emitter::scalarIndex(NodeId N) const {
+  for (size_t I = 0; I < P.Scalars.size(); ++I)
+    if (P.Scalars[I] == N)
+      return static_cast<int>(I);
+  return -1;
+}
+int Emitter::dimIndex(llvm::StringRef Name) const {
+  for (size_t I = 0; I < P.DynDims.size(); ++I)
+    if (P.DynDims[I] == Name)
+      return static_cast<int>(I);
+  return -1;
+}
+
+std::string Emitter::dimExpr(const Dim &D) const {
+  if (D.isDynamic()) {
+    int I = dimIndex(D.Name);
+    assert(I >= 0 && "dynamic dim missing from the plan");
+    return "d_" + std::to_string(I);
+  }
+  return D.Size > INT32_MAX ? std::to_string(D.Size) + "LL"
+                            : std::to_string(D.Size);
+}
+
+std::string Emitter::strideExpr(llvm::ArrayRef<Dim> S, unsigned I) const {
+  int64_t Static = 1;
+  std::string Dyn;
+  for (unsigned K = I + 1; K < S.size(); ++K) {
+    if (S[K].isDynamic())
+      Dyn += (Dyn.empty() ? "" : " * ") + dimExpr(S[K]);
+    else
+      Static *= S[K].Size;
+  }
+  if (Dyn.empty())
+    return dimExpr(Dim(Static));
+  if (Static == 1)
+    return "(" + Dyn + ")";
+  return "(" + Dyn + " * " + dimExpr(Dim(Static)) + ")";
+}
+
+Coords Emitter::domainCoords() const {
+  Coords C;
+  if (P.Flat)
+    C.Flat = true;
+  else if (P.Domain.empty())
+    C.Rank0 = true;
+  else
+    for (unsigned I = 0; I + 1 < P.Domain.size(); ++I)
+      C.Outer.push_back("c" + std::to_string(I));
+  return C;
+}
+
+std::string Emitter::lastExpr(const Coords &C) const {
+  if (!C.Flat && !C.ColRel)
+    return C.Last;
+  int64_t Add = Lane + C.Off;
+  if (Add == 0)
+    return "col";
+  return Add > 0 ? fmt::format("(col + {})", Add)
+                 : fmt::format("(col - {})", -Add);
+}
+
+std::string Emitter::key(NodeId N, const Coords &C) const {
+  std::string K = std::to_string(N) + "|";
+  if (C.Rank0)
+    return K + "r0";
+  if (C.Flat)
+    return K + "f" + std::to_string(Lane);
+  for (const std::string &O : C.Outer)
+    K += O + ",";
+  return K + (C.ColRel ? "c" + std::to_string(Lane + C.Off) : C.Last);
+}
+
+std::string Emitter::lookup(const std::string &K) const {
+  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
+    auto F = It->find(K);
+    if (F != It->end())
+      return F->second;
+  }
+  return "";
+}
+
+void Emitter::remember(const std::string &K, const std::string &V) {
+  Scopes.back()[K] = V;
+}
+
+std::string Emitter::bind(DType T, const std::string &Expr) {
+  std::string Name = fresh("v");
+  line("const " + computeType(T) + " " + Name + " = " + Expr + ";");
+  return Name;
+}
+
+Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
+                       llvm::ArrayRef<Dim> To) const {
+  Coords R;
+  if (C.Rank0 || To.empty() || staticNumel(To) == std::optional<int64_t>(1)) {
+    R.Rank0 = true;
+    return R;
+  }
+  if (C.Flat) {
+    assert(From == To && "flat kernels only hold same-shape operands");
+    return C;
+  }
+  size_t Shift = From.size() - To.size();
+  for (size_t I = 0; I + 1 < To.size(); ++I) {
+    bool Broadcast = To[I].isStatic(1) && !From[I + Shift].isStatic(1);
+    R.Outer.push_back(Broadcast ? "0" : C.Outer[I + Shift]);
+  }
+  if (To.back().isStatic(1) && !From.back().isStatic(1)) {
+    R.ColRel = false;
+    R.Last = "0";
+  } else {
+    R.ColRel = C.ColRel;
+    R.Off = C.Off;
+    R.Last = C.Last;
+  }
+  return R;
+}
+
+std::string Emitter::linearIndex(const Coords &C, llvm::ArrayRef<Dim> S) {
+  if (C.Rank0 || S.empty())
+    return "0";
+  if (C.Flat)
+    return lastExpr(C);
+  std::string Out;
+  for (size_t I = 0; I + 1 < S.size(); ++I) {
+    if (C.Outer[I] == "0")
+      continue;
+    Out += (Out.empty() ? "" : " + ") + C.Outer[I] + " * " + strideExpr(S, I);
+  }
+  std::string Last = lastExpr(C);
+  if (Last != "0")
+    Out += (Out.empty() ? "" : " + ") + Last;
+  return Out.empty() ? "0" : "(" + Out + ")";
+}
+
+std::string Emitter::load(NodeId N, const Coords &C) {
+  const Node &Nd = G.node(N);
+  int Idx = inputIndex(N);
+  std::string Param = "in_" + std::to_string(Idx);
+  std::string ST = storageType(Nd.Type);
+  std::string K = key(N, C);
+  if (std::string V = lookup(K); !V.empty())
+    return V;
+  if (C.Rank0 || staticNumel(Nd.Dims) == std::optional<int64_t>(1)) {
+    std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[0]"));
+    remember(K, V);
+    return V;
+  }
+  std::string Outer;
+  bool Vectorizable = VectorLoads && Vec > 1;
+  if (!C.Flat) {
+    for (size_t I = 0; I + 1 < Nd.Dims.size(); ++I)
+      if (C.Outer[I] != "0")
+        Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " +
+                 strideExpr(Nd.Dims, I);
+    const Dim &Last = Nd.Dims.back();
+    Vectorizable = Vectorizable && C.ColRel && C.Off % Vec == 0 &&
+                   (Outer.empty() || (!Last.isDynamic() && Last.Size % Vec == 0));
+  }
+  if (!Vectorizable) {
+    std::string Addr = linearIndex(C, Nd.Dims);
+    std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[" + Addr + "]"));
+    remember(K, V);
+    return V;
+  }
+  // One vector load serves the Vec lanes of this chunk.
+  std::string Rel = Outer.empty() ? "" : "(" + Outer + ")";
+  if (C.Off)
+    Rel += (Rel.empty() ? "" : " + ") + std::to_string(C.Off);
+  std::string GroupKey = fmt::format("vl{}|{}", Idx, Rel);
+  std::string VecVar;
+  if (Cached) {
+    auto F = Cached->find(GroupKey);
+    if (F != Cached->end())
+      VecVar = F->second + "[j]";
+  }
+  if (VecVar.empty())
+    VecVar = lookup(GroupKey);
+  if (VecVar.empty()) {
+    VecVar = fresh("lv");
+    std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + col";
+    line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST,
+                     Vec, VecVar, Addr));
+    remember(GroupKey, VecVar);
+    bool Known = false;
+    for (const RowLoad &L : Seen)
+      Known |= L.Key == GroupKey;
+    if (!Known)
+      Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel});
+  }
+  std::string V = bind(
+      Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane)));
+  remember(K, V);
+  return V;
+}
+
+static bool isComparison(Op O) {
+  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
+         O == Op::Eq || O == Op::Ne;
+}
+
+std::string Emitter::elementwise(NodeId N, const Coords &C) {
+  const Node &Nd = G.node(N);
+  llvm::SmallVector<std::string, 3> Vals;
+  llvm::SmallVector<DType, 3> Types;
+  for (NodeId O : Nd.Operands) {
+    Vals.push_back(value(O, adjust(C, Nd.Dims, G.node(O).Dims)));
+    Types.push_back(G.node(O).Type);
+  }
+  if (Nd.Kind == Op::Cast)
+    return bind(Nd.Type, castValue(Types[0], Nd.Type, Vals[0]));
+  DType OT = Nd.Type;
+  if (isComparison(Nd.Kind))
+    OT = promoteTypes(Types[0], Types[1]);
+  else if (Nd.Kind == Op::And || Nd.Kind == Op::Or || Nd.Kind == Op::Not)
+    OT = DType::Bool;
+  for (size_t I = 0; I < Vals.size(); ++I) {
+    if (Nd.Kind == Op::Where && I == 0)
+      continue; // the condition stays bool
+    Vals[I] = promoteValue(Types[I], OT, Vals[I]);
+  }
+  return bind(Nd.Type, opExpr(Nd.Kind, OT, Vals));
+}
+
+std::string Emitter::concatValue(NodeId N, const Coords &C) {
+  const Node &Nd = G.node(N);
+  assert(!C.Flat && "flat kernels hold no concat");
+  std::string Var = fresh("v");
+  line(computeType(Nd.Type) + " " + Var + ";");
+  std::string Last = lastExpr(C);
+  bool SavedVL = VectorLoads;
+  VectorLoads = false; // branches differ per lane
+  int64_t Lo = 0;
+  for (size_t I = 0; I < Nd.Operands.size(); ++I) {
+    const Node &Op = G.node(Nd.Operands[I]);
+    int64_t Hi = Lo + Op.Dims.back().Size;
+    bool LastOne = I + 1 == Nd.Operands.size();
+    std::string Header = LastOne ? (I ? "else" : "")
+                                 : fmt::format("{}if ({} < {})", I ? "else " : "",
+                                               Last, Hi);
+    open(Header.empty() ? "" : Header);
+    Coords Ci = C;
+    if (Ci.ColRel)
+      Ci.Off -= Lo;
+    else
+      Ci.Last = fmt::format("({} - {})", C.Last, Lo);
+    line(Var + " = " + promoteValue(Op.Type, Nd.Type, value(Nd.Operands[I], Ci)) +
+         ";");
+    close();
+    Lo = Hi;
+  }
+  VectorLoads = SavedVL;
+  return Var;
+}
+
+std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
+  const Node &Nd = G.node(N);
+  NodeId OpId = Nd.Operands[0];
+  llvm::ArrayRef<Dim> S = G.node(OpId).Dims;
+  if (C.Flat)
+    return value(OpId, C); // same linear index on both sides
+  std::string Lin = fresh("t");
+  line("const " + indexType() + " " + Lin + " = " + linearIndex(C, Nd.Dims) + ";");
+  Coords R;
+  if (S.empty()) {
+    R.Rank0 = true;
+    return value(OpId, R);
+  }
+  for (size_t I = 0; I + 1 < S.size(); ++I) {
+    std::string Q = "(" + Lin + " / " + strideExpr(S, I) + ")";
+    R.Outer.push_back(I == 0 ? Q : "(" + Q + " % " + dimExpr(S[I]) + ")");
+  }
+  R.ColRel = false;
+  R.Last = S.size() == 1 ? Lin : "(" + Lin + " % " + dimExpr(S.back()) + ")";
+  return value(OpId, R);
+}
+
+std::string Emitter::value(NodeId N, const Coords &C) {
+  const Node &Nd = G.node(N);
+  if (Nd.Kind == Op::Constant)
+    return literal(Nd.F, Nd.Type);
+  if (Nd.Kind == Op::Scalar) {
+    int I = scalarIndex(N);
+    assert(I >= 0 && "scalar missing from the plan");
+    return "s_" + std::to_string(I);
+  }
+  if (inputIndex(N) >= 0)
+    return load(N, C);
+  if (auto R = Reduced.find(N); R != Reduced.end())
+    return R->second;
+  std::string K = key(N, C);
+  if (std::string V = lookup(K); !V.empty())
+    return V;
+  std::string V;
+  switch (Nd.Kind) {
+  case Op::Broadcast:
+    V = value(Nd.Operands[0], adjust(C, Nd.Dims, G.node(Nd.Operands[0]).Dims));
+    break;
+  case Op::Slice: {
+    assert(!C.Flat && "flat kernels hold no slice");
+    Coords C2 = C;
+    if (C2.ColRel)
+      C2.Off += Nd.A0;
+    else
+      C2.Last = fmt::format("({} + {})", C.Last, Nd.A0);
+    V = value(Nd.Operands[0], C2);
+    break;
+  }
+  case Op::Concat:
+    V = concatValue(N, C);
+    break;
+  case Op::Reshape:
+    V = reshapeValue(N, C);
+    break;
+  case Op::RandUniform: {
+    Coords Scalar;
+    Scalar.Rank0 = true;
+    std::string Seed = value(Nd.Operands[0], Scalar);
+    std::string U = fmt::format("jf_philox_uniform((long long){}, {}LL, (long long){})",
+                                linearIndex(C, Nd.Dims), Nd.A0, Seed);
+    V = bind(Nd.Type, promoteValue(DType::F32, Nd.Type, U));
+    break;
+  }
+  default:
+    assert(!isReduction(Nd.Kind) && !Nd.isLeaf() &&
+           "reductions and leaves are loaded or reduced, never recomputed");
+    V = elementwise(N, C);
+    break;
+  }
+  remember(K, V);
+  return V;
+}
+
+} // namespace jitfuse::codegen

@@ -1,0 +1,103 @@
+//===- codegen/Emitter.h - values at coordinates, as CUDA statements -*- C++ -*-===//
+//
+// The Emitter turns "node N at these coordinates" into CUDA statements,
+// sharing work (CSE) within a C++ scope and grouping contiguous loads of a
+// thread's chunk into one vector load. Kernel skeletons (codegen/Codegen.cpp)
+// decide the loops; this file decides the per-element code.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/KernelPlan.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jitfuse::codegen {
+
+/// Where an element sits, in the shape of the node being evaluated.
+struct Coords {
+  bool Rank0 = false; // the node has one element
+  bool Flat = false;  // linear index = Col + lane (every access identity)
+  llvm::SmallVector<std::string, 4> Outer; // one expression per dim but last
+  bool ColRel = true;  // last coordinate = Col + lane + Off
+  int64_t Off = 0;
+  std::string Last; // the last coordinate when !ColRel
+};
+
+/// A contiguous load of Vec elements that the row kernel may keep in
+/// registers across its stages.
+struct RowLoad {
+  std::string Key;
+  unsigned InputIdx;
+  std::string Address; // element offset expression relative to Col
+};
+
+class Emitter {
+public:
+  Emitter(const Graph &G, const KernelPlan &P, int Vec);
+
+  // Output buffer with indentation.
+  void line(const std::string &S);
+  void open(const std::string &Header); // "header {" and a new CSE scope
+  void close(const std::string &Trailer = "");
+  std::string &text() { return Body; }
+  std::string takeText();
+
+  /// Lane being emitted (0..Vec-1) and whether vector loads are allowed.
+  void setLane(int L) { Lane = L; }
+  void setVectorLoads(bool On) { VectorLoads = On; }
+  /// Row kernels: loads matching a key of Cached come from register arrays
+  /// indexed by J; every vectorizable load is recorded in Seen.
+  void setRowCache(const std::map<std::string, std::string> *C) { Cached = C; }
+  const std::vector<RowLoad> &seenRowLoads() const { return Seen; }
+  /// Row kernels: reduction results available to later stages.
+  void setReduced(NodeId N, std::string Var) { Reduced[N] = std::move(Var); }
+
+  /// The domain coordinates of the current chunk (lane applied later).
+  Coords domainCoords() const;
+  /// Emits the value of N at C; returns an expression of N's compute type.
+  std::string value(NodeId N, const Coords &C);
+  /// The linear index of C in shape S (an IndexT expression).
+  std::string linearIndex(const Coords &C, llvm::ArrayRef<Dim> S);
+
+  std::string dimExpr(const Dim &D) const;
+  std::string strideExpr(llvm::ArrayRef<Dim> S, unsigned I) const;
+  std::string indexType() const { return P.Index64 ? "long long" : "int"; }
+  std::string fresh(const char *Prefix) { return Prefix + std::to_string(Tmp++); }
+
+  int inputIndex(NodeId N) const;
+  int outputIndex(NodeId N) const;
+  int scalarIndex(NodeId N) const;
+  int dimIndex(llvm::StringRef Name) const;
+  int vec() const { return Vec; }
+
+private:
+  std::string key(NodeId N, const Coords &C) const;
+  std::string lookup(const std::string &K) const;
+  void remember(const std::string &K, const std::string &V);
+  std::string bind(DType T, const std::string &Expr);
+  Coords adjust(const Coords &C, llvm::ArrayRef<Dim> From,
+                llvm::ArrayRef<Dim> To) const;
+  std::string lastExpr(const Coords &C) const;
+  std::string load(NodeId N, const Coords &C);
+  std::string elementwise(NodeId N, const Coords &C);
+  std::string concatValue(NodeId N, const Coords &C);
+  std::string reshapeValue(NodeId N, const Coords &C);
+
+  const Graph &G;
+  const KernelPlan &P;
+  int Vec;
+  int Lane = 0;
+  bool VectorLoads = true;
+  int Tmp = 0;
+  int Indent = 1;
+  std::string Body;
+  std::vector<std::map<std::string, std::string>> Scopes;
+  const std::map<std::string, std::string> *Cached = nullptr;
+  std::vector<RowLoad> Seen;
+  std::map<NodeId, std::string> Reduced;
+};
+
+} // namespace jitfuse::codegen

@@ -1,0 +1,56 @@
+//===- codegen/KernelPlan.h - what codegen needs to write a kernel -*- C++ -*-===//
+//
+// A KernelPlan is the scheduler's decision for one cluster: which nodes it
+// computes, what it loads and stores, its iteration domain, and the launch
+// shape. Codegen is a pure function of (Graph, KernelPlan).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Graph.h"
+
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+enum class KernelKind : uint8_t {
+  Elementwise, // Level 1: one thread per chunk of Vec elements
+  RowReduce,   // Level 2: a thread group per row, reductions over the last axis
+  FullReduce,  // all elements to one value, deterministic two-stage
+};
+
+llvm::StringRef kernelKindName(KernelKind K);
+
+struct KernelPlan {
+  std::string Name; // C identifier prefix; variants append _v<Vec>
+  KernelKind Kind = KernelKind::Elementwise;
+  std::vector<NodeId> Nodes;   // computed nodes, topological order
+  std::vector<NodeId> Inputs;  // tensors read from device memory
+  std::vector<NodeId> Outputs; // nodes written to device memory
+  std::vector<NodeId> Scalars; // run-time scalar params used
+  std::vector<std::string> DynDims; // dynamic dims used by any shape above
+
+  /// Iteration domain. Elementwise/FullReduce: the shape iterated over
+  /// (Flat: treated as 1-D because every access is the identity).
+  /// RowReduce: [outer..., R], reductions run over R.
+  Shape Domain;
+  bool Flat = false;
+  bool Index64 = false;
+
+  /// Vector widths (elements) compiled, widest first; the last is 1.
+  std::vector<int> Vecs = {1};
+  /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
+  int ThreadsX = 256;
+  /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
+  /// when ThreadsX <= 32).
+  int RowsPerBlock = 1;
+  /// RowReduce: keep the row's loads in registers between stages.
+  bool CacheRow = false;
+
+  std::string variantName(int Vec) const {
+    return Name + "_v" + std::to_string(Vec);
+  }
+};
+
+} // namespace jitfuse

@@ -1,0 +1,244 @@
+//===- codegen/Spelling.cpp - CUDA spellings of types, literals, ops ------===//
+#include "codegen/Spelling.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+#include <cmath>
+#include <cstring>
+
+namespace jitfuse::codegen {
+
+std::string computeType(DType T) {
+  switch (T) {
+  case DType::Bool: return "bool";
+  case DType::I32: return "int";
+  case DType::I64: return "long long";
+  case DType::F16:
+  case DType::BF16:
+  case DType::F32: return "float";
+  case DType::F64: return "double";
+  }
+  assert(false && "unknown dtype");
+  return "";
+}
+
+std::string storageType(DType T) {
+  switch (T) {
+  case DType::Bool: return "jf_bool";
+  case DType::F16: return "jf_f16";
+  case DType::BF16: return "jf_bf16";
+  default: return computeType(T);
+  }
+}
+
+std::string loadConvert(DType T, const std::string &Stored) {
+  switch (T) {
+  case DType::Bool: return "(" + Stored + " != 0)";
+  case DType::F16: return "jf_f16_to_float(" + Stored + ")";
+  case DType::BF16: return "jf_bf16_to_float(" + Stored + ")";
+  default: return Stored;
+  }
+}
+
+std::string storeConvert(DType T, const std::string &Value) {
+  switch (T) {
+  case DType::Bool: return "(jf_bool)(" + Value + ")";
+  case DType::F16: return "jf_float_to_f16(" + Value + ")";
+  case DType::BF16: return "jf_float_to_bf16(" + Value + ")";
+  default: return Value;
+  }
+}
+
+std::string promoteValue(DType From, DType To, const std::string &Value) {
+  if (computeType(From) == computeType(To))
+    return Value;
+  if (To == DType::Bool)
+    return "(" + Value + " != 0)";
+  return "(" + computeType(To) + ")(" + Value + ")";
+}
+
+std::string castValue(DType From, DType To, const std::string &Value) {
+  if (From == To)
+    return Value;
+  switch (To) {
+  case DType::Bool:
+    return "(" + Value + " != 0)";
+  case DType::I32:
+    return isFloat(From) ? "jf_to_i32((double)(" + Value + "))"
+                         : "(int)(" + Value + ")";
+  case DType::I64:
+    return isFloat(From) ? "jf_to_i64((double)(" + Value + "))"
+                         : "(long long)(" + Value + ")";
+  case DType::BF16:
+    if (From == DType::F64)
+      return "jf_f64_to_bf16_f(" + Value + ")";
+    return "jf_bf16_to_float(jf_float_to_bf16((float)(" + Value + ")))";
+  case DType::F16:
+    return "jf_f16_to_float(jf_float_to_f16((float)(" + Value + ")))";
+  case DType::F32:
+  case DType::F64:
+    return promoteValue(From, To, Value);
+  }
+  assert(false && "unknown dtype");
+  return "";
+}
+
+std::string literal(double V, DType T) {
+  switch (T) {
+  case DType::Bool:
+    return V != 0 ? "true" : "false";
+  case DType::I32:
+    return fmt::format("{}", static_cast<int32_t>(V));
+  case DType::I64:
+    return fmt::format("{}LL", static_cast<int64_t>(V));
+  case DType::F64: {
+    if (std::isnan(V))
+      return "__longlong_as_double(0x7ff8000000000000LL)";
+    if (std::isinf(V))
+      return V > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
+                   : "__longlong_as_double((long long)0xfff0000000000000ULL)";
+    std::string S = fmt::format("{}", V);
+    if (S.find_first_of(".e") == std::string::npos)
+      S += ".0";
+    return "(" + S + ")";
+  }
+  default: {
+    float F = static_cast<float>(V);
+    if (std::isnan(F))
+      return "__int_as_float(0x7fc00000)";
+    if (std::isinf(F))
+      return F > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    std::string S = fmt::format("{}", F);
+    if (S.find_first_of(".e") == std::string::npos)
+      S += ".0";
+    return "(" + S + "f)";
+  }
+  }
+}
+
+static std::string mathFn(const char *Name, DType T, const std::string &A) {
+  return fmt::format("{}{}({})", Name, T == DType::F64 ? "" : "f", A);
+}
+
+std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X) {
+  bool D = T == DType::F64;
+  std::string One = D ? "1.0" : "1.0f", Half = D ? "0.5" : "0.5f";
+  std::string Zero = literal(0, T);
+  switch (O) {
+  case Op::Neg: return "(-" + X[0] + ")";
+  case Op::Abs:
+    return isFloat(T) ? mathFn("fabs", T, X[0])
+                      : fmt::format("({0} < 0 ? -{0} : {0})", X[0]);
+  case Op::Exp: return mathFn("exp", T, X[0]);
+  case Op::Exp2: return mathFn("exp2", T, X[0]);
+  case Op::Log: return mathFn("log", T, X[0]);
+  case Op::Log2: return mathFn("log2", T, X[0]);
+  case Op::Sqrt: return mathFn("sqrt", T, X[0]);
+  case Op::Rsqrt: return mathFn("rsqrt", T, X[0]);
+  case Op::Reciprocal: return fmt::format("({} / {})", One, X[0]);
+  case Op::Sin: return mathFn("sin", T, X[0]);
+  case Op::Cos: return mathFn("cos", T, X[0]);
+  case Op::Tanh: return mathFn("tanh", T, X[0]);
+  case Op::Erf: return mathFn("erf", T, X[0]);
+  case Op::Sigmoid:
+    return fmt::format("({0} / ({0} + {1}))", One, mathFn("exp", T, "-" + X[0]));
+  case Op::Relu: return fmt::format("jf_max({}, {})", X[0], Zero);
+  case Op::Silu:
+    return fmt::format("({} / ({} + {}))", X[0], One, mathFn("exp", T, "-" + X[0]));
+  case Op::Gelu:
+    return fmt::format("({0} * {1} * ({2} + {3}))", Half, X[0], One,
+                       mathFn("erf", T, X[0] + " * " + literal(M_SQRT1_2, T)));
+  case Op::GeluTanh:
+    return fmt::format(
+        "({0} * {1} * ({2} + {3}))", Half, X[0], One,
+        mathFn("tanh", T,
+               fmt::format("{0} * ({1} + {2} * {1} * {1} * {1})",
+                           literal(0.7978845608028654, T), X[0],
+                           literal(0.044715, T))));
+  case Op::Floor: return isFloat(T) ? mathFn("floor", T, X[0]) : X[0];
+  case Op::Ceil: return isFloat(T) ? mathFn("ceil", T, X[0]) : X[0];
+  case Op::Not: return "(!" + X[0] + ")";
+  case Op::Add: return "(" + X[0] + " + " + X[1] + ")";
+  case Op::Sub: return "(" + X[0] + " - " + X[1] + ")";
+  case Op::Mul: return "(" + X[0] + " * " + X[1] + ")";
+  case Op::Div: return "(" + X[0] + " / " + X[1] + ")";
+  case Op::Max: return "jf_max(" + X[0] + ", " + X[1] + ")";
+  case Op::Min: return "jf_min(" + X[0] + ", " + X[1] + ")";
+  case Op::Pow: return fmt::format("pow{}({}, {})", D ? "" : "f", X[0], X[1]);
+  case Op::Mod:
+    return isFloat(T) ? fmt::format("fmod{}({}, {})", D ? "" : "f", X[0], X[1])
+                      : fmt::format("jf_imod({}, {})", X[0], X[1]);
+  case Op::Lt: return "(" + X[0] + " < " + X[1] + ")";
+  case Op::Le: return "(" + X[0] + " <= " + X[1] + ")";
+  case Op::Gt: return "(" + X[0] + " > " + X[1] + ")";
+  case Op::Ge: return "(" + X[0] + " >= " + X[1] + ")";
+  case Op::Eq: return "(" + X[0] + " == " + X[1] + ")";
+  case Op::Ne: return "(" + X[0] + " != " + X[1] + ")";
+  case Op::And: return "(" + X[0] + " && " + X[1] + ")";
+  case Op::Or: return "(" + X[0] + " || " + X[1] + ")";
+  case Op::Where: return "(" + X[0] + " ? " + X[1] + " : " + X[2] + ")";
+  case Op::Fma:
+    return isFloat(T) ? fmt::format("fma{}({}, {}, {})", D ? "" : "f", X[0], X[1], X[2])
+                      : fmt::format("({} * {} + {})", X[0], X[1], X[2]);
+  default:
+    break;
+  }
+  assert(false && "opExpr: not an element-wise op");
+  return "";
+}
+
+std::string reduceIdentity(Op O, DType AccT) {
+  switch (O) {
+  case Op::ReduceSum:
+  case Op::ReduceMean:
+    return literal(0, AccT);
+  case Op::ReduceMax:
+    if (isFloat(AccT))
+      return literal(-INFINITY, AccT);
+    return AccT == DType::I32 ? "(-2147483647 - 1)" : "(-9223372036854775807LL - 1)";
+  case Op::ReduceMin:
+    if (isFloat(AccT))
+      return literal(INFINITY, AccT);
+    return AccT == DType::I32 ? "2147483647" : "9223372036854775807LL";
+  default:
+    break;
+  }
+  assert(false && "not a reduction");
+  return "";
+}
+
+std::string reduceFunctor(Op O) {
+  switch (O) {
+  case Op::ReduceSum:
+  case Op::ReduceMean: return "jf_add_op()";
+  case Op::ReduceMax: return "jf_max_op()";
+  case Op::ReduceMin: return "jf_min_op()";
+  default: break;
+  }
+  assert(false && "not a reduction");
+  return "";
+}
+
+std::string sanitizeIdent(llvm::StringRef S) {
+  std::string Out;
+  for (char C : S)
+    Out += (std::isalnum(static_cast<unsigned char>(C)) ? C : '_');
+  if (Out.size() > 32)
+    Out.resize(32);
+  return Out;
+}
+
+std::string sanitizeComment(llvm::StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    unsigned char U = static_cast<unsigned char>(C);
+    Out += (U >= 32 && U < 127 && C != '\\') ? C : '?';
+  }
+  // Never let a name close the comment.
+  for (size_t P; (P = Out.find("*/")) != std::string::npos;)
+    Out[P] = '?';
+  return Out;
+}
+
+} // namespace jitfuse::codegen

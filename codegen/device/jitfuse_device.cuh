@@ -1,0 +1,131 @@
+// jitfuse device helpers, prepended to every generated program.
+// Kept free of CUDA headers (cuda_fp16.h/cuda_bf16.h cost ~25 ms of NVRTC
+// time per program): half types are stored as raw 16-bit words and converted
+// with PTX cvt instructions.
+typedef unsigned short jf_f16;   // IEEE binary16 bits
+typedef unsigned short jf_bf16;  // bfloat16 bits
+typedef unsigned char jf_bool;
+
+__device__ __forceinline__ float jf_f16_to_float(jf_f16 H) {
+  float F;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(F) : "h"(H));
+  return F;
+}
+__device__ __forceinline__ jf_f16 jf_float_to_f16(float F) {
+  jf_f16 H;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(H) : "f"(F));
+  return H;
+}
+__device__ __forceinline__ float jf_bf16_to_float(jf_bf16 H) {
+  return __uint_as_float(((unsigned)H) << 16);
+}
+__device__ __forceinline__ jf_bf16 jf_float_to_bf16(float F) {
+  jf_bf16 H;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(H) : "f"(F));
+  return H;
+}
+__device__ __forceinline__ float jf_f64_to_bf16_f(double D) {
+  // Round double -> bf16 directly (no double rounding through float).
+  jf_bf16 H;
+  asm("{ .reg .f32 t; cvt.rn.f32.f64 t, %1; cvt.rn.bf16.f32 %0, t; }" : "=h"(H) : "d"(D));
+  return jf_bf16_to_float(H);
+}
+
+// Aligned vector of N elements; a load/store of one is one wide access.
+template <typename T, int N> struct alignas(sizeof(T) * N) jf_vec {
+  T V[N];
+};
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load(const T *P) {
+  return *reinterpret_cast<const jf_vec<T, N> *>(P);
+}
+template <typename T, int N>
+__device__ __forceinline__ void jf_store(T *P, const jf_vec<T, N> &V) {
+  *reinterpret_cast<jf_vec<T, N> *>(P) = V;
+}
+
+// NaN-propagating max/min (IEEE maximum/minimum, like torch.maximum).
+__device__ __forceinline__ float jf_max(float A, float B) {
+  return (A != A || A > B) ? A : B;
+}
+__device__ __forceinline__ float jf_min(float A, float B) {
+  return (A != A || A < B) ? A : B;
+}
+__device__ __forceinline__ double jf_max(double A, double B) {
+  return (A != A || A > B) ? A : B;
+}
+__device__ __forceinline__ double jf_min(double A, double B) {
+  return (A != A || A < B) ? A : B;
+}
+__device__ __forceinline__ long long jf_max(long long A, long long B) { return A > B ? A : B; }
+__device__ __forceinline__ long long jf_min(long long A, long long B) { return A < B ? A : B; }
+__device__ __forceinline__ int jf_max(int A, int B) { return A > B ? A : B; }
+__device__ __forceinline__ int jf_min(int A, int B) { return A < B ? A : B; }
+
+// Float -> integer casts saturate and send NaN to 0 (what cvt.rzi.sat does).
+__device__ __forceinline__ int jf_to_i32(double V) {
+  return V != V ? 0 : V >= 2147483647.0 ? 2147483647 : V <= -2147483648.0 ? (-2147483647 - 1) : (int)V;
+}
+__device__ __forceinline__ long long jf_to_i64(double V) {
+  return V != V ? 0
+         : V >= 9223372036854775807.0 ? 9223372036854775807LL
+         : V <= -9223372036854775808.0 ? (-9223372036854775807LL - 1)
+                                       : (long long)V;
+}
+
+// Integer mod with C semantics; b == 0 gives 0 instead of a trap.
+__device__ __forceinline__ long long jf_imod(long long A, long long B) { return B == 0 ? 0 : A % B; }
+__device__ __forceinline__ int jf_imod(int A, int B) { return B == 0 ? 0 : A % B; }
+
+// Philox-4x32-10 (Salmon et al.), first output word; see docs/NUMERICS.md.
+__device__ __forceinline__ float jf_philox_uniform(long long Index, long long Stream,
+                                                  long long Seed) {
+  unsigned C0 = (unsigned)Index, C1 = (unsigned)((unsigned long long)Index >> 32);
+  unsigned C2 = (unsigned)Stream, C3 = (unsigned)((unsigned long long)Stream >> 32);
+  unsigned K0 = (unsigned)Seed, K1 = (unsigned)((unsigned long long)Seed >> 32);
+#pragma unroll
+  for (int R = 0; R < 10; ++R) {
+    unsigned Hi0 = __umulhi(0xD2511F53u, C0), Lo0 = 0xD2511F53u * C0;
+    unsigned Hi1 = __umulhi(0xCD9E8D57u, C2), Lo1 = 0xCD9E8D57u * C2;
+    unsigned N0 = Hi1 ^ C1 ^ K0, N1 = Lo1, N2 = Hi0 ^ C3 ^ K1, N3 = Lo0;
+    C0 = N0; C1 = N1; C2 = N2; C3 = N3;
+    K0 += 0x9E3779B9u;
+    K1 += 0xBB67AE85u;
+  }
+  return (float)(C0 >> 8) * (1.0f / 16777216.0f);
+}
+
+// Reductions over a group of GroupSize (power of two, <= 32) lanes of a
+// warp; every lane of the group gets the result.
+template <int GroupSize, typename T, typename Op>
+__device__ __forceinline__ T jf_group_reduce(T V, Op F) {
+#pragma unroll
+  for (int O = GroupSize / 2; O > 0; O >>= 1)
+    V = F(V, __shfl_xor_sync(0xffffffffu, V, O, GroupSize));
+  return V;
+}
+
+// Block-wide reduction (blockDim.x == Threads, a multiple of 32, one row
+// per block); every thread gets the result. Scratch holds Threads/32 + 1.
+template <int Threads, typename T, typename Op>
+__device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) {
+  V = jf_group_reduce<32>(V, F);
+  const int Warp = threadIdx.x / 32, Lane = threadIdx.x % 32;
+  if (Lane == 0)
+    Scratch[Warp] = V;
+  __syncthreads();
+  if (Warp == 0) {
+    T W = Lane < Threads / 32 ? Scratch[Lane] : Identity;
+    W = jf_group_reduce<32>(W, F);
+    if (Lane == 0)
+      Scratch[Threads / 32] = W;
+  }
+  __syncthreads();
+  T R = Scratch[Threads / 32];
+  __syncthreads(); // Scratch may be reused by the next reduction
+  return R;
+}
+
+struct jf_add_op { template <typename T> __device__ T operator()(T A, T B) const { return A + B; } };
+struct jf_max_op { template <typename T> __device__ T operator()(T A, T B) const { return jf_max(A, B); } };
+struct jf_min_op { template <typename T> __device__ T operator()(T A, T B) const { return jf_min(A, B); } };
