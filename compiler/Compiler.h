@@ -1,0 +1,122 @@
+//===- compiler/Compiler.h - compile() and the Executable it returns -*- C++ -*-===//
+#pragma once
+
+#include "codegen/KernelPlan.h"
+#include "compiler/Partition.h"
+#include "ir/Graph.h"
+#include "runtime/KernelCache.h"
+
+#include <cuda.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+struct CompileOptions {
+  /// Fused (default) or one kernel per op; both go through the same codegen.
+  bool Fuse = true;
+  /// Fusion contract: compile fails, showing the plan, unless the graph
+  /// becomes exactly this many kernels.
+  std::optional<unsigned> ExpectKernels;
+  /// Fusion contract: each group of nodes must share one kernel.
+  std::vector<std::vector<NodeId>> SameKernel;
+  /// CUDA device ordinal the executable runs on.
+  int Device = 0;
+  /// Target like "sm_90". Empty: the device's; "sm_90" when no driver.
+  std::string Arch;
+  /// Also produce PTX (a second NVRTC pass) for inspection.
+  bool WantPtx = false;
+};
+
+/// A graph input, output or scalar as the executable expects it.
+struct TensorDesc {
+  std::string Name;
+  DType Type;
+  Shape Dims;
+};
+
+/// One kernel of a compiled graph, for inspection.
+struct KernelInfo {
+  std::string Name;
+  KernelKind Kind;
+  std::vector<NodeId> Nodes, Inputs, Outputs;
+  std::vector<int> Vecs;
+  int ThreadsX = 0, RowsPerBlock = 0;
+  std::string Source; // this kernel's variants, without the helpers
+};
+
+struct CompileStats {
+  bool CacheHit = false;
+  double CompileMs = 0; // codegen + NVRTC (or cache lookup)
+  double LoadMs = 0;    // module load
+};
+
+class ExecutableImpl;
+
+class Executable {
+public:
+  Executable(Executable &&) noexcept;
+  Executable &operator=(Executable &&) noexcept;
+  ~Executable();
+
+  /// Runs the graph. Pointers are device pointers in graph order
+  /// (Graph::inputs(), Graph::outputs()); Scalars in Graph::scalars() order;
+  /// Dims gives each dynamic dim in Graph::dynamicDims() order. Enqueues on
+  /// Stream and returns; no allocation unless a dynamic dim grew.
+  void run(llvm::ArrayRef<CUdeviceptr> Inputs, llvm::ArrayRef<CUdeviceptr> Outputs,
+           llvm::ArrayRef<double> Scalars = {}, llvm::ArrayRef<int64_t> Dims = {},
+           CUstream Stream = nullptr);
+
+  unsigned numKernels() const;
+  llvm::ArrayRef<KernelInfo> kernels() const;
+  llvm::ArrayRef<TensorDesc> inputs() const;
+  llvm::ArrayRef<TensorDesc> outputs() const;
+  llvm::ArrayRef<TensorDesc> scalars() const;
+  llvm::ArrayRef<std::string> dynamicDims() const;
+  const Partition &partition() const;
+  /// The fusion plan: kernels, nodes, bytes, and why each boundary exists.
+  const std::string &plan() const;
+  /// The plan as Graphviz DOT, clusters as subgraphs.
+  const std::string &planDot() const;
+  const std::string &graphText() const;
+  /// The whole NVRTC program (helpers + every kernel).
+  const std::string &source() const;
+  /// PTX; compiled on first request unless CompileOptions::WantPtx.
+  const std::string &ptx();
+  const std::string &compileLog() const;
+  const std::string &cacheKey() const;
+  const CompileStats &stats() const;
+  /// Bytes each kernel reads and writes for these dims (minimal traffic).
+  std::vector<int64_t> kernelBytes(llvm::ArrayRef<int64_t> Dims) const;
+  /// Whether a CUDA driver and device are present to run on.
+  bool canRun() const;
+
+private:
+  friend class Compiler;
+  explicit Executable(std::unique_ptr<ExecutableImpl> Impl);
+  std::unique_ptr<ExecutableImpl> Impl;
+};
+
+class Compiler {
+public:
+  /// Cache location and bounds from the environment (JITFUSE_CACHE_DIR,
+  /// JITFUSE_CACHE, JITFUSE_CACHE_MAX_BYTES).
+  Compiler();
+  explicit Compiler(rt::CacheConfig Config);
+
+  /// Partitions, schedules, generates CUDA, compiles (or finds in the
+  /// cache) and loads. Throws jitfuse::Error with the plan when a fusion
+  /// contract is not met.
+  Executable compile(const Graph &G, const CompileOptions &Opts = {});
+
+  rt::KernelCache &cache() { return *Cache; }
+  rt::CacheStats cacheStats() const { return Cache->stats(); }
+
+private:
+  std::shared_ptr<rt::KernelCache> Cache;
+};
+
+} // namespace jitfuse

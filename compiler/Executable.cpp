@@ -1,0 +1,228 @@
+//===- compiler/Executable.cpp - argument checks and the launch loop ------===//
+#include "compiler/ExecutableImpl.h"
+
+#include "ir/Printer.h"
+#include "runtime/Driver.h"
+#include "runtime/Nvrtc.h"
+#include "support/Error.h"
+
+#include <cstring>
+
+namespace jitfuse {
+
+Executable::Executable(std::unique_ptr<ExecutableImpl> I) : Impl(std::move(I)) {}
+Executable::Executable(Executable &&) noexcept = default;
+Executable &Executable::operator=(Executable &&) noexcept = default;
+Executable::~Executable() = default;
+
+unsigned Executable::numKernels() const { return Impl->Kernels.size(); }
+llvm::ArrayRef<KernelInfo> Executable::kernels() const { return Impl->Kernels; }
+llvm::ArrayRef<TensorDesc> Executable::inputs() const { return Impl->Inputs; }
+llvm::ArrayRef<TensorDesc> Executable::outputs() const { return Impl->Outputs; }
+llvm::ArrayRef<TensorDesc> Executable::scalars() const { return Impl->Scalars; }
+llvm::ArrayRef<std::string> Executable::dynamicDims() const { return Impl->DynDims; }
+const Partition &Executable::partition() const { return Impl->Part; }
+const std::string &Executable::plan() const { return Impl->PlanText; }
+const std::string &Executable::planDot() const { return Impl->PlanDot; }
+const std::string &Executable::graphText() const { return Impl->GraphText; }
+const std::string &Executable::source() const { return Impl->Source; }
+const std::string &Executable::compileLog() const { return Impl->Log; }
+const std::string &Executable::cacheKey() const { return Impl->Key; }
+const CompileStats &Executable::stats() const { return Impl->Stats; }
+bool Executable::canRun() const { return Impl->HaveDevice; }
+
+const std::string &Executable::ptx() {
+  if (Impl->Ptx.empty())
+    Impl->Ptx = rt::compileCuda(Impl->Source, "jitfuse", Impl->NvrtcOptions, true).Ptx;
+  return Impl->Ptx;
+}
+
+std::vector<int64_t> Executable::kernelBytes(llvm::ArrayRef<int64_t> Dims) const {
+  std::vector<int64_t> Out;
+  for (const SizeSum &S : Impl->KernelBytes)
+    Out.push_back(S.eval(Dims));
+  return Out;
+}
+
+void Executable::run(llvm::ArrayRef<CUdeviceptr> Inputs,
+                     llvm::ArrayRef<CUdeviceptr> Outputs,
+                     llvm::ArrayRef<double> Scalars, llvm::ArrayRef<int64_t> Dims,
+                     CUstream Stream) {
+  Impl->run(Inputs, Outputs, Scalars, Dims, Stream);
+}
+
+static constexpr int64_t MaxElements = int64_t(1) << 48;
+
+void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
+                               llvm::ArrayRef<CUdeviceptr> Out,
+                               llvm::ArrayRef<double> Sc,
+                               llvm::ArrayRef<int64_t> Dims) const {
+  if (!HaveDevice)
+    fail("run: no CUDA device to run on ({})",
+         rt::Driver::get().available() ? "device " + std::to_string(Device) + " does not exist"
+                                       : rt::Driver::get().unavailableReason());
+  if (In.size() != Inputs.size())
+    fail("run: got {} input pointers, the graph has {} inputs", In.size(), Inputs.size());
+  if (Out.size() != Outputs.size())
+    fail("run: got {} output pointers, the graph has {} outputs", Out.size(),
+         Outputs.size());
+  if (Sc.size() != Scalars.size())
+    fail("run: got {} scalar values, the graph has {} scalars", Sc.size(), Scalars.size());
+  if (Dims.size() != DynDims.size())
+    fail("run: got {} dynamic dim values, the graph has {} ({})", Dims.size(),
+         DynDims.size(), fmt::format("{}", fmt::join(DynDims, ", ")));
+  for (size_t I = 0; I < Dims.size(); ++I)
+    if (Dims[I] < 0 || Dims[I] > MaxElements)
+      fail("run: dynamic dim '{}' = {} is out of range; expected 0 <= {} <= 2^48",
+           DynDims[I], Dims[I], DynDims[I]);
+  auto CheckTensor = [&](const TensorDesc &T, CUdeviceptr P, const char *What) {
+    int64_t N = SizeExpr::of(T.Dims, DynDims).eval(Dims);
+    if (N > MaxElements)
+      fail("run: {} '{}' {} would hold {} elements; expected at most 2^48", What,
+           T.Name, shapeStr(T.Dims), N);
+    if (N == 0)
+      return;
+    if (P == 0)
+      fail("run: {} '{}' is a null pointer but holds {} elements", What, T.Name, N);
+    if (P % dtypeBytes(T.Type) != 0)
+      fail("run: {} '{}' pointer {:#x} is not aligned to its {}-byte {} elements",
+           What, T.Name, P, dtypeBytes(T.Type), dtypeName(T.Type).str());
+  };
+  for (size_t I = 0; I < In.size(); ++I)
+    CheckTensor(Inputs[I], In[I], "input");
+  for (size_t I = 0; I < Out.size(); ++I)
+    CheckTensor(Outputs[I], Out[I], "output");
+}
+
+void ExecutableImpl::growIntermediates(llvm::ArrayRef<int64_t> Dims) {
+  for (size_t I = 0; I < InterNumel.size(); ++I) {
+    size_t Bytes = static_cast<size_t>(InterNumel[I].eval(Dims)) * InterElemBytes[I];
+    if (Bytes > InterBuffers[I].size())
+      InterBuffers[I] = rt::DeviceBuffer(Bytes);
+  }
+}
+
+static uint64_t scalarBits(DType T, double V) {
+  uint64_t Bits = 0;
+  switch (T) {
+  case DType::F64:
+    std::memcpy(&Bits, &V, sizeof(V));
+    break;
+  case DType::I64: {
+    int64_t I = static_cast<int64_t>(V);
+    std::memcpy(&Bits, &I, sizeof(I));
+    break;
+  }
+  case DType::I32: {
+    int32_t I = static_cast<int32_t>(V);
+    std::memcpy(&Bits, &I, sizeof(I));
+    break;
+  }
+  case DType::Bool:
+    Bits = V != 0;
+    break;
+  default: {
+    float F = static_cast<float>(V);
+    std::memcpy(&Bits, &F, sizeof(F));
+    break;
+  }
+  }
+  return Bits;
+}
+
+static unsigned ceilDiv(int64_t A, int64_t B) {
+  int64_t R = (A + B - 1) / B;
+  if (R > INT32_MAX)
+    fail("run: {} blocks exceed the CUDA grid limit; the tensor is too large",
+         R);
+  return static_cast<unsigned>(R);
+}
+
+void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
+                         llvm::ArrayRef<CUdeviceptr> Out,
+                         llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
+                         CUstream Stream) {
+  checkArgs(In, Out, Sc, Dims);
+  growIntermediates(Dims);
+  rt::Driver &D = rt::Driver::get();
+  CUcontext Cur = nullptr;
+  D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
+  if (Cur != Ctx)
+    D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
+
+  for (LaunchPlan &L : Launches) {
+    int64_t Numel = L.Numel.eval(Dims);
+    int64_t Rows = L.Rows.eval(Dims);
+    if (Numel == 0 && L.Kind == KernelKind::Elementwise)
+      continue;
+    if (Rows == 0 && L.Kind == KernelKind::RowReduce)
+      continue;
+    // Widest variant every vectorized pointer allows.
+    size_t V = 0;
+    for (; V + 1 < L.Vecs.size(); ++V) {
+      bool Ok = true;
+      for (size_t S = 0; S < L.Slots.size(); ++S) {
+        const ArgSlot &A = L.Slots[S];
+        if (!A.Vectorized)
+          continue;
+        const CUdeviceptr *Ptr = nullptr;
+        switch (A.Src.K) {
+        case TensorSource::GraphInput: Ptr = &In[A.Src.Index]; break;
+        case TensorSource::GraphOutput: Ptr = &Out[A.Src.Index]; break;
+        case TensorSource::Intermediate: continue; // ours: always aligned
+        }
+        Ok &= *Ptr % (static_cast<uint64_t>(L.Vecs[V]) * A.ElemBytes) == 0;
+      }
+      if (Ok)
+        break;
+    }
+    for (size_t S = 0; S < L.Slots.size(); ++S) {
+      const ArgSlot &A = L.Slots[S];
+      uint64_t &Slot = L.Storage[S];
+      switch (A.K) {
+      case codegen::KernelParam::Input:
+      case codegen::KernelParam::Output:
+        Slot = A.Src.K == TensorSource::GraphInput    ? In[A.Src.Index]
+               : A.Src.K == TensorSource::GraphOutput ? Out[A.Src.Index]
+                                                      : InterBuffers[A.Src.Index].ptr();
+        break;
+      case codegen::KernelParam::Scalar:
+        Slot = scalarBits(A.Type, Sc[A.Index]);
+        break;
+      case codegen::KernelParam::DynDim:
+        Slot = static_cast<uint64_t>(Dims[A.Index]);
+        break;
+      case codegen::KernelParam::Partials:
+        Slot = L.Partials.ptr();
+        break;
+      case codegen::KernelParam::Counter:
+        Slot = L.Counter.ptr();
+        break;
+      }
+    }
+    int Vec = L.Vecs[V];
+    rt::LaunchDims Grid, Block;
+    Block.X = L.ThreadsX;
+    switch (L.Kind) {
+    case KernelKind::Elementwise: {
+      int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
+      Grid.X = ceilDiv(Chunks, L.ThreadsX);
+      break;
+    }
+    case KernelKind::RowReduce:
+      Block.Y = L.RowsPerBlock;
+      Grid.X = ceilDiv(Rows, L.RowsPerBlock);
+      break;
+    case KernelKind::FullReduce: {
+      int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
+      int64_t Blocks = std::min<int64_t>((Chunks + L.ThreadsX - 1) / L.ThreadsX,
+                                         std::max(1, 2 * SmCount));
+      Grid.X = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
+      break;
+    }
+    }
+    rt::launchKernel(L.Fns[V], Grid, Block, 0, Stream, L.ArgPtrs.data());
+  }
+}
+
+} // namespace jitfuse

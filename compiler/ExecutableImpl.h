@@ -1,0 +1,86 @@
+//===- compiler/ExecutableImpl.h - what run() needs, precomputed -*- C++ -*-===//
+//
+// Private to compiler/. Everything run() touches is laid out at compile time
+// so the hot path only fills argument slots and launches.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "compiler/Compiler.h"
+#include "compiler/SizeExpr.h"
+#include "runtime/Memory.h"
+#include "runtime/Module.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace jitfuse {
+
+/// Where a tensor argument comes from at run time.
+struct TensorSource {
+  enum Kind : uint8_t { GraphInput, GraphOutput, Intermediate } K;
+  unsigned Index;
+};
+
+struct ArgSlot {
+  codegen::KernelParam::Kind K;
+  DType Type;
+  TensorSource Src{TensorSource::GraphInput, 0}; // tensors
+  unsigned Index = 0;    // scalar / dim index into the graph's lists
+  unsigned AlignElems = 1; // tensors: elements of alignment the widest variant needs
+  bool Vectorized = false; // tensors: does vector width apply to this pointer
+  unsigned ElemBytes = 0;
+};
+
+struct LaunchPlan {
+  KernelKind Kind;
+  bool Flat = false;
+  int ThreadsX = 256, RowsPerBlock = 1;
+  SizeExpr Rows;    // product of every domain dim but the last
+  SizeExpr RowLen;  // the last domain dim
+  SizeExpr Numel;   // whole domain
+  std::vector<int> Vecs;
+  std::vector<CUfunction> Fns; // per variant
+  std::vector<ArgSlot> Slots;
+  std::vector<uint64_t> Storage; // one 8-byte slot per parameter
+  std::vector<void *> ArgPtrs;   // points into Storage
+  rt::DeviceBuffer Partials, Counter; // full reductions
+};
+
+class ExecutableImpl {
+public:
+  std::vector<TensorDesc> Inputs, Outputs, Scalars;
+  std::vector<std::string> DynDims;
+  std::vector<KernelInfo> Kernels;
+  std::vector<LaunchPlan> Launches;
+  Partition Part;
+  std::string PlanText, PlanDot, GraphText, Source, Ptx, Log, Key;
+  std::vector<std::string> NvrtcOptions;
+  CompileStats Stats;
+  std::vector<SizeSum> KernelBytes;
+
+  // Intermediates between kernels: sizes and their current buffers.
+  std::vector<SizeExpr> InterNumel;
+  std::vector<unsigned> InterElemBytes;
+  std::vector<rt::DeviceBuffer> InterBuffers;
+
+  std::shared_ptr<const rt::CacheEntry> Entry;
+  std::unique_ptr<rt::Module> Mod;
+  CUcontext Ctx = nullptr;
+  int Device = 0;
+  int SmCount = 0;
+  bool HaveDevice = false;
+
+  void run(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
+           llvm::ArrayRef<double> Scalars, llvm::ArrayRef<int64_t> Dims,
+           CUstream Stream);
+
+private:
+  void checkArgs(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
+                 llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims) const;
+  void growIntermediates(llvm::ArrayRef<int64_t> Dims);
+};
+
+} // namespace jitfuse

@@ -1,0 +1,31 @@
+//===- compiler/HostRun.h - run an executable on host tensors ----*- C++ -*-===//
+//
+// For tests, examples and tools: copies host tensors to the device, runs,
+// and copies the outputs back. Not the hot path (it allocates).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/Compiler.h"
+#include "ir/Interpreter.h"
+
+#include <map>
+#include <string>
+
+namespace jitfuse {
+
+struct HostRunOptions {
+  /// Fill outputs with 0xFF bytes (NaN for floats) first, so elements the
+  /// kernels never write show up.
+  bool Poison = true;
+  /// Offset every input and output by this many elements from an aligned
+  /// allocation, to exercise the narrower vector variants.
+  unsigned MisalignElems = 0;
+  /// Runs of the executable (>1 to check determinism or reuse).
+  unsigned Repeat = 1;
+};
+
+std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
+                                              const HostRunOptions &Opts = {});
+
+} // namespace jitfuse

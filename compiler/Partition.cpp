@@ -1,0 +1,189 @@
+//===- compiler/Partition.cpp - partition bookkeeping and the unfused one -===//
+#include "compiler/Partition.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cassert>
+#include <set>
+
+namespace jitfuse {
+
+llvm::StringRef describeReason(BoundaryReason R) {
+  switch (R) {
+  case BoundaryReason::Unfused: return "fusion is off (CompileOptions::Fuse = false)";
+  case BoundaryReason::GraphOutput: return "graph output";
+  case BoundaryReason::DomainMismatch: return "producer and consumer iterate over different shapes";
+  case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel";
+  case BoundaryReason::RowDomainMismatch: return "a row reduction's result is used over a different row domain";
+  case BoundaryReason::MultipleConsumers: return "the value is needed by several kernels, so it is materialized once";
+  case BoundaryReason::WouldCycle: return "fusing would create a cycle between kernels";
+  case BoundaryReason::ClusterTooLarge: return "the kernel reached the size cap";
+  case BoundaryReason::SecondRowDomain: return "the consumer's kernel already reduces over another row domain";
+  case BoundaryReason::ViewNotFusable: return "this view cannot be computed inside the consumer's loop";
+  }
+  assert(false && "unknown reason");
+  return "";
+}
+
+std::vector<bool> liveNodes(const Graph &G) {
+  std::vector<bool> Live(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    Live[O.Id] = true;
+  for (NodeId Id = static_cast<NodeId>(G.size()); Id-- > 0;)
+    if (Live[Id])
+      for (NodeId Op : G.node(Id).Operands)
+        Live[Op] = true;
+  return Live;
+}
+
+static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
+  KernelKind K = KernelKind::Elementwise;
+  for (NodeId N : Nodes) {
+    const Node &Nd = G.node(N);
+    if (!isReduction(Nd.Kind))
+      continue;
+    if (Nd.scope() == ReduceScope::All)
+      return KernelKind::FullReduce;
+    K = KernelKind::RowReduce;
+  }
+  return K;
+}
+
+void finalizePartition(const Graph &G, Partition &P) {
+  size_t NC = P.Clusters.size();
+  std::vector<bool> IsOutput(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    IsOutput[O.Id] = true;
+  // Dependencies between clusters, then a stable topological order (by the
+  // smallest node id, so the order is deterministic).
+  std::vector<std::set<unsigned>> Deps(NC);
+  for (unsigned C = 0; C < NC; ++C) {
+    Cluster &Cl = P.Clusters[C];
+    std::sort(Cl.Nodes.begin(), Cl.Nodes.end());
+    for (NodeId N : Cl.Nodes)
+      for (NodeId Op : G.node(N).Operands)
+        if (int OC = P.ClusterOf[Op]; OC >= 0 && static_cast<unsigned>(OC) != C)
+          Deps[C].insert(OC);
+  }
+  std::vector<unsigned> Order;
+  std::vector<int> State(NC, 0);
+  std::vector<unsigned> ByFirst(NC);
+  for (unsigned C = 0; C < NC; ++C)
+    ByFirst[C] = C;
+  std::sort(ByFirst.begin(), ByFirst.end(), [&](unsigned A, unsigned B) {
+    return P.Clusters[A].Nodes.front() < P.Clusters[B].Nodes.front();
+  });
+  std::function<void(unsigned)> Visit = [&](unsigned C) {
+    if (State[C] == 2)
+      return;
+    if (State[C] == 1)
+      fail("partition: the clusters form a cycle (cluster of node %{})",
+           P.Clusters[C].Nodes.front());
+    State[C] = 1;
+    for (unsigned D : Deps[C])
+      Visit(D);
+    State[C] = 2;
+    Order.push_back(C);
+  };
+  for (unsigned C : ByFirst)
+    Visit(C);
+  std::vector<Cluster> Sorted;
+  std::vector<int> NewIndex(NC);
+  for (unsigned I = 0; I < NC; ++I) {
+    NewIndex[Order[I]] = static_cast<int>(I);
+    Sorted.push_back(std::move(P.Clusters[Order[I]]));
+  }
+  P.Clusters = std::move(Sorted);
+  for (int &C : P.ClusterOf)
+    if (C >= 0)
+      C = NewIndex[C];
+  for (FusionBoundary &B : P.Boundaries) {
+    B.ProducerCluster = NewIndex[B.ProducerCluster];
+    B.ConsumerCluster = NewIndex[B.ConsumerCluster];
+  }
+
+  // Which nodes each cluster loads and stores.
+  std::vector<bool> NeededElsewhere(G.size(), false);
+  for (unsigned C = 0; C < NC; ++C)
+    for (NodeId N : P.Clusters[C].Nodes)
+      for (NodeId Op : G.node(N).Operands)
+        if (P.ClusterOf[Op] >= 0 && static_cast<unsigned>(P.ClusterOf[Op]) != C)
+          NeededElsewhere[Op] = true;
+  for (unsigned C = 0; C < NC; ++C) {
+    Cluster &Cl = P.Clusters[C];
+    std::set<NodeId> Ins, Scalars;
+    for (NodeId N : Cl.Nodes) {
+      for (NodeId Op : G.node(N).Operands) {
+        const Node &O = G.node(Op);
+        if (O.Kind == Op::Scalar)
+          Scalars.insert(Op);
+        else if (O.Kind == Op::Input ||
+                 (P.ClusterOf[Op] >= 0 && static_cast<unsigned>(P.ClusterOf[Op]) != C))
+          Ins.insert(Op);
+      }
+      if (IsOutput[N] || NeededElsewhere[N])
+        Cl.Outputs.push_back(N);
+    }
+    Cl.Inputs.assign(Ins.begin(), Ins.end());
+    Cl.Scalars.assign(Scalars.begin(), Scalars.end());
+    Cl.Kind = kindOf(G, Cl.Nodes);
+  }
+  verifyPartition(G, P);
+}
+
+void verifyPartition(const Graph &G, const Partition &P) {
+  std::vector<bool> Live = liveNodes(G);
+  std::vector<int> Seen(G.size(), 0);
+  for (unsigned C = 0; C < P.Clusters.size(); ++C) {
+    const Cluster &Cl = P.Clusters[C];
+    if (Cl.Nodes.empty())
+      fail("partition: cluster {} is empty", C);
+    for (NodeId N : Cl.Nodes) {
+      if (G.node(N).isLeaf())
+        fail("partition: leaf %{} placed in cluster {}", N, C);
+      ++Seen[N];
+      if (P.ClusterOf[N] != static_cast<int>(C))
+        fail("partition: node %{} listed in cluster {} but mapped to {}", N, C,
+             P.ClusterOf[N]);
+      for (NodeId Op : G.node(N).Operands)
+        if (int OC = P.ClusterOf[Op]; OC > static_cast<int>(C))
+          fail("partition: cluster {} uses %{} from later cluster {}", C, Op, OC);
+    }
+    if (Cl.Outputs.empty())
+      fail("partition: cluster {} stores nothing", C);
+  }
+  for (NodeId N = 0; N < G.size(); ++N) {
+    bool Needs = Live[N] && !G.node(N).isLeaf();
+    if (Needs && Seen[N] != 1)
+      fail("partition: live node %{} is in {} clusters, expected 1", N, Seen[N]);
+    if (!Needs && Seen[N] != 0)
+      fail("partition: dead or leaf node %{} is in a cluster", N);
+  }
+}
+
+Partition partitionUnfused(const Graph &G) {
+  Partition P;
+  P.ClusterOf.assign(G.size(), -1);
+  std::vector<bool> Live = liveNodes(G);
+  for (NodeId N = 0; N < G.size(); ++N) {
+    if (!Live[N] || G.node(N).isLeaf())
+      continue;
+    P.ClusterOf[N] = static_cast<int>(P.Clusters.size());
+    P.Clusters.push_back(Cluster{});
+    P.Clusters.back().Nodes.push_back(N);
+  }
+  for (NodeId N = 0; N < G.size(); ++N) {
+    if (P.ClusterOf[N] < 0)
+      continue;
+    for (NodeId Op : G.node(N).Operands)
+      if (P.ClusterOf[Op] >= 0)
+        P.Boundaries.push_back({Op, N, static_cast<unsigned>(P.ClusterOf[Op]),
+                                static_cast<unsigned>(P.ClusterOf[N]),
+                                BoundaryReason::Unfused, ""});
+  }
+  finalizePartition(G, P);
+  return P;
+}
+
+} // namespace jitfuse

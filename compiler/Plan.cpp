@@ -1,0 +1,119 @@
+//===- compiler/Plan.cpp - the fusion plan a user reads -------------------===//
+#include "compiler/Plan.h"
+
+#include "ir/Printer.h"
+
+#include <fmt/format.h>
+
+namespace jitfuse {
+
+SizeSum clusterTraffic(const Graph &G, const Cluster &C) {
+  SizeSum S;
+  for (NodeId N : C.Inputs)
+    S.add(SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type)));
+  for (NodeId N : C.Outputs)
+    S.add(SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type)));
+  return S;
+}
+
+llvm::StringRef clusterLevel(KernelKind K) {
+  switch (K) {
+  case KernelKind::Elementwise: return "L1 element-wise";
+  case KernelKind::RowReduce: return "L2 row-reduction";
+  case KernelKind::FullReduce: return "full reduction";
+  }
+  return "";
+}
+
+static std::string nodeRef(const Graph &G, NodeId N) {
+  const Node &Nd = G.node(N);
+  std::string S = fmt::format("%{}", N);
+  if (Nd.Kind == Op::Input)
+    S += fmt::format(" input \"{}\"", Nd.Name);
+  for (const GraphOutput &O : G.outputs())
+    if (O.Id == N)
+      S += fmt::format(" -> output \"{}\"", O.Name);
+  return S + fmt::format(" {}{}", dtypeName(Nd.Type).str(), shapeStr(Nd.Dims));
+}
+
+std::string explainPlan(const Graph &G, const Partition &P,
+                        llvm::ArrayRef<KernelPlan> Plans, bool Fused) {
+  std::string Out = fmt::format("plan ({}): {} kernel{}\n", Fused ? "fused" : "unfused",
+                                P.Clusters.size(), P.Clusters.size() == 1 ? "" : "s");
+  SizeSum Total;
+  for (size_t I = 0; I < P.Clusters.size(); ++I) {
+    const Cluster &C = P.Clusters[I];
+    const KernelPlan &K = Plans[I];
+    SizeSum Bytes = clusterTraffic(G, C);
+    Total.add(Bytes);
+    Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
+                       clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,
+                       K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
+    for (NodeId N : C.Nodes)
+      Out += "    " + printNode(G, N) + "\n";
+    for (NodeId N : C.Inputs)
+      Out += "  reads  " + nodeRef(G, N) + "\n";
+    for (NodeId N : C.Outputs)
+      Out += "  writes " + nodeRef(G, N) + "\n";
+    Out += "  bytes  " + Bytes.str(G.dynamicDims()) + "\n";
+  }
+  if (!P.Boundaries.empty())
+    Out += "boundaries:\n";
+  for (const FusionBoundary &B : P.Boundaries)
+    Out += fmt::format("  %{} (kernel {}) -> %{} (kernel {}): {}{}\n", B.Producer,
+                       B.ProducerCluster, B.Consumer, B.ConsumerCluster,
+                       describeReason(B.Reason).str(),
+                       B.Detail.empty() ? "" : " (" + B.Detail + ")");
+  Partition U = partitionUnfused(G);
+  SizeSum UBytes;
+  for (const Cluster &C : U.Clusters)
+    UBytes.add(clusterTraffic(G, C));
+  Out += fmt::format("total: {} kernel{}, {} bytes; unfused: {} kernels, {} bytes\n",
+                     P.Clusters.size(), P.Clusters.size() == 1 ? "" : "s",
+                     Total.str(G.dynamicDims()), U.Clusters.size(),
+                     UBytes.str(G.dynamicDims()));
+  return Out;
+}
+
+static std::string dotEscape(const std::string &S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    Out += C;
+  }
+  return Out;
+}
+
+std::string planToDot(const Graph &G, const Partition &P) {
+  std::string Out = "digraph jitfuse_plan {\n  compound=true;\n  node [shape=box, "
+                    "fontname=\"monospace\"];\n";
+  for (size_t I = 0; I < P.Clusters.size(); ++I) {
+    const Cluster &C = P.Clusters[I];
+    Out += fmt::format("  subgraph cluster_{} {{\n    label=\"kernel {} ({})\";\n", I, I,
+                       clusterLevel(C.Kind).str());
+    for (NodeId N : C.Nodes)
+      Out += fmt::format("    n{} [label=\"{}\"];\n", N, dotEscape(printNode(G, N)));
+    Out += "  }\n";
+  }
+  std::vector<bool> Live = liveNodes(G);
+  for (NodeId N = 0; N < G.size(); ++N) {
+    const Node &Nd = G.node(N);
+    if (!Live[N])
+      continue;
+    if (Nd.Kind == Op::Input || Nd.Kind == Op::Scalar)
+      Out += fmt::format("  n{} [label=\"{}\", style=rounded];\n", N,
+                         dotEscape(printNode(G, N)));
+    if (Nd.Kind == Op::Constant)
+      continue;
+    for (NodeId Op : Nd.Operands)
+      if (G.node(Op).Kind != Op::Constant)
+        Out += fmt::format("  n{} -> n{};\n", Op, N);
+  }
+  for (size_t I = 0; I < G.outputs().size(); ++I)
+    Out += fmt::format("  out{} [label=\"{}\", shape=ellipse];\n  n{} -> out{};\n", I,
+                       dotEscape(G.outputs()[I].Name), G.outputs()[I].Id, I);
+  return Out + "}\n";
+}
+
+} // namespace jitfuse

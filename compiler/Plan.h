@@ -1,0 +1,26 @@
+//===- compiler/Plan.h - the fusion plan a user reads -----------*- C++ -*-===//
+#pragma once
+
+#include "compiler/Partition.h"
+#include "compiler/SizeExpr.h"
+
+#include <string>
+
+namespace jitfuse {
+
+/// Minimal bytes a cluster moves: each input read once, each output written
+/// once.
+SizeSum clusterTraffic(const Graph &G, const Cluster &C);
+
+/// Kernel level as the plan names it: L1, L2 or "reduction".
+llvm::StringRef clusterLevel(KernelKind K);
+
+/// The plan: each kernel with its level, nodes, inputs, outputs and
+/// predicted bytes; why each boundary exists; totals fused vs unfused.
+std::string explainPlan(const Graph &G, const Partition &P,
+                        llvm::ArrayRef<KernelPlan> Plans, bool Fused);
+
+/// Graphviz DOT of the plan, one subgraph per kernel.
+std::string planToDot(const Graph &G, const Partition &P);
+
+} // namespace jitfuse

@@ -1,0 +1,163 @@
+//===- compiler/Schedule.cpp - cluster -> kernel plan ---------------------===//
+//
+// Launch shapes follow the measurements in DESIGN.md: one vector chunk per
+// thread over a large grid for element-wise work; for rows, enough threads
+// that each holds 2-4 chunks so the row stays in registers.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Schedule.h"
+
+#include <algorithm>
+#include <cassert>
+#include <climits>
+#include <set>
+
+namespace jitfuse {
+
+static bool sameShape(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
+  return A == B;
+}
+
+static bool isNumelOne(llvm::ArrayRef<Dim> S) {
+  return staticNumel(S) == std::optional<int64_t>(1);
+}
+
+/// True when every access in the cluster is the identity over Domain (or a
+/// one-element tensor), so the domain can be walked as one flat range.
+static bool canFlatten(const Graph &G, const Cluster &C,
+                       llvm::ArrayRef<Dim> Domain) {
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat)
+      return false;
+    bool Reduction = isReduction(Nd.Kind);
+    if (!Reduction && !sameShape(Nd.Dims, Domain) && !isNumelOne(Nd.Dims))
+      return false;
+    if (Nd.Kind == Op::Reshape)
+      continue; // the linear index is the same on both sides
+    for (NodeId Op : Nd.Operands) {
+      const Node &O = G.node(Op);
+      if (O.Kind == Op::Scalar || O.Kind == Op::Constant || isNumelOne(O.Dims))
+        continue;
+      llvm::ArrayRef<Dim> Want = Reduction ? Domain : llvm::ArrayRef<Dim>(Nd.Dims);
+      if (!sameShape(O.Dims, Want))
+        return false;
+    }
+  }
+  return true;
+}
+
+static unsigned pow2Floor(int64_t V) {
+  unsigned P = 1;
+  while (static_cast<int64_t>(P) * 2 <= V)
+    P *= 2;
+  return P;
+}
+
+static unsigned pow2Ceil(int64_t V) {
+  unsigned P = 1;
+  while (static_cast<int64_t>(P) < V)
+    P *= 2;
+  return P;
+}
+
+KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
+                           const ScheduleOptions &Opts) {
+  KernelPlan P;
+  P.Kind = C.Kind;
+  P.Nodes = C.Nodes;
+  P.Inputs = C.Inputs;
+  P.Outputs = C.Outputs;
+  P.Scalars = C.Scalars;
+  P.Name = "jf_k" + std::to_string(Index) + "_" +
+           std::string(opName(G.node(C.Outputs.front()).Kind));
+
+  // Domain.
+  if (C.Kind == KernelKind::Elementwise) {
+    P.Domain = G.node(C.Outputs.front()).Dims;
+  } else {
+    NodeId Red = 0;
+    for (NodeId N : C.Nodes)
+      if (isReduction(G.node(N).Kind)) {
+        Red = N;
+        break;
+      }
+    P.Domain = G.node(G.node(Red).Operands[0]).Dims;
+  }
+
+  // Dynamic dims used anywhere in the kernel, in graph order.
+  std::set<std::string> Used;
+  auto Note = [&](llvm::ArrayRef<Dim> S) {
+    for (const Dim &D : S)
+      if (D.isDynamic())
+        Used.insert(D.Name);
+  };
+  Note(P.Domain);
+  int64_t MaxNumel = 1;
+  unsigned MaxBytes = 1;
+  auto Account = [&](NodeId N) {
+    const Node &Nd = G.node(N);
+    Note(Nd.Dims);
+    auto Num = staticNumel(Nd.Dims);
+    MaxNumel = std::max<int64_t>(MaxNumel, Num ? *Num : INT64_MAX);
+    if (!isNumelOne(Nd.Dims))
+      MaxBytes = std::max(MaxBytes, dtypeBytes(Nd.Type));
+  };
+  for (NodeId N : C.Nodes)
+    Account(N);
+  for (NodeId N : C.Inputs)
+    Account(N);
+  for (const std::string &D : G.dynamicDims())
+    if (Used.count(D))
+      P.DynDims.push_back(D);
+  P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
+
+  P.Flat = C.Kind != KernelKind::RowReduce &&
+           (P.Domain.empty() || canFlatten(G, C, P.Domain));
+
+  // Widest vector: 16 bytes of the widest element, dividing the row.
+  int Vec = std::max(1u, 16 / MaxBytes);
+  const Dim &Last = P.Domain.empty() ? Dim(1) : P.Domain.back();
+  if (!P.Flat) {
+    if (Last.isDynamic())
+      Vec = 1;
+    else
+      while (Vec > 1 && Last.Size % Vec != 0)
+        Vec /= 2;
+  }
+  if (P.Domain.empty())
+    Vec = 1;
+  P.Vecs.clear();
+  for (int V = Vec; V >= 1; V /= 2)
+    P.Vecs.push_back(V);
+
+  if (C.Kind != KernelKind::RowReduce) {
+    P.ThreadsX = 256;
+    return P;
+  }
+
+  // Row kernels: threads per row from the row length.
+  if (Last.isDynamic()) {
+    P.ThreadsX = 256;
+    return P;
+  }
+  int64_t Chunks = (Last.Size + Vec - 1) / Vec;
+  if (Chunks <= 32) {
+    P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
+    P.RowsPerBlock = 128 / P.ThreadsX;
+  } else {
+    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(pow2Floor(Chunks / 2), 32, 512));
+    P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
+  }
+  int64_t Iters = (Last.Size + P.ThreadsX * Vec - 1) / (P.ThreadsX * Vec);
+  int64_t Bytes = 0;
+  for (NodeId N : C.Inputs) {
+    const Node &Nd = G.node(N);
+    if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+      Bytes += Iters * Vec * dtypeBytes(Nd.Type);
+  }
+  P.CacheRow = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
+  return P;
+}
+
+} // namespace jitfuse

@@ -1,0 +1,18 @@
+//===- compiler/Schedule.h - cluster -> kernel plan --------------*- C++ -*-===//
+#pragma once
+
+#include "compiler/Partition.h"
+
+namespace jitfuse {
+
+struct ScheduleOptions {
+  /// Registers (bytes per thread) a row kernel may spend keeping its row.
+  int RowCacheBytes = 256;
+};
+
+/// Chooses domain, vector widths, block shape and index width for one
+/// cluster. Pure and deterministic.
+KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
+                           const ScheduleOptions &Opts = {});
+
+} // namespace jitfuse

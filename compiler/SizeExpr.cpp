@@ -1,0 +1,65 @@
+//===- compiler/SizeExpr.cpp - sizes as polynomials in dynamic dims -------===//
+#include "compiler/SizeExpr.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <climits>
+
+namespace jitfuse {
+
+SizeExpr SizeExpr::of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynNames) {
+  SizeExpr E;
+  for (const Dim &D : S) {
+    if (!D.isDynamic()) {
+      E.Static *= D.Size;
+      continue;
+    }
+    auto It = std::find(DynNames.begin(), DynNames.end(), D.Name);
+    assert(It != DynNames.end() && "dynamic dim not in the graph's list");
+    E.Dims.push_back(static_cast<unsigned>(It - DynNames.begin()));
+  }
+  std::sort(E.Dims.begin(), E.Dims.end());
+  return E;
+}
+
+static int64_t satMul(int64_t A, int64_t B) {
+  int64_t R;
+  if (__builtin_mul_overflow(A, B, &R))
+    return INT64_MAX;
+  return R;
+}
+
+int64_t SizeExpr::eval(llvm::ArrayRef<int64_t> DimValues) const {
+  int64_t V = Static;
+  for (unsigned D : Dims)
+    V = satMul(V, DimValues[D]);
+  return V;
+}
+
+int64_t SizeSum::eval(llvm::ArrayRef<int64_t> DimValues) const {
+  int64_t Total = 0;
+  for (auto &[D, K] : Terms) {
+    SizeExpr E{K, D};
+    if (__builtin_add_overflow(Total, E.eval(DimValues), &Total))
+      return INT64_MAX;
+  }
+  return Total;
+}
+
+std::string SizeSum::str(llvm::ArrayRef<std::string> DynNames) const {
+  std::string Out;
+  // Highest-degree terms first reads like a formula.
+  for (auto It = Terms.rbegin(); It != Terms.rend(); ++It) {
+    if (It->second == 0)
+      continue;
+    std::string T = std::to_string(It->second);
+    for (unsigned D : It->first)
+      T += "*" + DynNames[D];
+    Out += (Out.empty() ? "" : " + ") + T;
+  }
+  return Out.empty() ? "0" : Out;
+}
+
+} // namespace jitfuse

@@ -1,0 +1,42 @@
+//===- compiler/SizeExpr.h - sizes as polynomials in dynamic dims -*- C++ -*-===//
+#pragma once
+
+#include "ir/Types.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+/// Static * product of dynamic dims (indices into Graph::dynamicDims()).
+struct SizeExpr {
+  int64_t Static = 1;
+  std::vector<unsigned> Dims; // sorted
+
+  static SizeExpr of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynNames);
+  /// Value for bound dims; saturates at INT64_MAX instead of overflowing.
+  int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
+  SizeExpr times(int64_t K) const {
+    SizeExpr R = *this;
+    R.Static *= K;
+    return R;
+  }
+};
+
+/// A sum of SizeExprs with equal dim sets merged: "16384*B + 8192".
+class SizeSum {
+public:
+  void add(const SizeExpr &E) { Terms[E.Dims] += E.Static; }
+  void add(const SizeSum &O) {
+    for (auto &[D, K] : O.Terms)
+      Terms[D] += K;
+  }
+  int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
+  std::string str(llvm::ArrayRef<std::string> DynNames) const;
+
+private:
+  std::map<std::vector<unsigned>, int64_t> Terms;
+};
+
+} // namespace jitfuse
