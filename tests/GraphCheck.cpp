@@ -1,0 +1,108 @@
+//===- tests/GraphCheck.cpp - compile, run, compare against the reference -===//
+#include "GraphCheck.h"
+
+#include "ir/Tolerance.h"
+#include "runtime/Driver.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+namespace jitfuse::test {
+
+bool haveGpu() {
+  rt::Driver &D = rt::Driver::get();
+  if (D.available())
+    return true;
+  WARN("GPU part skipped: " << D.unavailableReason());
+  return false;
+}
+
+Compiler &testCompiler() {
+  static Compiler C([] {
+    rt::CacheConfig Cfg;
+    if (const char *Env = std::getenv("JITFUSE_CACHE_DIR")) {
+      Cfg.Dir = Env;
+    } else {
+      char Tmpl[] = "/tmp/jitfuse-test-cache-XXXXXX";
+      Cfg.Dir = mkdtemp(Tmpl);
+    }
+    return Cfg;
+  }());
+  return C;
+}
+
+std::mt19937_64 &rng() {
+  static std::mt19937_64 R([] {
+    uint64_t Seed = std::random_device{}();
+    if (const char *Env = std::getenv("JITFUSE_TEST_SEED"))
+      Seed = std::strtoull(Env, nullptr, 10);
+    std::fprintf(stderr, "jitfuse tests: random seed %llu (JITFUSE_TEST_SEED to repeat)\n",
+                 static_cast<unsigned long long>(Seed));
+    return Seed;
+  }());
+  return R;
+}
+
+Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Dims,
+                        const std::map<std::string, double> &Scalars,
+                        const CheckOptions &Opts) {
+  Bindings B;
+  B.Dims = Dims;
+  B.Scalars = Scalars;
+  for (NodeId Id : G.inputs()) {
+    const Node &N = G.node(Id);
+    HostTensor T = randomTensor(N.Type, resolveShape(N.Dims, Dims), rng(), Opts.Lo, Opts.Hi);
+    if (Opts.SpecialValues && isFloat(N.Type) && T.numel() > 0) {
+      const double Special[] = {NAN, INFINITY, -INFINITY};
+      for (int K = 0; K < 3; ++K)
+        T.Data[rng()() % T.Data.size()] = Special[K];
+    }
+    B.Inputs[N.Name] = std::move(T);
+  }
+  return B;
+}
+
+static int runAndCompare(const Graph &G, Executable &X, const Bindings &B,
+                         const CheckOptions &Opts, const char *Mode,
+                         const std::map<std::string, HostTensor> &Ref) {
+  HostRunOptions RO;
+  RO.MisalignElems = Opts.MisalignElems;
+  std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
+  int Compared = 0;
+  for (const GraphOutput &O : G.outputs()) {
+    DType T = G.node(O.Id).Type;
+    double Tol = toleranceFor(T, maxReductionLength(G, O.Id, B.Dims)) * Opts.TolScale;
+    CompareResult R = compareTensors(Got.at(O.Name), Ref.at(O.Name), Tol,
+                                     std::string(Mode) + " output '" + O.Name + "'");
+    INFO(R.Message);
+    CHECK(R.Ok);
+    ++Compared;
+  }
+  return Compared;
+}
+
+int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
+  Compiler &C = testCompiler();
+  bool Gpu = rt::Driver::get().available();
+  std::map<std::string, HostTensor> Ref;
+  if (Gpu)
+    Ref = interpret(G, B);
+  int Compared = 0;
+  for (bool Fuse : {true, false}) {
+    if ((Fuse && !Opts.Fused) || (!Fuse && !Opts.Unfused))
+      continue;
+    CompileOptions CO;
+    CO.Fuse = Fuse;
+    Executable X = C.compile(G, CO);
+    if (Fuse && Opts.ExpectFusedKernels >= 0)
+      CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));
+    if (Gpu)
+      Compared += runAndCompare(G, X, B, Opts, Fuse ? "fused" : "unfused", Ref);
+  }
+  return Compared;
+}
+
+} // namespace jitfuse::test

@@ -1,0 +1,54 @@
+//===- tests/GraphCheck.h - compile, run, compare against the reference ---===//
+//
+// The one oracle loop of the GPU tier: compile a graph fused and unfused
+// (NVRTC runs everywhere, so codegen bugs show on CPU-only machines too),
+// and where a GPU exists run both on fresh random inputs with poisoned
+// outputs and compare every output to the fp64 reference interpreter.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/Compiler.h"
+#include "compiler/HostRun.h"
+#include "ir/Interpreter.h"
+
+#include <random>
+#include <string>
+
+namespace jitfuse::test {
+
+/// True when a CUDA device is present; otherwise prints one line saying why
+/// the GPU part is skipped.
+bool haveGpu();
+
+/// A Compiler whose cache lives in a per-process temp directory.
+Compiler &testCompiler();
+
+/// Fresh seed per check, printed on failure.
+std::mt19937_64 &rng();
+
+struct CheckOptions {
+  bool Fused = true;
+  bool Unfused = true;
+  unsigned MisalignElems = 0;
+  /// Inject NaN/+Inf/-Inf into float inputs.
+  bool SpecialValues = false;
+  double Lo = -2, Hi = 2;
+  /// Extra factor on the documented tolerance (1 = the rule as written).
+  double TolScale = 1;
+  /// Expected kernel count of the fused plan, when set.
+  int ExpectFusedKernels = -1;
+};
+
+/// Random bindings for every input (values exact in their dtype) and the
+/// given scalars/dims.
+Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Dims,
+                        const std::map<std::string, double> &Scalars,
+                        const CheckOptions &Opts = {});
+
+/// Compiles (and on a GPU runs and compares) G; returns the number of
+/// outputs compared on the GPU (0 without one). Fails the current Catch2
+/// test with the mismatch description.
+int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts = {});
+
+} // namespace jitfuse::test
