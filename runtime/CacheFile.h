@@ -1,0 +1,52 @@
+//===- runtime/CacheFile.h - On-disk kernel cache entry format ----*- C++
+//-*-===//
+//
+// One entry file `<key>.jfk`, all integers little-endian:
+//
+//   offset  size  field
+//        0     8  magic "JITFUSE\0"
+//        8     4  u32 format version (kCacheFormatVersion)
+//       12    16  raw key (the 16 bytes the 32-hex-char key spells)
+//       28     8  u64 payload size
+//       36     8  u64 XXH3-64 of the payload
+//       44     -  payload: three length-prefixed (u64) fields:
+//                 CUBIN bytes, compile log, caller metadata
+//
+// The parser is written for hostile input (it will be fuzzed): every defect
+// is a miss with a reason, never an exception, assert or out-of-bounds read.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitfuse::rt {
+
+struct CacheEntry {
+  std::vector<char> Cubin;
+  std::string Log;
+  /// Free-form text the caller wants back on a hit (e.g. kernel names).
+  std::string Metadata;
+};
+
+inline constexpr char kCacheMagic[8] = {'J', 'I', 'T', 'F',
+                                        'U', 'S', 'E', '\0'};
+inline constexpr size_t kCacheHeaderSize = 8 + 4 + 16 + 8 + 8;
+
+/// The complete file contents for \p Entry under \p Key (a valid key).
+std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry);
+
+/// Parses file contents \p Bytes expected to hold the entry for \p Key.
+/// Returns nullopt and sets \p WhyNot (when non-null) on any defect: wrong
+/// magic, version or key, truncation, payload size or checksum mismatch,
+/// malformed fields, trailing bytes.
+std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
+                                          llvm::StringRef Key,
+                                          std::string *WhyNot = nullptr);
+
+} // namespace jitfuse::rt

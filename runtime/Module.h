@@ -1,0 +1,72 @@
+//===- runtime/Module.h - Loaded CUBINs and kernel launches -------*- C++
+//-*-===//
+#pragma once
+
+#include "support/Error.h"
+
+#include <cuda.h>
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <string>
+#include <vector>
+
+namespace jitfuse::rt {
+
+/// The driver refused the binary itself (corrupt, or built for another GPU).
+/// Distinct from other load failures so the caller can invalidate the cache
+/// entry and recompile instead of failing.
+class ImageError : public Error {
+public:
+  ImageError(const std::string &Msg, CUresult Result)
+      : Error(Msg), Result(Result) {}
+  CUresult result() const { return Result; }
+
+private:
+  CUresult Result;
+};
+
+/// True for the load results that mean "this binary is unusable here":
+/// CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_NO_BINARY_FOR_GPU,
+/// CUDA_ERROR_INVALID_PTX, CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+bool isImageError(CUresult R);
+
+/// A CUBIN loaded into the current context; unloaded on destruction.
+class Module {
+public:
+  /// Throws ImageError when the driver rejects the image, jitfuse::Error for
+  /// any other failure. \p KernelNames, when given, are what the module is
+  /// expected to contain; they only improve error messages.
+  explicit Module(llvm::ArrayRef<char> Image,
+                  llvm::ArrayRef<std::string> KernelNames = {});
+  ~Module();
+  Module(Module &&Other) noexcept;
+  Module &operator=(Module &&Other) noexcept;
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  /// Throws jitfuse::Error naming \p Name and the kernels the module has.
+  CUfunction function(llvm::StringRef Name) const;
+  CUmodule get() const { return Handle; }
+
+  /// Kernel names in the module: enumerated by the driver when it can
+  /// (CUDA 12.4+), else the names given at construction.
+  std::vector<std::string> kernelNames() const;
+
+private:
+  void reset() noexcept;
+
+  CUmodule Handle = nullptr;
+  std::vector<std::string> ExpectedNames;
+};
+
+struct LaunchDims {
+  unsigned X = 1, Y = 1, Z = 1;
+};
+
+/// cuLaunchKernel with its result checked. \p Args follows cuLaunchKernel's
+/// kernelParams convention: one pointer per kernel parameter.
+void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,
+                  unsigned SharedBytes, CUstream Stream, void **Args);
+
+} // namespace jitfuse::rt

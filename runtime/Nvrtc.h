@@ -1,0 +1,46 @@
+//===- runtime/Nvrtc.h - CUDA C++ to CUBIN with NVRTC -------------*- C++
+//-*-===//
+//
+// A thin, checked wrapper over NVRTC. Kernels are extern "C", so no
+// name-expression lowering is needed.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <string>
+#include <vector>
+
+namespace jitfuse::rt {
+
+struct CompiledProgram {
+  std::vector<char> Cubin;
+  /// Only filled when PTX was requested.
+  std::string Ptx;
+  /// NVRTC's log for the CUBIN compile (warnings); often empty.
+  std::string Log;
+};
+
+/// Compiles \p Source to a CUBIN. \p Options must name a real architecture
+/// (`--gpu-architecture=sm_XX` or `-arch=sm_XX`): NVRTC only emits a CUBIN
+/// for one. With \p WantPtx the source is compiled a second time for the
+/// matching virtual architecture (compute_XX), since an sm_ compile yields no
+/// PTX; that costs a second front-end pass, so only on request.
+/// Throws jitfuse::Error carrying the full NVRTC log and the options.
+CompiledProgram compileCuda(llvm::StringRef Source, llvm::StringRef ProgramName,
+                            llvm::ArrayRef<std::string> Options,
+                            bool WantPtx = false);
+
+/// Identifies the NVRTC in use for cache keys: "<major>.<minor>" plus the
+/// loaded library's file name and size, so a patch-level upgrade (same
+/// major.minor, different code generator) does not reuse stale CUBINs.
+/// Computed once per process.
+const std::string &nvrtcVersionString();
+
+/// The minimal deterministic option set: target arch, C++17, and the CUDA
+/// include directory jitfuse was built against (for cuda_fp16.h/cuda_bf16.h).
+std::vector<std::string> defaultNvrtcOptions(int SmMajor, int SmMinor);
+
+} // namespace jitfuse::rt

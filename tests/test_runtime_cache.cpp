@@ -1,0 +1,613 @@
+// KernelCache against a real directory: hits, healing of damaged entries,
+// degraded directories, the size bound and concurrency. No GPU needed: the
+// "compiler" here is a lambda producing bytes derived from the key parts.
+#include "runtime/CacheFile.h"
+#include "runtime/KernelCache.h"
+
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace jitfuse;
+using namespace jitfuse::rt;
+
+namespace {
+
+/// A fresh mkdtemp directory, removed with its contents at scope exit.
+class TempDir {
+public:
+  TempDir() {
+    std::string Pattern =
+        (fs::temp_directory_path() / "jitfuse-cache-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(Pattern.data()) != nullptr);
+    Path = Pattern;
+  }
+  ~TempDir() {
+    std::error_code EC;
+    fs::permissions(Path, fs::perms::owner_all, fs::perm_options::add, EC);
+    fs::remove_all(Path, EC);
+  }
+  std::string str() const { return Path.string(); }
+  fs::path operator/(const std::string &Name) const { return Path / Name; }
+
+private:
+  fs::path Path;
+};
+
+/// Sets an environment variable for one scope, restoring the old value.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
+    if (const char *Old = std::getenv(Name))
+      Saved = Old;
+    if (Value)
+      ::setenv(Name, Value, 1);
+    else
+      ::unsetenv(Name);
+  }
+  ~ScopedEnv() {
+    if (Saved)
+      ::setenv(Name, Saved->c_str(), 1);
+    else
+      ::unsetenv(Name);
+  }
+
+private:
+  const char *Name;
+  std::optional<std::string> Saved;
+};
+
+/// Runs \p Fn with stderr redirected to a file and returns what it printed.
+template <typename FnT> std::string captureStderr(FnT Fn) {
+  TempDir Dir;
+  std::string File = (Dir / "stderr.txt").string();
+  std::fflush(stderr);
+  int Saved = ::dup(2);
+  int Fd = ::open(File.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(Fd >= 0);
+  ::dup2(Fd, 2);
+  ::close(Fd);
+  try {
+    Fn();
+  } catch (...) {
+    std::fflush(stderr);
+    ::dup2(Saved, 2);
+    ::close(Saved);
+    throw;
+  }
+  std::fflush(stderr);
+  ::dup2(Saved, 2);
+  ::close(Saved);
+  std::ifstream In(File);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return SS.str();
+}
+
+CacheKeyParts partsFor(const std::string &Name) {
+  return {"extern \"C\" __global__ void " + Name + "() {}",
+          {"--gpu-architecture=sm_90", "--std=c++17"},
+          "13.0",
+          "sm_90"};
+}
+
+/// The fake compiler's output: recognizably tied to its source.
+CacheEntry fakeCompile(const CacheKeyParts &Parts, size_t CubinBytes = 64) {
+  CacheEntry E;
+  E.Cubin.assign(CubinBytes, 'c');
+  std::copy(Parts.Source.begin(),
+            Parts.Source.begin() + std::min(CubinBytes, Parts.Source.size()),
+            E.Cubin.begin());
+  E.Log = "log for " + Parts.Source;
+  E.Metadata = "meta";
+  return E;
+}
+
+CacheConfig configIn(const TempDir &Dir, uint64_t MaxBytes = uint64_t(1)
+                                                             << 30) {
+  CacheConfig C;
+  C.Dir = Dir.str();
+  C.Enabled = true;
+  C.MaxBytes = MaxBytes;
+  return C;
+}
+
+std::string readFile(const fs::path &P) {
+  std::ifstream In(P, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(In), {});
+}
+
+void writeFile(const fs::path &P, const std::string &Bytes) {
+  std::ofstream Out(P, std::ios::binary | std::ios::trunc);
+  Out << Bytes;
+}
+
+void setAge(const fs::path &P, std::chrono::seconds Age) {
+  fs::last_write_time(P, fs::file_time_type::clock::now() - Age);
+}
+
+size_t countFiles(const std::string &Dir) {
+  if (!fs::exists(Dir))
+    return 0;
+  return static_cast<size_t>(
+      std::distance(fs::directory_iterator(Dir), fs::directory_iterator()));
+}
+
+/// One lookup with a fresh cache instance (a new process, as far as the
+/// disk is concerned); returns whether it was a hit.
+bool lookupFresh(const CacheConfig &Config, const CacheKeyParts &Parts,
+                 int *Compiles = nullptr) {
+  KernelCache Cache(Config);
+  bool Hit = false;
+  auto E = Cache.getOrCompile(
+      Parts,
+      [&] {
+        if (Compiles)
+          ++*Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  return Hit;
+}
+
+} // namespace
+
+TEST_CASE("Cache round trip: miss, memory hit, disk hit", "[runtime][cache]") {
+  TempDir Dir;
+  CacheKeyParts Parts = partsFor("k0");
+  std::string Key = cacheKey(Parts);
+  int Compiles = 0;
+  {
+    KernelCache Cache(configIn(Dir));
+    REQUIRE(Cache.diskEnabled());
+    CHECK(Cache.dir() == Dir.str());
+    CHECK(Cache.entryPath(Key) == Dir.str() + "/" + Key + ".jfk");
+    bool Hit = true;
+    auto First = Cache.getOrCompile(
+        Parts,
+        [&] {
+          ++Compiles;
+          return fakeCompile(Parts);
+        },
+        &Hit);
+    CHECK_FALSE(Hit);
+    auto Second = Cache.getOrCompile(
+        Parts,
+        [&] {
+          ++Compiles;
+          return fakeCompile(Parts);
+        },
+        &Hit);
+    CHECK(Hit);
+    CHECK(First == Second);
+    CacheStats S = Cache.stats();
+    CHECK(S.Misses == 1);
+    CHECK(S.MemoryHits == 1);
+    CHECK(S.DiskHits == 0);
+    CHECK(S.CorruptEntries == 0);
+    CHECK(S.CompileSeconds >= 0);
+  }
+  CHECK(fs::exists(Dir / (Key + ".jfk")));
+  CHECK(readFile(Dir / (Key + ".cu")) == Parts.Source);
+
+  KernelCache Fresh(configIn(Dir));
+  bool Hit = false;
+  auto E = Fresh.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK(Hit);
+  CHECK(Compiles == 1);
+  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  CHECK(E->Log == fakeCompile(Parts).Log);
+  CHECK(E->Metadata == "meta");
+  CHECK(Fresh.stats().DiskHits == 1);
+  CHECK(Fresh.stats().Misses == 0);
+}
+
+TEST_CASE("A corrupted entry is a miss, rewritten, then a hit",
+          "[runtime][cache]") {
+  TempDir Dir;
+  CacheKeyParts Parts = partsFor("k1");
+  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  CHECK_FALSE(lookupFresh(configIn(Dir), Parts));
+
+  std::string Bytes = readFile(Entry);
+  for (size_t Offset :
+       {kCacheHeaderSize + 3, kCacheHeaderSize + 20, Bytes.size() - 1})
+    Bytes[Offset] ^= 0x5a;
+  writeFile(Entry, Bytes);
+
+  KernelCache Cache(configIn(Dir));
+  bool Hit = true;
+  int Compiles = 0;
+  auto E = Cache.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK_FALSE(Hit);
+  CHECK(Compiles == 1);
+  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  CHECK(Cache.stats().CorruptEntries == 1);
+  CHECK(Cache.stats().Misses == 1);
+  CHECK(Cache.lastMissReason().find("checksum") != std::string::npos);
+  // Healed: a new process hits.
+  CHECK(lookupFresh(configIn(Dir), Parts));
+}
+
+TEST_CASE("Truncated, wrong-version and wrong-magic entries are healed",
+          "[runtime][cache]") {
+  TempDir Dir;
+  CacheKeyParts Parts = partsFor("k2");
+  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  CHECK_FALSE(lookupFresh(configIn(Dir), Parts));
+  const std::string Good = readFile(Entry);
+
+  auto Damage =
+      GENERATE(as<std::string>{}, "truncated", "version", "magic", "empty");
+  std::string Bad = Good;
+  if (Damage == std::string("truncated"))
+    Bad.resize(Good.size() / 2);
+  else if (Damage == std::string("version"))
+    Bad[8] = static_cast<char>(kCacheFormatVersion + 1);
+  else if (Damage == std::string("magic"))
+    Bad.replace(0, 8, std::string("NOTJITF\0", 8));
+  else
+    Bad.clear();
+  writeFile(Entry, Bad);
+
+  INFO("damage: " << Damage);
+  KernelCache Cache(configIn(Dir));
+  int Compiles = 0;
+  bool Hit = true;
+  Cache.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK_FALSE(Hit);
+  CHECK(Compiles == 1);
+  CHECK(Cache.stats().CorruptEntries == 1);
+  CHECK(readFile(Entry) == Good);
+  CHECK(lookupFresh(configIn(Dir), Parts));
+}
+
+TEST_CASE("Leftover temp files are ignored and swept when stale",
+          "[runtime][cache]") {
+  TempDir Dir;
+  CacheKeyParts Parts = partsFor("k3");
+  std::string Key = cacheKey(Parts);
+  fs::path Stale = Dir / (Key + ".jfk.tmp.12345.deadbeefdeadbeef");
+  fs::path Fresh = Dir / (Key + ".jfk.tmp.12346.feedfacefeedface");
+  writeFile(Stale, "half-written garbage");
+  writeFile(Fresh, "another writer in progress");
+  setAge(Stale, std::chrono::seconds(KernelCache::kStaleTempSeconds + 60));
+
+  CHECK_FALSE(lookupFresh(configIn(Dir), Parts)); // Temp files are not entries.
+  CHECK_FALSE(fs::exists(Stale));
+  CHECK(fs::exists(Fresh)); // Might still be renamed into place.
+  CHECK(lookupFresh(configIn(Dir), Parts));
+}
+
+TEST_CASE("A read-only cache directory degrades to memory",
+          "[runtime][cache]") {
+  TempDir Dir;
+  fs::permissions(Dir.str(),
+                  fs::perms::owner_write | fs::perms::group_write |
+                      fs::perms::others_write,
+                  fs::perm_options::remove);
+  {
+    // root ignores permission bits; then there is nothing to test here.
+    int Fd = ::open((Dir / "probe").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (Fd >= 0) {
+      ::close(Fd);
+      WARN("chmod a-w is ineffective (running as root?); skipping the "
+           "read-only test");
+      return;
+    }
+  }
+  CacheKeyParts Parts = partsFor("k4");
+  std::string Err = captureStderr([&] {
+    KernelCache Cache(configIn(Dir));
+    CHECK_FALSE(Cache.diskEnabled());
+    bool Hit = true;
+    CHECK_NOTHROW(Cache.getOrCompile(
+        Parts, [&] { return fakeCompile(Parts); }, &Hit));
+    CHECK_FALSE(Hit);
+    Cache.getOrCompile(
+        Parts, [&] { return fakeCompile(Parts); }, &Hit);
+    CHECK(Hit);
+  });
+  CHECK(Err.find("is not writable") != std::string::npos);
+  CHECK(countFiles(Dir.str()) == 0);
+}
+
+TEST_CASE("An unusable cache path warns once and caches in memory",
+          "[runtime][cache]") {
+  TempDir Dir;
+  std::string Path;
+  std::string Kind =
+      GENERATE(as<std::string>{}, "regular file", "under a file", "proc");
+  if (Kind == "regular file") {
+    Path = (Dir / "cache").string();
+    writeFile(Path, "I am a file");
+  } else if (Kind == "under a file") {
+    writeFile(Dir / "file", "x");
+    Path = (Dir / "file" / "cache").string();
+  } else {
+    Path = "/proc/jitfuse-cache-test"; // mkdir fails even for root.
+  }
+  INFO(Kind << ": " << Path);
+  CacheConfig Config;
+  Config.Dir = Path;
+  CacheKeyParts Parts = partsFor("k5");
+
+  std::string Err = captureStderr([&] {
+    KernelCache Cache(Config);
+    CHECK_FALSE(Cache.diskEnabled());
+    KernelCache Second(Config); // Same directory: no second warning.
+    int Compiles = 0;
+    bool Hit = true;
+    CHECK_NOTHROW(Cache.getOrCompile(
+        Parts,
+        [&] {
+          ++Compiles;
+          return fakeCompile(Parts);
+        },
+        &Hit));
+    CHECK_FALSE(Hit);
+    Cache.getOrCompile(
+        Parts,
+        [&] {
+          ++Compiles;
+          return fakeCompile(Parts);
+        },
+        &Hit);
+    CHECK(Hit);
+    CHECK(Compiles == 1);
+    CHECK_NOTHROW(Cache.invalidate(cacheKey(Parts)));
+  });
+  INFO(Err);
+  std::string Expected = "jitfuse: warning: kernel cache directory '" + Path +
+                         "' is not writable (";
+  CHECK(Err.rfind(Expected, 0) == 0);
+  CHECK(Err.find("caching in memory only\n") != std::string::npos);
+  CHECK(Err.find(Expected, 1) == std::string::npos); // Exactly one warning.
+}
+
+TEST_CASE("JITFUSE_CACHE=off writes nothing", "[runtime][cache]") {
+  TempDir Dir;
+  std::string CacheDir = (Dir / "cache").string();
+  ScopedEnv EnvDir("JITFUSE_CACHE_DIR", CacheDir.c_str());
+  ScopedEnv EnvOff("JITFUSE_CACHE", "off");
+  CacheConfig Config = CacheConfig::fromEnv();
+  CHECK(Config.Dir == CacheDir);
+  CHECK_FALSE(Config.Enabled);
+
+  KernelCache Cache(Config);
+  CHECK_FALSE(Cache.diskEnabled());
+  CacheKeyParts Parts = partsFor("k6");
+  int Compiles = 0;
+  bool Hit = true;
+  Cache.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK_FALSE(Hit);
+  Cache.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK(Hit); // The memory map still works.
+  CHECK(Compiles == 1);
+  CHECK_FALSE(fs::exists(CacheDir));
+}
+
+TEST_CASE("CacheConfig::fromEnv defaults and parsing", "[runtime][cache]") {
+  ScopedEnv NoDir("JITFUSE_CACHE_DIR", nullptr);
+  ScopedEnv NoMode("JITFUSE_CACHE", nullptr);
+  ScopedEnv NoMax("JITFUSE_CACHE_MAX_BYTES", nullptr);
+  {
+    ScopedEnv Xdg("XDG_CACHE_HOME", "/xdg");
+    CacheConfig C = CacheConfig::fromEnv();
+    CHECK(C.Dir == "/xdg/jitfuse");
+    CHECK(C.Enabled);
+    CHECK(C.MaxBytes == uint64_t(1) << 30);
+  }
+  {
+    ScopedEnv Xdg("XDG_CACHE_HOME", nullptr);
+    ScopedEnv Home("HOME", "/home/someone");
+    CHECK(CacheConfig::fromEnv().Dir == "/home/someone/.cache/jitfuse");
+  }
+  {
+    ScopedEnv Max("JITFUSE_CACHE_MAX_BYTES", "512M");
+    CHECK(CacheConfig::fromEnv().MaxBytes == uint64_t(512) << 20);
+  }
+  {
+    ScopedEnv Max("JITFUSE_CACHE_MAX_BYTES", "12345");
+    CHECK(CacheConfig::fromEnv().MaxBytes == 12345);
+  }
+  {
+    ScopedEnv Max("JITFUSE_CACHE_MAX_BYTES", "lots");
+    CHECK_THROWS_WITH(CacheConfig::fromEnv(),
+                      Catch::Contains("JITFUSE_CACHE_MAX_BYTES='lots'"));
+  }
+  {
+    ScopedEnv Mode("JITFUSE_CACHE", "maybe");
+    CHECK_THROWS_WITH(CacheConfig::fromEnv(),
+                      Catch::Contains("expected 'on' or 'off'"));
+  }
+  {
+    ScopedEnv Mode("JITFUSE_CACHE", "on");
+    CHECK(CacheConfig::fromEnv().Enabled);
+  }
+}
+
+TEST_CASE("The size bound evicts the least recently used entry",
+          "[runtime][cache]") {
+  TempDir Dir;
+  CacheKeyParts A = partsFor("a"), B = partsFor("b"), C = partsFor("c");
+  fs::path PathA = Dir / (cacheKey(A) + ".jfk");
+  fs::path PathB = Dir / (cacheKey(B) + ".jfk");
+  fs::path PathC = Dir / (cacheKey(C) + ".jfk");
+
+  CHECK_FALSE(lookupFresh(configIn(Dir), A));
+  CHECK_FALSE(lookupFresh(configIn(Dir), B));
+  uint64_t EntrySize = fs::file_size(PathA);
+  REQUIRE(fs::file_size(PathB) == EntrySize);
+  // A is older than B, but a disk hit makes A the most recently used.
+  setAge(PathA, std::chrono::seconds(200));
+  setAge(PathB, std::chrono::seconds(100));
+  CHECK(lookupFresh(configIn(Dir), A));
+
+  // Room for two entries: storing C must evict exactly B.
+  KernelCache Cache(configIn(Dir, 2 * EntrySize + EntrySize / 2));
+  Cache.getOrCompile(C, [&] { return fakeCompile(C); });
+  CHECK(fs::exists(PathA));
+  CHECK_FALSE(fs::exists(PathB));
+  CHECK_FALSE(fs::exists(Dir / (cacheKey(B) + ".cu")));
+  CHECK(fs::exists(PathC));
+  CHECK(Cache.stats().Evictions == 1);
+
+  // A bound smaller than one entry keeps the entry just written.
+  KernelCache Tiny(configIn(Dir, 1));
+  Tiny.getOrCompile(B, [&] { return fakeCompile(B); });
+  CHECK(fs::exists(PathB));
+  CHECK_FALSE(fs::exists(PathA));
+  CHECK_FALSE(fs::exists(PathC));
+  CHECK(Tiny.stats().Evictions == 2);
+}
+
+TEST_CASE("invalidate drops the entry from memory and disk",
+          "[runtime][cache]") {
+  TempDir Dir;
+  KernelCache Cache(configIn(Dir));
+  CacheKeyParts Parts = partsFor("k7");
+  std::string Key = cacheKey(Parts);
+  int Compiles = 0;
+  Cache.getOrCompile(Parts, [&] {
+    ++Compiles;
+    return fakeCompile(Parts);
+  });
+  REQUIRE(fs::exists(Cache.entryPath(Key)));
+  Cache.invalidate(Key);
+  CHECK_FALSE(fs::exists(Cache.entryPath(Key)));
+  bool Hit = true;
+  Cache.getOrCompile(
+      Parts,
+      [&] {
+        ++Compiles;
+        return fakeCompile(Parts);
+      },
+      &Hit);
+  CHECK_FALSE(Hit);
+  CHECK(Compiles == 2);
+  CHECK_THROWS_WITH(Cache.invalidate("../escape"),
+                    Catch::Contains("32 lowercase hex"));
+}
+
+TEST_CASE("A failing compile caches nothing and is retried",
+          "[runtime][cache]") {
+  TempDir Dir;
+  KernelCache Cache(configIn(Dir));
+  CacheKeyParts Parts = partsFor("k8");
+  CHECK_THROWS_WITH(
+      Cache.getOrCompile(Parts, []() -> CacheEntry { fail("nvrtc said no"); }),
+      "nvrtc said no");
+  CHECK_FALSE(fs::exists(Cache.entryPath(cacheKey(Parts))));
+  bool Hit = true;
+  Cache.getOrCompile(
+      Parts, [&] { return fakeCompile(Parts); }, &Hit);
+  CHECK_FALSE(Hit);
+}
+
+TEST_CASE("Concurrent lookups get correct entries and compile once per key",
+          "[runtime][cache]") {
+  TempDir Dir;
+  KernelCache Cache(configIn(Dir));
+  constexpr int kThreads = 8, kKeys = 3, kRounds = 20;
+  std::atomic<int> Compiles{0};
+  std::atomic<int> Wrong{0};
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < kThreads; ++T) {
+    Threads.emplace_back([&, T] {
+      for (int R = 0; R < kRounds; ++R) {
+        // Thread 0..7 mix a shared key (k0) with per-round different ones.
+        CacheKeyParts Parts = partsFor("k" + std::to_string((T + R) % kKeys));
+        auto E = Cache.getOrCompile(Parts, [&] {
+          ++Compiles;
+          std::this_thread::sleep_for(
+              std::chrono::milliseconds(5)); // Widen races.
+          return fakeCompile(Parts);
+        });
+        if (E->Cubin != fakeCompile(Parts).Cubin ||
+            E->Log != fakeCompile(Parts).Log)
+          ++Wrong;
+      }
+    });
+  }
+  for (std::thread &T : Threads)
+    T.join();
+  CHECK(Wrong == 0);
+  CHECK(Compiles == kKeys);
+  CacheStats S = Cache.stats();
+  CHECK(S.Misses == kKeys);
+  CHECK(S.MemoryHits + S.DiskHits + S.Misses == kThreads * kRounds);
+  for (int K = 0; K < kKeys; ++K)
+    CHECK(lookupFresh(configIn(Dir), partsFor("k" + std::to_string(K))));
+}
+
+TEST_CASE("Concurrent caches in one directory stay consistent",
+          "[runtime][cache]") {
+  // Separate instances stand in for separate processes sharing the disk.
+  TempDir Dir;
+  std::atomic<int> Wrong{0};
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 8; ++T) {
+    Threads.emplace_back([&, T] {
+      KernelCache Cache(configIn(Dir));
+      for (int R = 0; R < 10; ++R) {
+        CacheKeyParts Parts = partsFor("p" + std::to_string((T * 7 + R) % 4));
+        auto E = Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); });
+        if (E->Cubin != fakeCompile(Parts).Cubin)
+          ++Wrong;
+      }
+    });
+  }
+  for (std::thread &T : Threads)
+    T.join();
+  CHECK(Wrong == 0);
+  size_t Temps = 0;
+  for (const auto &F : fs::directory_iterator(Dir.str()))
+    Temps += F.path().filename().string().find(".tmp.") != std::string::npos;
+  CHECK(Temps == 0);
+}
