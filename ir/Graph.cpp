@@ -155,7 +155,18 @@ void Graph::output(llvm::StringRef Name, Value V) {
     fail("output '{}': node %{} is a {} {}; an output must be a tensor computed "
          "by the graph",
          Name.str(), V.id(), opName(N.Kind).str(), dtypeName(N.Type).str());
-  Outputs.push_back({Name.str(), V.id()});
+  NodeId Id = V.id();
+  if (N.Kind == Op::Input) {
+    // An output must be written by a kernel; an input returned as is (often
+    // a cast to its own dtype) becomes an explicit copy.
+    Node Copy;
+    Copy.Kind = Op::Broadcast;
+    Copy.Type = N.Type;
+    Copy.Dims = N.Dims;
+    Copy.Operands.push_back(Id);
+    Id = addNode(std::move(Copy));
+  }
+  Outputs.push_back({Name.str(), Id});
 }
 
 template <typename Range>
