@@ -1,8 +1,385 @@
 //===- compiler/Fusion.cpp - the fusion pass ------------------------------===//
+//
+// Walks the graph in topological order and puts each node into the cluster
+// of its producers when the merged cluster is still one kernel we can
+// generate:
+//   - element-wise clusters iterate one domain (every node has its shape);
+//   - a last-axis reduction turns a cluster into a row cluster over the
+//     reduction's operand shape; later nodes join when they have the row
+//     shape or the reduced [outer..., 1] shape (the reduced value broadcast
+//     back over the row stays on chip); further reductions over the same
+//     row join as later stages;
+//   - a full reduction takes its element-wise prologue when nothing else
+//     needs the prologue's values; whatever consumes the scalar starts a
+//     new kernel;
+//   - never a cycle between clusters, never more than MaxClusterNodes.
+// Every refusal is recorded on the edge as a BoundaryReason.
+//
+//===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <optional>
+#include <set>
 
 namespace jitfuse {
 
-Partition fuseGraph(const Graph &G) { return partitionUnfused(G); }
+namespace {
+
+constexpr size_t MaxClusterNodes = 256;
+
+struct ClusterState {
+  KernelKind Kind = KernelKind::Elementwise;
+  Shape Domain; // element-wise: iteration shape; row/full: reduced operand shape
+  std::vector<NodeId> Nodes;
+  std::set<unsigned> Deps; // clusters this one reads from
+  bool Alive = true;
+};
+
+struct Refusal {
+  BoundaryReason Reason;
+  std::string Detail;
+};
+
+class Fuser {
+public:
+  explicit Fuser(const Graph &G) : G(G) {}
+  Partition run();
+
+private:
+  unsigned find(unsigned C) {
+    while (Parent[C] != C)
+      C = Parent[C] = Parent[Parent[C]];
+    return C;
+  }
+  int clusterOf(NodeId N) {
+    return Owner[N] < 0 ? -1 : static_cast<int>(find(Owner[N]));
+  }
+  bool reaches(unsigned From, unsigned To);
+  std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
+                                  llvm::ArrayRef<unsigned> Others,
+                                  KernelKind &Kind, Shape &Domain);
+  void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
+  void absorbCheapProducers();
+  unsigned newCluster(NodeId N);
+
+  const Graph &G;
+  std::vector<ClusterState> Clusters;
+  std::vector<unsigned> Parent;
+  std::vector<int> Owner; // node -> cluster id (not canonical), -1 if none
+  std::vector<std::vector<NodeId>> Users;
+  std::vector<bool> IsOutput;
+  std::map<std::pair<NodeId, NodeId>, Refusal> EdgeReason;
+};
+
+Shape reducedShape(llvm::ArrayRef<Dim> RowDomain) {
+  Shape S(RowDomain.begin(), RowDomain.end());
+  S.back() = Dim(1);
+  return S;
+}
+
+bool sameShape(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) { return A == B; }
+
+bool Fuser::reaches(unsigned From, unsigned To) {
+  std::vector<unsigned> Stack{find(From)};
+  std::set<unsigned> Seen;
+  To = find(To);
+  while (!Stack.empty()) {
+    unsigned C = Stack.back();
+    Stack.pop_back();
+    if (C == To)
+      return true;
+    if (!Seen.insert(C).second)
+      continue;
+    for (unsigned D : Clusters[C].Deps)
+      Stack.push_back(find(D));
+  }
+  return false;
+}
+
+std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
+                                       llvm::ArrayRef<unsigned> Others,
+                                       KernelKind &Kind, Shape &Domain) {
+  const Node &Nd = G.node(N);
+  bool HaveRow = false;
+  Shape Row;
+  size_t Size = 1;
+  for (unsigned C : S) {
+    const ClusterState &K = Clusters[C];
+    Size += K.Nodes.size();
+    if (K.Kind == KernelKind::FullReduce)
+      return Refusal{BoundaryReason::ReductionResult, ""};
+    if (K.Kind != KernelKind::RowReduce)
+      continue;
+    if (HaveRow && !sameShape(Row, K.Domain))
+      return Refusal{BoundaryReason::SecondRowDomain,
+                     "rows " + shapeStr(Row) + " and " + shapeStr(K.Domain)};
+    HaveRow = true;
+    Row = K.Domain;
+  }
+  if (Size > MaxClusterNodes)
+    return Refusal{BoundaryReason::ClusterTooLarge,
+                   "cap " + std::to_string(MaxClusterNodes) + " nodes"};
+
+  if (isReduction(Nd.Kind) && Nd.scope() == ReduceScope::All) {
+    const Shape &OpShape = G.node(Nd.Operands[0]).Dims;
+    if (S.size() != 1 || HaveRow || !sameShape(Clusters[S[0]].Domain, OpShape))
+      return Refusal{BoundaryReason::DomainMismatch,
+                     "a full reduction takes only an element-wise prologue over " +
+                         shapeStr(OpShape)};
+    for (NodeId M : Clusters[S[0]].Nodes) {
+      if (IsOutput[M])
+        return Refusal{BoundaryReason::MultipleConsumers,
+                       "%" + std::to_string(M) + " is a graph output"};
+      for (NodeId U : Users[M])
+        if (U != N && clusterOf(U) != static_cast<int>(S[0]))
+          return Refusal{BoundaryReason::MultipleConsumers,
+                         "%" + std::to_string(M) + " is also used by %" +
+                             std::to_string(U)};
+    }
+    Kind = KernelKind::FullReduce;
+    Domain = OpShape;
+  } else if (isReduction(Nd.Kind)) {
+    const Shape &OpShape = G.node(Nd.Operands[0]).Dims;
+    if (HaveRow && !sameShape(Row, OpShape))
+      return Refusal{BoundaryReason::SecondRowDomain,
+                     "rows " + shapeStr(Row) + " and " + shapeStr(OpShape)};
+    HaveRow = true;
+    Row = OpShape;
+  } else if (HaveRow) {
+    if (!sameShape(Nd.Dims, Row) && !sameShape(Nd.Dims, reducedShape(Row)))
+      return Refusal{BoundaryReason::RowDomainMismatch,
+                     shapeStr(Nd.Dims) + " is neither the row " + shapeStr(Row) +
+                         " nor its reduced shape"};
+  }
+  if (Kind != KernelKind::FullReduce) {
+    Kind = HaveRow ? KernelKind::RowReduce : KernelKind::Elementwise;
+    Domain = HaveRow ? Row : Nd.Dims;
+    for (unsigned C : S) {
+      const ClusterState &K = Clusters[C];
+      if (K.Kind != KernelKind::Elementwise)
+        continue;
+      bool Fits = HaveRow ? sameShape(K.Domain, Row) ||
+                                sameShape(K.Domain, reducedShape(Row))
+                          : sameShape(K.Domain, Nd.Dims);
+      if (!Fits)
+        return Refusal{BoundaryReason::DomainMismatch,
+                       shapeStr(K.Domain) + " vs " +
+                           shapeStr(HaveRow ? llvm::ArrayRef<Dim>(Row)
+                                            : llvm::ArrayRef<Dim>(Nd.Dims))};
+    }
+  }
+  // No path may leave the merged cluster and come back.
+  for (unsigned O : Others)
+    for (unsigned C : S)
+      if (reaches(O, C))
+        return Refusal{BoundaryReason::WouldCycle, ""};
+  for (unsigned A : S)
+    for (unsigned B : S)
+      if (A != B && reaches(A, B))
+        return Refusal{BoundaryReason::WouldCycle, ""};
+  return std::nullopt;
+}
+
+void Fuser::join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind,
+                 Shape Domain) {
+  unsigned Root = S.front();
+  for (unsigned C : S.drop_front()) {
+    ClusterState &K = Clusters[C];
+    Clusters[Root].Nodes.insert(Clusters[Root].Nodes.end(), K.Nodes.begin(),
+                                K.Nodes.end());
+    Clusters[Root].Deps.insert(K.Deps.begin(), K.Deps.end());
+    K.Alive = false;
+    K.Nodes.clear();
+    Parent[C] = Root;
+  }
+  ClusterState &R = Clusters[Root];
+  R.Kind = Kind;
+  R.Domain = std::move(Domain);
+  R.Nodes.push_back(N);
+  Owner[N] = static_cast<int>(Root);
+  for (NodeId Op : G.node(N).Operands)
+    if (int C = clusterOf(Op); C >= 0 && static_cast<unsigned>(C) != Root)
+      R.Deps.insert(C);
+  // Canonicalize deps and drop self references left by the merge.
+  std::set<unsigned> Deps;
+  for (unsigned D : R.Deps)
+    if (find(D) != Root)
+      Deps.insert(find(D));
+  R.Deps = std::move(Deps);
+}
+
+/// A small element-wise cluster whose values only one other kernel reads is
+/// recomputed inside that kernel instead of materialized: a cast of a weight
+/// [H] inside a row kernel over [B,H], the slices and casts of RoPE's halves,
+/// a reshape of a cos table. Such clusters failed to merge in the forward
+/// walk only because their shape differs from the consumer's domain; the
+/// per-element code computes any element-wise/view DAG at any coordinates.
+void Fuser::absorbCheapProducers() {
+  constexpr size_t MaxAbsorbedNodes = 64;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned K = 0; K < Clusters.size(); ++K) {
+      ClusterState &P = Clusters[K];
+      if (!P.Alive || P.Kind != KernelKind::Elementwise ||
+          P.Nodes.size() > MaxAbsorbedNodes)
+        continue;
+      std::set<unsigned> Targets;
+      bool Stored = false;
+      for (NodeId N : P.Nodes) {
+        Stored |= IsOutput[N];
+        for (NodeId U : Users[N])
+          if (find(Owner[U]) != K)
+            Targets.insert(find(Owner[U]));
+      }
+      if (Stored || Targets.size() != 1)
+        continue;
+      unsigned C = *Targets.begin();
+      ClusterState &Q = Clusters[C];
+      if (Q.Nodes.size() + P.Nodes.size() > MaxClusterNodes)
+        continue;
+      // Merging creates a cycle iff C reaches K through a third cluster.
+      bool Cycle = false;
+      for (unsigned D : Q.Deps)
+        Cycle |= find(D) != K && reaches(D, K);
+      if (Cycle)
+        continue;
+      Q.Nodes.insert(Q.Nodes.end(), P.Nodes.begin(), P.Nodes.end());
+      std::set<unsigned> Deps;
+      for (unsigned D : Q.Deps)
+        if (find(D) != K)
+          Deps.insert(find(D));
+      for (unsigned D : P.Deps)
+        if (find(D) != C)
+          Deps.insert(find(D));
+      Q.Deps = std::move(Deps);
+      P.Alive = false;
+      P.Nodes.clear();
+      Parent[K] = C;
+      Changed = true;
+    }
+  }
+}
+
+unsigned Fuser::newCluster(NodeId N) {
+  const Node &Nd = G.node(N);
+  unsigned C = static_cast<unsigned>(Clusters.size());
+  ClusterState K;
+  if (isReduction(Nd.Kind)) {
+    K.Kind = Nd.scope() == ReduceScope::All ? KernelKind::FullReduce
+                                            : KernelKind::RowReduce;
+    K.Domain = G.node(Nd.Operands[0]).Dims;
+  } else {
+    K.Domain = Nd.Dims;
+  }
+  K.Nodes.push_back(N);
+  Clusters.push_back(std::move(K));
+  Parent.push_back(C);
+  Owner[N] = static_cast<int>(C);
+  for (NodeId Op : Nd.Operands)
+    if (int D = clusterOf(Op); D >= 0)
+      Clusters[C].Deps.insert(D);
+  return C;
+}
+
+Partition Fuser::run() {
+  std::vector<bool> Live = liveNodes(G);
+  Owner.assign(G.size(), -1);
+  Users.resize(G.size());
+  IsOutput.assign(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    IsOutput[O.Id] = true;
+  for (NodeId N = 0; N < G.size(); ++N)
+    if (Live[N])
+      for (NodeId Op : G.node(N).Operands)
+        Users[Op].push_back(N);
+
+  for (NodeId N = 0; N < G.size(); ++N) {
+    const Node &Nd = G.node(N);
+    if (!Live[N] || Nd.isLeaf())
+      continue;
+    std::vector<unsigned> S;
+    for (NodeId Op : Nd.Operands)
+      if (int C = clusterOf(Op); C >= 0 &&
+                                 std::find(S.begin(), S.end(), C) == S.end())
+        S.push_back(static_cast<unsigned>(C));
+    if (S.empty()) {
+      newCluster(N);
+      continue;
+    }
+    KernelKind Kind = KernelKind::Elementwise;
+    Shape Domain;
+    std::optional<Refusal> All = tryMerge(S, N, {}, Kind, Domain);
+    if (!All) {
+      join(S, N, Kind, std::move(Domain));
+      continue;
+    }
+    // Not all producers fit: join the first one that does.
+    std::optional<unsigned> Chosen;
+    std::map<unsigned, Refusal> Why;
+    for (unsigned C : S) {
+      std::vector<unsigned> Others;
+      for (unsigned O : S)
+        if (O != C)
+          Others.push_back(O);
+      Kind = KernelKind::Elementwise;
+      std::optional<Refusal> R = tryMerge({C}, N, Others, Kind, Domain);
+      if (!R) {
+        Chosen = C;
+        join({C}, N, Kind, std::move(Domain));
+        break;
+      }
+      Why[C] = *R;
+    }
+    if (!Chosen)
+      newCluster(N);
+    for (NodeId Op : Nd.Operands) {
+      int C = Owner[Op] < 0 ? -1 : static_cast<int>(find(Owner[Op]));
+      if (C < 0 || (Chosen && find(*Chosen) == static_cast<unsigned>(C)))
+        continue;
+      auto It = Why.find(static_cast<unsigned>(C));
+      EdgeReason[{Op, N}] = It != Why.end() ? It->second : *All;
+    }
+  }
+
+  absorbCheapProducers();
+
+  Partition P;
+  P.ClusterOf.assign(G.size(), -1);
+  std::map<unsigned, unsigned> Index;
+  for (unsigned C = 0; C < Clusters.size(); ++C) {
+    if (!Clusters[C].Alive || Clusters[C].Nodes.empty())
+      continue;
+    Index[C] = static_cast<unsigned>(P.Clusters.size());
+    Cluster Out;
+    Out.Nodes = Clusters[C].Nodes;
+    for (NodeId N : Out.Nodes)
+      P.ClusterOf[N] = static_cast<int>(P.Clusters.size());
+    P.Clusters.push_back(std::move(Out));
+  }
+  for (NodeId N = 0; N < G.size(); ++N) {
+    if (P.ClusterOf[N] < 0)
+      continue;
+    for (NodeId Op : G.node(N).Operands) {
+      if (P.ClusterOf[Op] < 0 || P.ClusterOf[Op] == P.ClusterOf[N])
+        continue;
+      auto It = EdgeReason.find({Op, N});
+      Refusal R = It != EdgeReason.end()
+                      ? It->second
+                      : Refusal{BoundaryReason::DomainMismatch, ""};
+      P.Boundaries.push_back({Op, N, static_cast<unsigned>(P.ClusterOf[Op]),
+                              static_cast<unsigned>(P.ClusterOf[N]), R.Reason,
+                              R.Detail});
+    }
+  }
+  finalizePartition(G, P);
+  return P;
+}
+
+} // namespace
+
+Partition fuseGraph(const Graph &G) { return Fuser(G).run(); }
 
 } // namespace jitfuse

@@ -95,18 +95,22 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   Note(P.Domain);
   int64_t MaxNumel = 1;
   unsigned MaxBytes = 1;
-  auto Account = [&](NodeId N) {
+  // Vector width follows what moves through memory; intermediates live in
+  // registers whatever their type.
+  auto Account = [&](NodeId N, bool Moves) {
     const Node &Nd = G.node(N);
     Note(Nd.Dims);
     auto Num = staticNumel(Nd.Dims);
     MaxNumel = std::max<int64_t>(MaxNumel, Num ? *Num : INT64_MAX);
-    if (!isNumelOne(Nd.Dims))
+    if (Moves && !isNumelOne(Nd.Dims))
       MaxBytes = std::max(MaxBytes, dtypeBytes(Nd.Type));
   };
   for (NodeId N : C.Nodes)
-    Account(N);
+    Account(N, false);
   for (NodeId N : C.Inputs)
-    Account(N);
+    Account(N, true);
+  for (NodeId N : C.Outputs)
+    Account(N, true);
   for (const std::string &D : G.dynamicDims())
     if (Used.count(D))
       P.DynDims.push_back(D);
