@@ -1,0 +1,105 @@
+//===- bench/Workloads.cpp - the benchmark workloads W1-W8 ----------------===//
+#include "Workloads.h"
+
+#include "ir/NN.h"
+
+#include <fmt/format.h>
+
+namespace jitfuse::bench {
+
+void buildAddRmsNorm(Graph &G, DType T, int64_t H) {
+  Value X = G.input("x", T, {"B", H});
+  Value Res = G.input("residual", T, {"B", H});
+  Value W = G.input("weight", T, {H});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, Eps));
+}
+
+static Workload addRmsNorm(DType T, int64_t H) {
+  std::string Ty = dtypeName(T).str();
+  return {fmt::format("W3-{}-H{}", Ty, H),
+          "W3",
+          fmt::format("residual add + RMSNorm, writes r and y, {} 16384x{}", Ty, H),
+          [=](Graph &G) { buildAddRmsNorm(G, T, H); },
+          {{"B", 16384}},
+          {{"B", 5}},
+          {{"eps", 1e-6}}};
+}
+
+std::vector<Workload> allWorkloads() {
+  constexpr int64_t N28 = int64_t(1) << 28;
+  std::vector<Workload> W;
+  W.push_back({"W1", "W1", "alpha*(a+b)+c, f32, 2^28",
+               [](Graph &G) {
+                 Value A = G.input("a", DType::F32, {"N"});
+                 Value B = G.input("b", DType::F32, {"N"});
+                 Value C = G.input("c", DType::F32, {"N"});
+                 Value Alpha = G.scalar("alpha", DType::F32);
+                 G.output("out", Alpha * (A + B) + C);
+               },
+               {{"N", N28}},
+               {{"N", 100003}},
+               {{"alpha", 2.5}}});
+  W.push_back({"W2", "W2", "sum(abs(x)), f32, 2^28, deterministic",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::F32, {"N"});
+                 G.output("s", sum(abs(X), ReduceScope::All));
+               },
+               {{"N", N28}},
+               {{"N", 100003}},
+               {}});
+  W.push_back(addRmsNorm(DType::BF16, 4096));
+  W.push_back(addRmsNorm(DType::BF16, 8192));
+  W.push_back(addRmsNorm(DType::F32, 4096));
+  W.push_back(addRmsNorm(DType::F32, 8192));
+  W.push_back({"W4", "W4", "add + LayerNorm, bf16, 65536x4096 (writes y only)",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"B", 4096});
+                 Value Res = G.input("residual", DType::BF16, {"B", 4096});
+                 Value Wt = G.input("weight", DType::BF16, {4096});
+                 Value Bias = G.input("bias", DType::BF16, {4096});
+                 Value Eps = G.scalar("eps", DType::F32);
+                 G.output("y", nn::layerNorm(X + Res, Wt, Bias, Eps));
+               },
+               {{"B", 65536}},
+               {{"B", 5}},
+               {{"eps", 1e-5}}});
+  W.push_back({"W5", "W5", "silu(g)*u from merged gate_up, bf16, 16384x(2x11008)",
+               [](Graph &G) {
+                 Value GU = G.input("gate_up", DType::BF16, {"B", 2 * 11008});
+                 G.output("out", nn::swiglu(GU));
+               },
+               {{"B", 16384}},
+               {{"B", 3}},
+               {}});
+  W.push_back({"W6", "W6", "softmax(s + mask[C]), f32, 65536x2048",
+               [](Graph &G) {
+                 Value S = G.input("s", DType::F32, {"B", 2048});
+                 Value Mask = G.input("mask", DType::F32, {2048});
+                 G.output("p", nn::softmax(S + Mask));
+               },
+               {{"B", 65536}},
+               {{"B", 5}},
+               {}});
+  W.push_back({"W7", "W7", "RoPE half rotation, bf16 q [32768,32,128], cos/sin bf16 [32768,64]",
+               [](Graph &G) {
+                 Value Q = G.input("q", DType::BF16, {"T", 32, 128});
+                 Value Cos = G.input("cos", DType::BF16, {"T", 64});
+                 Value Sin = G.input("sin", DType::BF16, {"T", 64});
+                 G.output("q_rot", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+               },
+               {{"T", 32768}},
+               {{"T", 3}},
+               {}});
+  Workload W8 = addRmsNorm(DType::BF16, 4096);
+  W8.Id = W8.Group = "W8";
+  W8.Desc = "decode add+RMSNorm, bf16 1x4096, per call back-to-back";
+  W8.Dims = {{"B", 1}};
+  W8.PerCall = true;
+  W.push_back(std::move(W8));
+  return W;
+}
+
+} // namespace jitfuse::bench

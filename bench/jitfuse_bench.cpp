@@ -1,0 +1,395 @@
+//===- bench/jitfuse_bench.cpp - the jitfuse performance benchmark --------===//
+//
+// Times the workloads of BENCHMARKS.md fused and unfused against a copy
+// ceiling measured in the same run, after checking each against the fp64
+// reference interpreter on small inputs, and measures JIT latency (C1/C2).
+// Without a CUDA driver it still measures compile latency and compiles every
+// selected workload, then says why the GPU part was skipped and exits 0.
+//
+//===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+#include "JitLatency.h"
+#include "Json.h"
+#include "Workloads.h"
+
+#include "compiler/Compiler.h"
+#include "compiler/HostRun.h"
+#include "ir/Interpreter.h"
+#include "ir/Tolerance.h"
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+#include "support/Error.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace jitfuse;
+using namespace jitfuse::bench;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> Only;
+  int Iters = 20;
+  int Warmup = 5;
+  int Calls = 1000;
+  std::string JsonPath;
+  std::string CompileOnlyDir;
+  bool SkipJit = false;
+  uint64_t Seed = 20261129;
+};
+
+/// What every timed workload shares.
+struct Context {
+  Context(const Options &O, Compiler &C) : Opts(O), Jit(C) {}
+  const Options &Opts;
+  Compiler &Jit;
+  PatternFiller Filler;
+  rt::Stream *Stream = nullptr; // null without a GPU
+  int64_t L2Bytes = 60 << 20;
+  double CeilingGBs = 0;
+};
+
+constexpr double kReferenceStreamGBs = 4434, kReferenceCopyGBs = 4241;
+
+bool selected(const Workload &W, const Options &O) {
+  if (O.Only.empty())
+    return true;
+  return std::any_of(O.Only.begin(), O.Only.end(), [&](const std::string &S) {
+    return llvm::StringRef(S).equals_insensitive(W.Group) ||
+           llvm::StringRef(S).equals_insensitive(W.Id);
+  });
+}
+
+std::string selfExe() {
+  std::error_code EC;
+  auto P = std::filesystem::read_symlink("/proc/self/exe", EC);
+  return EC ? std::string("jitfuse_bench") : P.string();
+}
+
+Json statsJson(const std::vector<double> &Us, int64_t Bytes, double CeilingGBs) {
+  Json J = Json::object();
+  double Med = median(Us);
+  J["median_us"] = Med;
+  J["min_us"] = *std::min_element(Us.begin(), Us.end());
+  J["max_us"] = *std::max_element(Us.begin(), Us.end());
+  double GBs = Bytes / (Med * 1e3);
+  J["gbs"] = GBs;
+  J["pct_of_copy_ceiling"] = CeilingGBs > 0 ? 100 * GBs / CeilingGBs : NAN;
+  Json S = Json::array();
+  for (double U : Us)
+    S.push(U);
+  J["samples_us"] = std::move(S);
+  return J;
+}
+
+/// "" when both executables match the reference on small random inputs,
+/// else the first mismatch.
+std::string checkAgainstReference(const Graph &G, const Workload &W,
+                                  Executable &Fused, Executable &Unfused, uint64_t Seed) {
+  std::mt19937_64 Rng(Seed);
+  Bindings B;
+  B.Dims = W.CheckDims;
+  B.Scalars = W.Scalars;
+  for (NodeId Id : G.inputs()) {
+    const Node &N = G.node(Id);
+    B.Inputs[N.Name] = randomTensor(N.Type, resolveShape(N.Dims, B.Dims), Rng);
+  }
+  std::map<std::string, HostTensor> Ref = interpret(G, B);
+  for (auto [X, Mode] : {std::pair{&Fused, "fused"}, std::pair{&Unfused, "unfused"}}) {
+    std::map<std::string, HostTensor> Got = runOnDevice(*X, B);
+    for (const GraphOutput &O : G.outputs()) {
+      DType T = G.node(O.Id).Type;
+      double Tol = toleranceFor(T, maxReductionLength(G, O.Id, B.Dims));
+      CompareResult R = compareTensors(Got.at(O.Name), Ref.at(O.Name), Tol,
+                                       fmt::format("{} output '{}'", Mode, O.Name));
+      if (!R.Ok)
+        return fmt::format("{} (check seed {})", R.Message, Seed);
+    }
+  }
+  return "";
+}
+
+void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable &Unfused,
+                  Json &J) {
+  RunArgs FA = runArgsFor(Fused, W.Dims, W.Scalars);
+  RunArgs UA = runArgsFor(Unfused, W.Dims, W.Scalars);
+  // Rotate over enough copies that one pass touches ~4x L2, so no run finds
+  // its inputs cached by the previous one. W8 deliberately runs hot.
+  int64_t Copies = W.PerCall ? 1
+                             : std::clamp<int64_t>((4 * Ctx.L2Bytes + FA.MinBytes - 1) /
+                                                       FA.MinBytes,
+                                                   1, 64);
+  J["copies"] = Copies;
+  std::vector<DeviceSet> Sets;
+  for (int64_t K = 0; K < Copies; ++K)
+    Sets.push_back(allocateSet(Fused, W.Dims, Ctx.Filler, 17 * K + 1));
+  CUstream S = Ctx.Stream->get();
+  auto Launch = [&](Executable &X, const RunArgs &A, int I) {
+    const DeviceSet &D = Sets[I % Copies];
+    X.run(D.In, D.Out, A.Scalars, A.Dims, S);
+  };
+  for (auto [X, A, Key] : {std::tuple{&Fused, &FA, "fused"}, std::tuple{&Unfused, &UA, "unfused"}}) {
+    Json &K = J[Key];
+    if (W.PerCall) {
+      PerCallTime T = timeBackToBack([&] { Launch(*X, *A, 0); }, Ctx.Opts.Calls, 5, S);
+      K["per_call_gpu_us"] = T.GpuUs;
+      K["host_enqueue_us"] = T.HostUs;
+      K["calls"] = Ctx.Opts.Calls;
+      continue;
+    }
+    std::vector<double> Us = timeEach([&](int I) { Launch(*X, *A, I); }, Ctx.Opts.Warmup,
+                                      Ctx.Opts.Iters, S);
+    Json St = statsJson(Us, FA.MinBytes, Ctx.CeilingGBs);
+    for (const char *F : {"median_us", "min_us", "max_us", "gbs", "pct_of_copy_ceiling",
+                          "samples_us"})
+      K[F] = *St.find(F);
+  }
+  Ctx.Stream->synchronize();
+}
+
+Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
+  Json J = Json::object();
+  J["id"] = W.Id;
+  J["group"] = W.Group;
+  J["desc"] = W.Desc;
+  Json Dims = Json::object();
+  for (auto &[K, V] : W.Dims)
+    Dims[K] = V;
+  J["dims"] = std::move(Dims);
+  J["per_call"] = W.PerCall;
+  J["fused"] = Json::object();
+  J["unfused"] = Json::object();
+  try {
+    Graph G;
+    W.Build(G);
+    CompileOptions FO, UO;
+    UO.Fuse = false;
+    Executable Fused = Ctx.Jit.compile(G, FO);
+    Executable Unfused = Ctx.Jit.compile(G, UO);
+    J["fused"]["kernels"] = Fused.numKernels();
+    J["unfused"]["kernels"] = Unfused.numKernels();
+    J["min_bytes"] = runArgsFor(Fused, W.Dims, W.Scalars).MinBytes;
+    if (!Ctx.Stream) {
+      J["status"] = "compiled only (no GPU)";
+      return J;
+    }
+    std::string Bad = checkAgainstReference(G, W, Fused, Unfused, Ctx.Opts.Seed);
+    if (!Bad.empty()) {
+      fmt::print("jitfuse_bench: {} gives WRONG results, not timed: {}\n", W.Id, Bad);
+      J["status"] = "mismatch";
+      J["error"] = Bad;
+      Failed = true;
+      return J;
+    }
+    timeWorkload(Ctx, W, Fused, Unfused, J);
+    J["status"] = "ok";
+  } catch (const std::exception &E) {
+    fmt::print("jitfuse_bench: {} failed: {}\n", W.Id, E.what());
+    J["status"] = "error";
+    J["error"] = std::string(E.what());
+    Failed = true;
+  }
+  return J;
+}
+
+/// The copy ceiling: cuMemcpyDtoD and a jitfuse copy graph (out = x * s,
+/// s = 1 at run time), f32 2^28; the larger is the ceiling.
+Json measureCeiling(Context &Ctx) {
+  constexpr int64_t N = int64_t(1) << 28;
+  constexpr int64_t Bytes = 2 * N * 4;
+  Json J = Json::object();
+  rt::DeviceBuffer Src(N * 4), Dst(N * 4);
+  Ctx.Filler.fill(Src.ptr(), DType::F32, N, 99);
+  rt::Driver &D = rt::Driver::get();
+  // cuMemcpyDtoD runs on the legacy default stream; time it there.
+  std::vector<double> Memcpy = timeEach(
+      [&](int) { D.check(D.api().cuMemcpyDtoD(Dst.ptr(), Src.ptr(), N * 4), "cuMemcpyDtoD"); },
+      Ctx.Opts.Warmup, Ctx.Opts.Iters, nullptr);
+  Graph G;
+  Value X = G.input("x", DType::F32, {"N"});
+  G.output("y", X * G.scalar("s", DType::F32));
+  Executable Copy = Ctx.Jit.compile(G);
+  CUdeviceptr In[] = {Src.ptr()}, Out[] = {Dst.ptr()};
+  double Scalars[] = {1.0};
+  int64_t Dims[] = {N};
+  std::vector<double> Jf = timeEach(
+      [&](int) { Copy.run(In, Out, Scalars, Dims, Ctx.Stream->get()); }, Ctx.Opts.Warmup,
+      Ctx.Opts.Iters, Ctx.Stream->get());
+  double MemcpyGBs = Bytes / (median(Memcpy) * 1e3), JfGBs = Bytes / (median(Jf) * 1e3);
+  J["bytes"] = Bytes;
+  J["memcpy_dtod_median_us"] = median(Memcpy);
+  J["memcpy_dtod_gbs"] = MemcpyGBs;
+  J["jitfuse_copy_median_us"] = median(Jf);
+  J["jitfuse_copy_gbs"] = JfGBs;
+  J["ceiling_gbs"] = std::max(MemcpyGBs, JfGBs);
+  J["reference_stream_kernel_gbs"] = kReferenceStreamGBs;
+  J["reference_copy_gbs"] = kReferenceCopyGBs;
+  Ctx.CeilingGBs = std::max(MemcpyGBs, JfGBs);
+  fmt::print("Copy ceiling (f32 2^28, read+write {:.2f} GB): cuMemcpyDtoD {:.0f} GB/s, "
+             "jitfuse copy graph {:.0f} GB/s -> ceiling {:.0f} GB/s (reference: copy {:.0f}, "
+             "stream {:.0f})\n",
+             Bytes / 1e9, MemcpyGBs, JfGBs, Ctx.CeilingGBs, kReferenceCopyGBs,
+             kReferenceStreamGBs);
+  return J;
+}
+
+std::string num(const Json &J, llvm::StringRef Key, const char *Fmt = "{:.1f}") {
+  const Json *V = J.find(Key);
+  if (!V || V->isNull())
+    return "-";
+  return fmt::format(fmt::runtime(Fmt), V->number());
+}
+
+void printTable(const Json::Array &Rows) {
+  fmt::print("\n{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {}\n", "workload",
+             "fused us", "GB/s", "%copy", "kern", "unfused us", "GB/s", "kern", "speedup",
+             "status");
+  for (const Json &R : Rows) {
+    const Json &F = *R.find("fused"), &U = *R.find("unfused");
+    std::string Status = R.find("status")->str();
+    if (R.find("per_call")->dump() == "true") {
+      fmt::print("{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {} (per call, "
+                 "host enqueue fused {} us / unfused {} us)\n",
+                 R.find("id")->str(), num(F, "per_call_gpu_us", "{:.2f}"), "", "",
+                 num(F, "kernels", "{:.0f}"), num(U, "per_call_gpu_us", "{:.2f}"), "",
+                 num(U, "kernels", "{:.0f}"), "", Status, num(F, "host_enqueue_us", "{:.2f}"),
+                 num(U, "host_enqueue_us", "{:.2f}"));
+      continue;
+    }
+    double Speedup = U.find("median_us") && F.find("median_us")
+                         ? U.find("median_us")->number() / F.find("median_us")->number()
+                         : NAN;
+    fmt::print("{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {}\n",
+               R.find("id")->str(), num(F, "median_us"), num(F, "gbs", "{:.0f}"),
+               num(F, "pct_of_copy_ceiling"), num(F, "kernels", "{:.0f}"),
+               num(U, "median_us"), num(U, "gbs", "{:.0f}"), num(U, "kernels", "{:.0f}"),
+               std::isnan(Speedup) ? "-" : fmt::format("{:.2f}x", Speedup), Status);
+  }
+}
+
+Json metaJson(const Options &O, int Argc, char **Argv) {
+  Json M = Json::object();
+  M["tool"] = "jitfuse_bench";
+  M["time_utc"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+  std::string Cmd;
+  for (int I = 0; I < Argc; ++I)
+    Cmd += (I ? " " : "") + std::string(Argv[I]);
+  M["command"] = Cmd;
+  M["iters"] = O.Iters;
+  M["warmup"] = O.Warmup;
+  M["w8_calls"] = O.Calls;
+  M["check_seed"] = O.Seed;
+  M["bytes_formula"] = "each graph input read once + each graph output written once";
+  M["json_writer"] = "bench/Json.cpp (no JSON library in the build deps)";
+  return M;
+}
+
+Compiler makeCompiler() {
+  try {
+    return Compiler(rt::CacheConfig::fromEnv());
+  } catch (const Error &E) {
+    fmt::print("jitfuse_bench: {}; using the default cache\n", E.what());
+    return Compiler(rt::CacheConfig{});
+  }
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  Options O;
+  CLI::App App{"jitfuse benchmark: workloads W1-W8 fused/unfused vs the copy ceiling, "
+               "and JIT latency C1/C2 (see BENCHMARKS.md)"};
+  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W8, W3-bf16-H4096)")
+      ->delimiter(',');
+  App.add_option("--iters", O.Iters, "Timed runs per workload and mode")->check(CLI::Range(1, 100000));
+  App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  App.add_option("--calls", O.Calls, "W8: back-to-back calls per repetition")
+      ->check(CLI::Range(1, 1000000));
+  App.add_option("--json", O.JsonPath, "Write every number to this JSON file");
+  App.add_option("--seed", O.Seed, "Seed of the correctness-check inputs");
+  App.add_flag("--skip-jit", O.SkipJit, "Skip the JIT latency measurements (C1/C2)");
+  App.add_option("--compile-only", O.CompileOnlyDir,
+                 "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
+                 "time, exit");
+  CLI11_PARSE(App, Argc, Argv);
+  if (!O.CompileOnlyDir.empty())
+    return runCompileOnlyChild(O.CompileOnlyDir);
+
+  bool Failed = false;
+  try {
+    Json Root = Json::object();
+    Root["meta"] = metaJson(O, Argc, Argv);
+    // First: "first NVRTC use in the process" is only true before anything
+    // else compiles.
+    if (!O.SkipJit)
+      Root["jit_latency"] = measureJitLatency(selfExe());
+
+    Compiler Jit = makeCompiler();
+    Context Ctx(O, Jit);
+    rt::Driver &D = rt::Driver::get();
+    std::optional<rt::Stream> Stream;
+    Json Dev = Json::object();
+    if (!D.available()) {
+      fmt::print("jitfuse_bench: no CUDA driver ({}); GPU timing skipped, workloads are only "
+                 "compiled\n",
+                 D.unavailableReason());
+      Dev["available"] = false;
+      Dev["reason"] = D.unavailableReason();
+    } else {
+      rt::primaryContext(0);
+      rt::DeviceInfo Info = rt::queryDevice(0);
+      Dev["available"] = true;
+      Dev["name"] = Info.Name;
+      Dev["arch"] = Info.archName();
+      Dev["sm_count"] = Info.SmCount;
+      Dev["l2_bytes"] = Info.L2CacheBytes;
+      Dev["total_mem_bytes"] = static_cast<uint64_t>(Info.TotalMemBytes);
+      Dev["driver_version"] = D.version();
+      fmt::print("Device: {} ({}, {} SMs, L2 {} MiB), driver {}\n", Info.Name, Info.archName(),
+                 Info.SmCount, Info.L2CacheBytes >> 20, D.version());
+      if (Info.L2CacheBytes > 0)
+        Ctx.L2Bytes = Info.L2CacheBytes;
+      Stream.emplace();
+      Ctx.Stream = &*Stream;
+      Root["ceiling"] = measureCeiling(Ctx);
+    }
+    Root["device"] = std::move(Dev);
+
+    Json Rows = Json::array();
+    Json::Array Printed;
+    for (const Workload &W : allWorkloads()) {
+      if (!selected(W, O))
+        continue;
+      fmt::print("{}: {} ...\n", W.Id, W.Desc);
+      std::fflush(stdout);
+      Json R = runWorkload(Ctx, W, Failed);
+      Printed.push_back(R);
+      Rows.push(std::move(R));
+    }
+    if (Printed.empty())
+      fmt::print("jitfuse_bench: --only matched no workload (W1..W8 or an id like "
+                 "W3-bf16-H4096)\n");
+    printTable(Printed);
+    Root["workloads"] = std::move(Rows);
+    if (!O.JsonPath.empty()) {
+      std::ofstream F(O.JsonPath);
+      F << Root.dump() << "\n";
+      if (!F)
+        fail("cannot write the JSON file '{}'", O.JsonPath);
+      fmt::print("wrote {}\n", O.JsonPath);
+    }
+  } catch (const std::exception &E) {
+    fmt::print(stderr, "jitfuse_bench: {}\n", E.what());
+    return 1;
+  }
+  return Failed ? 1 : 0;
+}

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""PyTorch side of the jitfuse benchmark (see BENCHMARKS.md).
+
+Times PyTorch eager and torch.compile (default mode) on the workloads of
+jitfuse_bench (same ids, shapes and dtypes) with triton.testing.do_bench
+(median), computes effective bandwidth with the same minimal-bytes formula
+(every input read once, every output written once), measures W8 per call
+back to back (eager, compile, compile inside a CUDA graph), and the compile
+latency of torch.compile for the add+RMSNorm function (C1-like: empty
+inductor cache; C2-like: warm cache in a new process). Writes JSON.
+
+Needs a CUDA GPU, torch and triton. Run from the repo root:
+    python3 bench/torch_bench.py --json /tmp/torch.json [--only W3,W8]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--json", help="write every number to this JSON file")
+    p.add_argument("--only", default="",
+                   help="comma-separated workload groups or ids (W1..W8, W3-bf16-H4096)")
+    p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
+    p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
+    p.add_argument("--calls", type=int, default=1000, help="W8: back-to-back calls per repetition")
+    p.add_argument("--skip-compile-latency", action="store_true",
+                   help="skip the C1/C2-like torch.compile latency measurements")
+    p.add_argument("--compile-only", action="store_true",
+                   help="internal (C2-like): compile add+RMSNorm with the inductor cache "
+                        "named by TORCHINDUCTOR_CACHE_DIR, print the time, exit")
+    return p.parse_args(argv)
+
+
+ARGS = parse_args()
+
+# The inductor and Triton caches must be fresh for a cold compile time, and
+# both read their location when first imported: set them before importing torch.
+if not ARGS.compile_only:
+    _cache = tempfile.mkdtemp(prefix="jitfuse-bench-inductor-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _cache
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(_cache, "triton")
+
+_T_IMPORT = time.perf_counter()
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import triton  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
+
+IMPORT_S = time.perf_counter() - _T_IMPORT
+
+N28 = 1 << 28
+
+
+# --------------------------------------------------------------------------
+# The workload functions: what a PyTorch user writes for each.
+# --------------------------------------------------------------------------
+
+def w1(a, b, c):
+    return 2.5 * (a + b) + c
+
+
+def w2(x):
+    return torch.sum(torch.abs(x))
+
+
+def add_rmsnorm(x, res, w):
+    r = x + res
+    if hasattr(F, "rms_norm"):
+        y = F.rms_norm(r, (r.shape[-1],), w, 1e-6)
+    else:
+        rf = r.float()
+        y = (rf * torch.rsqrt(rf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(r.dtype)
+    return r, y
+
+
+def add_layernorm(x, res, w, b):
+    return F.layer_norm(x + res, (x.shape[-1],), w, b, 1e-5)
+
+
+def swiglu(gu):
+    g, u = gu.chunk(2, dim=-1)
+    return F.silu(g) * u
+
+
+def masked_softmax(s, mask):
+    return torch.softmax(s + mask, dim=-1)
+
+
+def rope(q, cos, sin):
+    half = q.shape[-1] // 2
+    x1, x2 = q[..., :half], q[..., half:]
+    c, s = cos[:, None, :], sin[:, None, :]
+    return torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
+
+
+def rand(shape, dtype):
+    """Uniform in [-2, 2), like jitfuse_bench's inputs."""
+    return torch.rand(shape, device="cuda", dtype=torch.float32).mul_(4).sub_(2).to(dtype)
+
+
+def rmsnorm_inputs(rows, h, dtype):
+    return [rand((rows, h), dtype), rand((rows, h), dtype), rand((h,), dtype)]
+
+
+def workloads():
+    """(id, group, fn, make_inputs, per_call) in the order of jitfuse_bench."""
+    bf16, f32 = torch.bfloat16, torch.float32
+    w = [
+        ("W1", "W1", w1, lambda: [rand((N28,), f32) for _ in range(3)], False),
+        ("W2", "W2", w2, lambda: [rand((N28,), f32)], False),
+    ]
+    for dt, name in ((bf16, "bf16"), (f32, "f32")):
+        for h in (4096, 8192):
+            w.append((f"W3-{name}-H{h}", "W3", add_rmsnorm,
+                      (lambda dt=dt, h=h: rmsnorm_inputs(16384, h, dt)), False))
+    w += [
+        ("W4", "W4", add_layernorm,
+         lambda: [rand((65536, 4096), bf16), rand((65536, 4096), bf16),
+                  rand((4096,), bf16), rand((4096,), bf16)], False),
+        ("W5", "W5", swiglu, lambda: [rand((16384, 2 * 11008), bf16)], False),
+        ("W6", "W6", masked_softmax, lambda: [rand((65536, 2048), f32), rand((2048,), f32)], False),
+        ("W7", "W7", rope,
+         lambda: [rand((32768, 32, 128), bf16), rand((32768, 64), bf16),
+                  rand((32768, 64), bf16)], False),
+        ("W8", "W8", add_rmsnorm, lambda: rmsnorm_inputs(1, 4096, bf16), True),
+    ]
+    return w
+
+
+def selected(wid, group, only):
+    if not only:
+        return True
+    return any(s.lower() in (wid.lower(), group.lower()) for s in only)
+
+
+def nbytes(tensors):
+    if isinstance(tensors, torch.Tensor):
+        tensors = [tensors]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def min_bytes(fn, inputs):
+    """Each input read once plus each output written once."""
+    return nbytes(inputs) + nbytes(fn(*inputs))
+
+
+def bench_ms(fn):
+    return do_bench(fn, warmup=ARGS.warmup_ms, rep=ARGS.rep_ms, return_mode="median")
+
+
+def bw_entry(ms, nbytes_, ceiling_gbs):
+    us = ms * 1e3
+    gbs = nbytes_ / (us * 1e3)
+    return {"median_us": us, "gbs": gbs,
+            "pct_of_copy_ceiling": 100 * gbs / ceiling_gbs if ceiling_gbs else None}
+
+
+def per_call(launch, calls, reps=5):
+    """GPU time per call from one event pair around `calls` back-to-back
+    launches, and host time per call of the same loop (median of reps)."""
+    for _ in range(calls // 10 + 1):
+        launch()
+    torch.cuda.synchronize()
+    gpu, host = [], []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        start.record()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            launch()
+        host.append((time.perf_counter() - t0) * 1e6 / calls)
+        end.record()
+        end.synchronize()
+        gpu.append(start.elapsed_time(end) * 1e3 / calls)
+    gpu.sort()
+    host.sort()
+    return {"per_call_gpu_us": gpu[len(gpu) // 2], "host_enqueue_us": host[len(host) // 2],
+            "calls": calls}
+
+
+def graph_per_call(fn, inputs, calls):
+    """fn captured once in a torch.cuda.CUDAGraph, replayed back to back."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn(*inputs)
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn(*inputs)
+    return per_call(g.replay, calls)
+
+
+def timed_first_call(fn, inputs):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn(*inputs)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def run_workload(wid, group, fn, make_inputs, is_per_call, ceiling_gbs):
+    entry = {"id": wid, "group": group, "per_call": is_per_call}
+    inputs = make_inputs()
+    entry["shapes"] = [list(t.shape) for t in inputs]
+    entry["dtypes"] = [str(t.dtype).replace("torch.", "") for t in inputs]
+    entry["min_bytes"] = min_bytes(fn, inputs)
+    torch._dynamo.reset()
+    cfn = torch.compile(fn)
+    entry["compile_first_call_s"] = timed_first_call(cfn, inputs)
+    if is_per_call:
+        entry["eager"] = per_call(lambda: fn(*inputs), ARGS.calls)
+        entry["eager_graph"] = graph_per_call(fn, inputs, ARGS.calls)
+        entry["compile"] = per_call(lambda: cfn(*inputs), ARGS.calls)
+        entry["compile_graph"] = graph_per_call(cfn, inputs, ARGS.calls)
+    else:
+        entry["eager"] = bw_entry(bench_ms(lambda: fn(*inputs)), entry["min_bytes"], ceiling_gbs)
+        entry["compile"] = bw_entry(bench_ms(lambda: cfn(*inputs)), entry["min_bytes"],
+                                    ceiling_gbs)
+    entry["status"] = "ok"
+    return entry
+
+
+def measure_ceiling():
+    src = rand((N28,), torch.float32)
+    dst = torch.empty_like(src)
+    ms = bench_ms(lambda: dst.copy_(src))
+    nb = 2 * src.numel() * 4
+    return {"bytes": nb, "torch_copy_median_us": ms * 1e3, "torch_copy_gbs": nb / (ms * 1e6)}
+
+
+def compile_latency_child():
+    """C2-like: a new process compiling add+RMSNorm with a warm cache."""
+    x, res, w = rmsnorm_inputs(16384, 4096, torch.bfloat16)
+    cfn = torch.compile(add_rmsnorm)
+    s = timed_first_call(cfn, [x, res, w])
+    print(f"JITFUSE_TORCH_COMPILE_ONLY first_call_s={s:.6f} import_s={IMPORT_S:.6f}", flush=True)
+
+
+def compile_latency():
+    """C1-like: torch.compile of add+RMSNorm (bf16 16384x4096), first call
+    including compile, with empty inductor/Triton caches; then a second
+    variant (H=8192) cold with the compiler already loaded; then the same
+    graph again after a dynamo reset (in-process warm cache); then a new
+    process with the warm cache (C2-like)."""
+    out = {"graph": "add+RMSNorm bf16 16384xH, torch.compile default mode",
+           "import_torch_s": IMPORT_S,
+           "inductor_cache_dir": os.environ["TORCHINDUCTOR_CACHE_DIR"]}
+    x, res, w = rmsnorm_inputs(16384, 4096, torch.bfloat16)
+    torch._dynamo.reset()
+    out["c1_first_in_process_s"] = timed_first_call(torch.compile(add_rmsnorm), [x, res, w])
+    torch._dynamo.reset()
+    out["c1_cold_warm_process_s"] = timed_first_call(
+        torch.compile(add_rmsnorm), rmsnorm_inputs(16384, 8192, torch.bfloat16))
+    torch._dynamo.reset()
+    out["warm_cache_in_process_s"] = timed_first_call(torch.compile(add_rmsnorm), [x, res, w])
+    out["steady_call_s"] = timed_first_call(add_rmsnorm, [x, res, w])
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-only"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    out["c2_process_total_s"] = time.perf_counter() - t0
+    for line in proc.stdout.splitlines():
+        if line.startswith("JITFUSE_TORCH_COMPILE_ONLY"):
+            fields = dict(kv.split("=") for kv in line.split()[1:])
+            out["c2_new_process_first_call_s"] = float(fields["first_call_s"])
+            out["c2_import_torch_s"] = float(fields["import_s"])
+            break
+    else:
+        out["c2_error"] = f"exit {proc.returncode}: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    return out
+
+
+def main():
+    if ARGS.compile_only:
+        compile_latency_child()
+        return 0
+    if not torch.cuda.is_available():
+        print("torch_bench: no CUDA device visible to PyTorch; nothing to time")
+        return 0
+    only = [s for s in ARGS.only.split(",") if s]
+    t0 = time.perf_counter()
+    torch.zeros(1, device="cuda")
+    torch.cuda.synchronize()
+    root = {"meta": {"tool": "torch_bench.py",
+                     "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     "command": " ".join(sys.argv),
+                     "torch": torch.__version__, "triton": triton.__version__,
+                     "python": sys.version.split()[0],
+                     "device": torch.cuda.get_device_name(0),
+                     "cuda_init_s": time.perf_counter() - t0,
+                     "do_bench": {"warmup_ms": ARGS.warmup_ms, "rep_ms": ARGS.rep_ms,
+                                  "return_mode": "median"},
+                     "bytes_formula": "each input read once + each output written once",
+                     "rms_norm": "F.rms_norm" if hasattr(F, "rms_norm") else "manual"}}
+    if not ARGS.skip_compile_latency:
+        try:
+            root["compile_latency"] = compile_latency()
+        except Exception as e:  # keep timing the workloads
+            root["compile_latency"] = {"error": repr(e)}
+        print("torch.compile latency:", json.dumps(root["compile_latency"], indent=1), flush=True)
+    root["ceiling"] = measure_ceiling()
+    print(f"torch copy: {root['ceiling']['torch_copy_gbs']:.0f} GB/s", flush=True)
+    rows = []
+    for wid, group, fn, make_inputs, is_per_call in workloads():
+        if not selected(wid, group, only):
+            continue
+        try:
+            e = run_workload(wid, group, fn, make_inputs, is_per_call, None)
+        except Exception as ex:  # one broken workload must not lose the rest
+            e = {"id": wid, "group": group, "per_call": is_per_call, "status": "error",
+                 "error": repr(ex)}
+        rows.append(e)
+        if is_per_call and e["status"] == "ok":
+            print(f"{wid}: per call us: eager {e['eager']['per_call_gpu_us']:.2f}, "
+                  f"eager+graph {e['eager_graph']['per_call_gpu_us']:.2f}, "
+                  f"compile {e['compile']['per_call_gpu_us']:.2f}, "
+                  f"compile+graph {e['compile_graph']['per_call_gpu_us']:.2f}", flush=True)
+        elif e["status"] == "ok":
+            print(f"{wid}: eager {e['eager']['median_us']:.1f} us {e['eager']['gbs']:.0f} GB/s, "
+                  f"compile {e['compile']['median_us']:.1f} us {e['compile']['gbs']:.0f} GB/s "
+                  f"(first call {e['compile_first_call_s']:.1f} s)", flush=True)
+        else:
+            print(f"{wid}: ERROR {e['error']}", flush=True)
+        torch._dynamo.reset()
+        torch.cuda.empty_cache()
+    root["workloads"] = rows
+    if ARGS.json:
+        with open(ARGS.json, "w") as f:
+            json.dump(root, f, indent=2)
+        print(f"wrote {ARGS.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
