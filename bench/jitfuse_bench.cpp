@@ -29,6 +29,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
 
 using namespace jitfuse;
@@ -177,7 +178,14 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
     J["unfused"]["kernels"] = Unfused.numKernels();
-    J["min_bytes"] = runArgsFor(Fused, W.Dims, W.Scalars).MinBytes;
+    RunArgs FA = runArgsFor(Fused, W.Dims, W.Scalars);
+    J["min_bytes"] = FA.MinBytes;
+    // The compiler's own traffic model, summed over kernels: equal to
+    // min_bytes for a perfect fusion, larger for unfused intermediates.
+    for (auto [X, Key] : {std::pair{&Fused, "fused"}, std::pair{&Unfused, "unfused"}}) {
+      std::vector<int64_t> KB = X->kernelBytes(runArgsFor(*X, W.Dims, W.Scalars).Dims);
+      J[Key]["predicted_bytes"] = std::accumulate(KB.begin(), KB.end(), int64_t(0));
+    }
     if (!Ctx.Stream) {
       J["status"] = "compiled only (no GPU)";
       return J;

@@ -279,6 +279,15 @@ def compile_latency():
     return out
 
 
+def save(root):
+    """Writes what is measured so far: a run cut short by its time limit
+    still leaves every finished workload in the file."""
+    if ARGS.json:
+        with open(ARGS.json + ".tmp", "w") as f:
+            json.dump(root, f, indent=2)
+        os.replace(ARGS.json + ".tmp", ARGS.json)
+
+
 def main():
     if ARGS.compile_only:
         compile_latency_child()
@@ -307,9 +316,11 @@ def main():
         except Exception as e:  # keep timing the workloads
             root["compile_latency"] = {"error": repr(e)}
         print("torch.compile latency:", json.dumps(root["compile_latency"], indent=1), flush=True)
+        save(root)
     root["ceiling"] = measure_ceiling()
     print(f"torch copy: {root['ceiling']['torch_copy_gbs']:.0f} GB/s", flush=True)
     rows = []
+    root["workloads"] = rows
     for wid, group, fn, make_inputs, is_per_call in workloads():
         if not selected(wid, group, only):
             continue
@@ -332,10 +343,10 @@ def main():
             print(f"{wid}: ERROR {e['error']}", flush=True)
         torch._dynamo.reset()
         torch.cuda.empty_cache()
-    root["workloads"] = rows
+        save(root)
+    root["meta"]["complete"] = True
+    save(root)
     if ARGS.json:
-        with open(ARGS.json, "w") as f:
-            json.dump(root, f, indent=2)
         print(f"wrote {ARGS.json}")
     return 0
 
