@@ -123,6 +123,16 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
                   Json &J) {
   RunArgs FA = runArgsFor(Fused, W.Dims, W.Scalars);
   RunArgs UA = runArgsFor(Unfused, W.Dims, W.Scalars);
+  // Both modes share the buffers, laid out in the fused executable's order.
+  auto Names = [](llvm::ArrayRef<TensorDesc> Ts) {
+    std::vector<std::string> N;
+    for (const TensorDesc &T : Ts)
+      N.push_back(T.Name);
+    return N;
+  };
+  if (Names(Fused.inputs()) != Names(Unfused.inputs()) ||
+      Names(Fused.outputs()) != Names(Unfused.outputs()))
+    fail("bench: fused and unfused executables of {} order their tensors differently", W.Id);
   // Rotate over enough copies that one pass touches ~4x L2, so no run finds
   // its inputs cached by the previous one. W8 deliberately runs hot.
   int64_t Copies = W.PerCall ? 1
@@ -383,10 +393,13 @@ int main(int Argc, char **Argv) {
       Printed.push_back(R);
       Rows.push(std::move(R));
     }
-    if (Printed.empty())
-      fmt::print("jitfuse_bench: --only matched no workload (W1..W8 or an id like "
-                 "W3-bf16-H4096)\n");
-    printTable(Printed);
+    if (Printed.empty() && !O.Only.empty()) {
+      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W8 or an "
+                 "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
+      Failed = true;
+    }
+    if (!Printed.empty())
+      printTable(Printed);
     Root["workloads"] = std::move(Rows);
     if (!O.JsonPath.empty()) {
       std::ofstream F(O.JsonPath);

@@ -5,6 +5,8 @@
 # Writes $OUT/{jitfuse.json,jitfuse.log,torch.json,torch.log,bench_table.md,
 # bench_chart.png}. Each step has its own time limit so the whole run stays
 # under 8 minutes; a failed step does not stop the others.
+# BENCH_ONLY=W3,W8 limits both sides to those workloads; further arguments go
+# to jitfuse_bench only (e.g. --iters 50).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jitfuse-bench}
@@ -15,13 +17,15 @@ bin=${JITFUSE_BENCH_BIN:-gpu-carry/jitfuse_bench}
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-bench-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
 start=$(date +%s)
+only=()
+[ -n "${BENCH_ONLY:-}" ] && only=(--only "$BENCH_ONLY")
 
 echo "== jitfuse_bench"
-timeout 180 "$bin" --json "$out/jitfuse.json" "$@" 2>&1 | tee "$out/jitfuse.log"
+timeout 180 "$bin" --json "$out/jitfuse.json" "${only[@]}" "$@" 2>&1 | tee "$out/jitfuse.log"
 echo "jitfuse_bench exit ${PIPESTATUS[0]} after $(( $(date +%s) - start )) s"
 
 echo "== torch_bench.py"
-timeout 270 python3 bench/torch_bench.py --json "$out/torch.json" 2>&1 | tee "$out/torch.log" \
+timeout 270 python3 bench/torch_bench.py --json "$out/torch.json" "${only[@]}" 2>&1 | tee "$out/torch.log" \
   | grep -v -E "^\s*$"
 echo "torch_bench.py exit ${PIPESTATUS[0]} after $(( $(date +%s) - start )) s"
 
