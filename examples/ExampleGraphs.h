@@ -1,0 +1,59 @@
+//===- examples/ExampleGraphs.h - the named example graphs -------*- C++ -*-===//
+//
+// The graphs the example programs, the `jitfuse` tool and the tests share:
+// each is what a model would hand to jitfuse for one piece of a transformer
+// layer, with default run-time dims and scalars so it can run as is.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Graph.h"
+
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace jitfuse::examples {
+
+struct ExampleGraph {
+  std::string Name;
+  std::string Description;
+  /// Behind a pointer because Values keep the Graph's address.
+  std::unique_ptr<Graph> G;
+  /// A value for every dynamic dim of G: realistic but quick to run.
+  std::map<std::string, int64_t> Dims;
+  /// A value for every run-time scalar of G.
+  std::map<std::string, double> Scalars;
+  /// Groups of nodes a good fusion pass puts in one kernel. Shaped like
+  /// CompileOptions::SameKernel so a caller can turn it into a contract;
+  /// the examples only report whether the plan meets it.
+  std::vector<std::vector<NodeId>> SameKernel;
+};
+
+/// Every example name, in the order `jitfuse list` shows them.
+const std::vector<std::string> &exampleNames();
+
+/// Builds the named example. Throws jitfuse::Error listing the known names
+/// when there is no such example.
+ExampleGraph buildExample(llvm::StringRef Name);
+
+// One builder per example, for callers that want a specific one.
+ExampleGraph buildL1Chain();
+ExampleGraph buildSumAbs();
+ExampleGraph buildAddRmsNorm();
+ExampleGraph buildAddLayerNorm();
+ExampleGraph buildSoftmaxMask();
+ExampleGraph buildSwiglu();
+ExampleGraph buildRope();
+ExampleGraph buildLlamaBlock();
+ExampleGraph buildDropout();
+
+/// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
+/// the whole expression behind them, up to inputs, scalars and constants.
+std::vector<NodeId> expressionNodes(const Graph &G, llvm::ArrayRef<NodeId> Roots);
+
+} // namespace jitfuse::examples

@@ -1,0 +1,258 @@
+//===- tools/jitfuse.cpp - the jitfuse command-line tool ------------------===//
+//
+//   jitfuse list                    example graphs and what they compute
+//   jitfuse show <example> [views]  graph, plan, CUDA, PTX, DOT (no GPU needed)
+//   jitfuse run <example>           what the example program does
+//   jitfuse cache [--clear]         where the kernel cache is and what it holds
+//
+// Exit codes: 0 success (also `run` without a GPU), 1 a failed run or
+// compile, 2 a usage error (unknown example, bad flag).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Compiler.h"
+#include "examples/ExampleGraphs.h"
+#include "examples/ExampleRunner.h"
+#include "ir/Printer.h"
+#include "runtime/KernelCache.h"
+#include "support/Error.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace fs = std::filesystem;
+using namespace jitfuse;
+
+namespace {
+
+constexpr int ExitUsage = 2;
+
+struct ShowArgs {
+  std::string Example;
+  bool Unfused = false;
+  bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
+       DotGraph = false;
+  std::string Arch;
+  std::string Out;
+};
+
+/// One thing `show` can print: the flag that selects it, the file suffix
+/// under --out, and how to produce it.
+struct View {
+  bool Selected;
+  const char *Suffix;
+  std::function<std::string()> Text;
+};
+
+int cmdList() {
+  for (const std::string &Name : examples::exampleNames())
+    fmt::print("{:<14} {}\n", Name, examples::buildExample(Name).Description);
+  return 0;
+}
+
+void writeFile(const fs::path &Path, llvm::StringRef Text) {
+  std::ofstream F(Path, std::ios::binary);
+  F.write(Text.data(), static_cast<std::streamsize>(Text.size()));
+  F.close();
+  if (!F)
+    fail("cannot write '{}'", Path.string());
+  fmt::print("wrote {} ({} bytes)\n", Path.string(), Text.size());
+}
+
+int cmdShow(const ShowArgs &A) {
+  examples::ExampleGraph E = examples::buildExample(A.Example);
+  bool AnyView = A.Graph || A.Plan || A.Cuda || A.Ptx || A.Dot || A.DotGraph;
+  // No view asked for: graph + plan on stdout, or every view under --out.
+  bool All = !AnyView && !A.Out.empty();
+  bool Default = !AnyView && A.Out.empty();
+
+  CompileOptions CO;
+  CO.Fuse = !A.Unfused;
+  CO.Arch = A.Arch;
+  CO.WantPtx = A.Ptx || All;
+  Compiler C;
+  Executable X = C.compile(*E.G, CO);
+
+  View Views[] = {
+      {A.Graph || All || Default, "graph.txt", [&] { return X.graphText(); }},
+      {A.Plan || All || Default, "plan.txt", [&] { return X.plan(); }},
+      {A.Cuda || All, "cu", [&] { return X.source(); }},
+      {A.Ptx || All, "ptx", [&] { return X.ptx(); }},
+      {A.Dot || All, "dot", [&] { return X.planDot(); }},
+      {A.DotGraph || All, "graph.dot", [&] { return graphToDot(*E.G); }},
+  };
+  if (A.Out.empty()) {
+    for (const View &V : Views)
+      if (V.Selected)
+        fmt::print("{}", V.Text());
+    return 0;
+  }
+  std::error_code EC;
+  fs::create_directories(A.Out, EC);
+  if (EC)
+    fail("cannot create output directory '{}': {}", A.Out, EC.message());
+  std::string Stem = A.Unfused ? E.Name + ".unfused" : E.Name;
+  for (const View &V : Views)
+    if (V.Selected)
+      writeFile(fs::path(A.Out) / fmt::format("{}.{}", Stem, V.Suffix), V.Text());
+  return 0;
+}
+
+std::string cacheDirOrigin() {
+  if (std::getenv("JITFUSE_CACHE_DIR"))
+    return "JITFUSE_CACHE_DIR";
+  if (std::getenv("XDG_CACHE_HOME"))
+    return "$XDG_CACHE_HOME/jitfuse";
+  return "$HOME/.cache/jitfuse";
+}
+
+bool isCacheFile(const fs::directory_entry &D) {
+  std::string Ext = D.path().extension().string();
+  return D.is_regular_file() && (Ext == ".jfk" || Ext == ".cu");
+}
+
+int cmdCache(bool Clear) {
+  rt::CacheConfig Cfg = rt::CacheConfig::fromEnv();
+  fmt::print("cache dir:   {} (from {})\n", Cfg.Dir.empty() ? "(none)" : Cfg.Dir,
+             cacheDirOrigin());
+  fmt::print("disk cache:  {} (JITFUSE_CACHE), bound {} bytes "
+             "(JITFUSE_CACHE_MAX_BYTES)\n",
+             Cfg.Enabled ? "on" : "off", Cfg.MaxBytes);
+  std::error_code EC;
+  if (Cfg.Dir.empty() || !fs::is_directory(Cfg.Dir, EC)) {
+    fmt::print("entries:     0 (the directory does not exist yet)\n");
+    return 0;
+  }
+  uint64_t Entries = 0, EntryBytes = 0, Sources = 0, SourceBytes = 0;
+  std::vector<fs::path> ToRemove;
+  for (const fs::directory_entry &D : fs::directory_iterator(Cfg.Dir, EC)) {
+    if (!isCacheFile(D))
+      continue;
+    uint64_t Size = D.file_size(EC);
+    bool Kernel = D.path().extension() == ".jfk";
+    (Kernel ? Entries : Sources) += 1;
+    (Kernel ? EntryBytes : SourceBytes) += EC ? 0 : Size;
+    ToRemove.push_back(D.path());
+  }
+  if (EC)
+    fail("cannot list cache dir '{}': {}", Cfg.Dir, EC.message());
+  fmt::print("entries:     {} kernel binaries (*.jfk), {} bytes\n", Entries, EntryBytes);
+  fmt::print("sources:     {} CUDA sources (*.cu), {} bytes\n", Sources, SourceBytes);
+  fmt::print("total:       {} bytes\n", EntryBytes + SourceBytes);
+  if (!Clear)
+    return 0;
+  unsigned Removed = 0;
+  for (const fs::path &P : ToRemove) {
+    if (fs::remove(P, EC))
+      ++Removed;
+    else if (EC)
+      fmt::print(stderr, "jitfuse: cannot remove {}: {}\n", P.string(), EC.message());
+  }
+  fmt::print("cleared:     removed {} of {} files\n", Removed, ToRemove.size());
+  return Removed == ToRemove.size() ? 0 : 1;
+}
+
+/// Rejects an unknown example at parse time, so it is a usage error.
+CLI::Validator exampleValidator() {
+  return CLI::Validator(
+      [](std::string &Name) -> std::string {
+        for (const std::string &N : examples::exampleNames())
+          if (N == Name)
+            return "";
+        return fmt::format("unknown example '{}'; expected one of: {}", Name,
+                           fmt::join(examples::exampleNames(), ", "));
+      },
+      "EXAMPLE");
+}
+
+CLI::Validator archValidator() {
+  return CLI::Validator(
+      [](std::string &Arch) -> std::string {
+        llvm::StringRef A(Arch);
+        unsigned Cc = 0;
+        if (A.consume_front("sm_") && !A.getAsInteger(10, Cc) && Cc >= 50)
+          return "";
+        return fmt::format("'{}' is not a target like sm_90", Arch);
+      },
+      "sm_XX");
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  CLI::App App("jitfuse: inspect, run and cache the example graphs of the "
+               "jitfuse JIT fusion compiler");
+  App.set_version_flag("--version", "jitfuse 0.1.0");
+  App.require_subcommand(1);
+
+  App.add_subcommand("list", "list the example graphs");
+
+  ShowArgs Show;
+  CLI::App *ShowCmd =
+      App.add_subcommand("show", "print an example's graph and fused plan (or "
+                                 "the views chosen below); needs no GPU");
+  ShowCmd->add_option("example", Show.Example, "example name (see `jitfuse list`)")
+      ->required()
+      ->check(exampleValidator());
+  ShowCmd->add_flag("--unfused", Show.Unfused, "one kernel per op instead of fused");
+  ShowCmd->add_flag("--graph", Show.Graph, "the graph, one node a line");
+  ShowCmd->add_flag("--plan", Show.Plan, "the kernel plan and why each boundary exists");
+  ShowCmd->add_flag("--cuda", Show.Cuda, "the generated CUDA program");
+  ShowCmd->add_flag("--ptx", Show.Ptx, "the PTX NVRTC makes of it");
+  ShowCmd->add_flag("--dot", Show.Dot, "the plan as Graphviz DOT");
+  ShowCmd->add_flag("--dot-graph", Show.DotGraph, "the graph as Graphviz DOT");
+  ShowCmd->add_option("--arch", Show.Arch, "target (default: the GPU's, else sm_90)")
+      ->check(archValidator());
+  ShowCmd->add_option("--out", Show.Out,
+                      "write <example>.graph.txt/.plan.txt/.cu/.ptx/.dot/.graph.dot "
+                      "into this directory instead of stdout (all of them when "
+                      "no view is chosen)");
+
+  std::string RunExample;
+  uint64_t Seed = 0;
+  CLI::App *RunCmd = App.add_subcommand(
+      "run", "compile fused and unfused, run both on random inputs and check "
+             "them against the reference (shows the plan only without a GPU)");
+  RunCmd->add_option("example", RunExample, "example name (see `jitfuse list`)")
+      ->required()
+      ->check(exampleValidator());
+  CLI::Option *SeedOpt = RunCmd->add_option("--seed", Seed, "seed of the random inputs");
+
+  bool Clear = false;
+  CLI::App *CacheCmd = App.add_subcommand(
+      "cache", "show the kernel cache dir (JITFUSE_CACHE_DIR), its entries and size");
+  CacheCmd->add_flag("--clear", Clear, "delete the *.jfk and *.cu files in it");
+
+  try {
+    App.parse(Argc, Argv);
+  } catch (const CLI::ParseError &E) {
+    if (E.get_exit_code() == 0)
+      return App.exit(E);
+    fmt::print(stderr, "jitfuse: {} (see jitfuse --help)\n", E.what());
+    return ExitUsage;
+  }
+
+  try {
+    if (App.got_subcommand("list"))
+      return cmdList();
+    if (ShowCmd->parsed())
+      return cmdShow(Show);
+    if (RunCmd->parsed()) {
+      examples::RunOptions Opts;
+      if (SeedOpt->count())
+        Opts.Seed = Seed;
+      return examples::runExample(examples::buildExample(RunExample), Opts);
+    }
+    if (CacheCmd->parsed())
+      return cmdCache(Clear);
+  } catch (const Error &E) {
+    fmt::print(stderr, "jitfuse: error: {}\n", E.what());
+    return 1;
+  }
+  return ExitUsage;
+}
