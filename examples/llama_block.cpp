@@ -8,17 +8,25 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
 #include "examples/ExampleRunner.h"
+#include "support/Error.h"
 
 #include <fmt/format.h>
 
 int main() {
   using namespace jitfuse;
   int Rc = examples::exampleMain("llama_block");
-  examples::ExampleGraph E = examples::buildExample("llama_block");
-  Compiler Fresh; // empty memory cache: only the disk can make this a hit
-  Executable X = Fresh.compile(*E.G);
-  fmt::print("recompiled in a fresh Compiler: {} kernels in {:.1f} ms ({}) from {}\n",
-             X.numKernels(), X.stats().CompileMs,
-             X.stats().CacheHit ? "cache hit" : "cache miss", Fresh.cache().dir());
-  return Rc;
+  if (Rc != 0)
+    return Rc;
+  try {
+    examples::ExampleGraph E = examples::buildExample("llama_block");
+    Compiler Fresh; // empty memory cache: only the disk can make this a hit
+    Executable X = Fresh.compile(*E.G);
+    fmt::print("recompiled in a fresh Compiler: {} kernels in {:.1f} ms ({}) from {}\n",
+               X.numKernels(), X.stats().CompileMs,
+               X.stats().CacheHit ? "cache hit" : "cache miss", Fresh.cache().dir());
+  } catch (const Error &Err) {
+    fmt::print(stderr, "llama_block: error: {}\n", Err.what());
+    return 1;
+  }
+  return 0;
 }
