@@ -1,0 +1,840 @@
+//===- tests/RandomGraph.cpp - seeded random graphs, shrinker, C++ printer -===//
+#include "RandomGraph.h"
+
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+namespace jitfuse::test {
+
+//===----------------------------------------------------------------------===//
+// Building
+//===----------------------------------------------------------------------===//
+
+static Value arg(const RecipeOp &Rop, const std::vector<Value> &Vals, size_t K) {
+  if (K >= Rop.Args.size())
+    fail("recipe: op needs operand {} but has {}", K, Rop.Args.size());
+  if (Rop.Args[K] >= Vals.size())
+    fail("recipe: operand index {} refers to a later op (have {})", Rop.Args[K],
+         Vals.size());
+  return Vals[Rop.Args[K]];
+}
+
+static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &Rop) {
+  // The builder asserts (not throws) on an op of the wrong kind, so check it.
+  auto NeedKind = [&](OpKind K) {
+    if (static_cast<unsigned>(Rop.O) > static_cast<unsigned>(Op::RandUniform) ||
+        opKind(Rop.O) != K || Rop.O == Op::Cast)
+      fail("recipe: op {} is not of the expected kind", static_cast<int>(Rop.O));
+  };
+  auto NeedType = [&] {
+    if (static_cast<unsigned>(Rop.T) > static_cast<unsigned>(DType::F64))
+      fail("recipe: dtype {} out of range", static_cast<int>(Rop.T));
+  };
+  switch (Rop.K) {
+  case RKind::Input:
+    NeedType();
+    return G.input(Rop.Name, Rop.T, Rop.Dims);
+  case RKind::Scalar:
+    NeedType();
+    return G.scalar(Rop.Name, Rop.T);
+  case RKind::Constant:
+    NeedType();
+    return G.constant(Rop.F, Rop.T);
+  case RKind::Unary:
+    NeedKind(OpKind::Unary);
+    return unary(Rop.O, arg(Rop, Vals, 0));
+  case RKind::Cast:
+    NeedType();
+    return cast(arg(Rop, Vals, 0), Rop.T);
+  case RKind::Binary:
+    NeedKind(OpKind::Binary);
+    return binary(Rop.O, arg(Rop, Vals, 0), arg(Rop, Vals, 1));
+  case RKind::Where:
+    return where(arg(Rop, Vals, 0), arg(Rop, Vals, 1), arg(Rop, Vals, 2));
+  case RKind::Fma:
+    return fma(arg(Rop, Vals, 0), arg(Rop, Vals, 1), arg(Rop, Vals, 2));
+  case RKind::Reduce:
+    NeedKind(OpKind::Reduce);
+    if (Rop.A0 != 0 && Rop.A0 != 1)
+      fail("recipe: reduce scope {} out of range", Rop.A0);
+    return reduce(Rop.O, arg(Rop, Vals, 0), static_cast<ReduceScope>(Rop.A0));
+  case RKind::Broadcast:
+    return broadcastTo(arg(Rop, Vals, 0), Rop.Dims);
+  case RKind::Reshape:
+    return reshape(arg(Rop, Vals, 0), Rop.Dims);
+  case RKind::Slice:
+    return slice(arg(Rop, Vals, 0), Rop.A0, Rop.A1);
+  case RKind::Concat: {
+    std::vector<Value> Xs;
+    for (size_t K = 0; K < Rop.Args.size(); ++K)
+      Xs.push_back(arg(Rop, Vals, K));
+    return concat(Xs);
+  }
+  }
+  fail("recipe: unknown op record kind {}", static_cast<int>(Rop.K));
+}
+
+Graph buildGraph(const Recipe &R) {
+  Graph G;
+  std::vector<Value> Vals;
+  for (const RecipeOp &Rop : R.Ops)
+    Vals.push_back(buildOne(G, Vals, Rop));
+  for (const auto &[Name, Idx] : R.Outputs) {
+    if (Idx >= Vals.size())
+      fail("recipe: output '{}' refers to op {} of {}", Name, Idx, Vals.size());
+    G.output(Name, Vals[Idx]);
+  }
+  return G;
+}
+
+//===----------------------------------------------------------------------===//
+// Generation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Entry {
+  unsigned Idx;
+  double Bound; // |value| <= Bound for inputs in [-2, 2]
+  bool Raw;     // an input's exact value: safe to compare
+};
+
+class Generator {
+public:
+  Generator(uint64_t Seed, const GenOptions &Opts) : Rng(Seed), Opts(Opts) {
+    Pool.reserve(4096);
+    Rec.Seed = Seed;
+  }
+  Recipe run();
+
+private:
+  size_t pick(size_t N) { return std::uniform_int_distribution<size_t>(0, N - 1)(Rng); }
+  bool chance(double P) { return std::uniform_real_distribution<double>(0, 1)(Rng) < P; }
+  template <typename T> T oneOf(std::initializer_list<T> L) {
+    return *(L.begin() + pick(L.size()));
+  }
+  /// Adds Op if the builder accepts it; returns its pool entry or nullptr.
+  const Entry *add(RecipeOp Rop, double Bound, bool Raw = false, bool Pooled = true);
+  const Value &val(const Entry &E) const { return Vals[E.Idx]; }
+  const Entry &pickEntry();
+  /// An entry whose shape broadcasts with S, or nullptr.
+  const Entry *partnerFor(const Shape &S, bool RawOnly = false);
+  const Entry *boundedBelow(double Limit);
+  int64_t dimValue(const Dim &D) const {
+    return D.isDynamic() ? Rec.Dims.at(D.Name) : D.Size;
+  }
+  int64_t numelOf(const Shape &S) const {
+    int64_t N = 1;
+    for (const Dim &D : S)
+      N *= dimValue(D);
+    return N;
+  }
+
+  void makeInputs();
+  void step();
+  void unaryStep(const Entry &E);
+  void templateStep();
+  void viewStep();
+
+  std::mt19937_64 Rng;
+  GenOptions Opts;
+  Recipe Rec;
+  Graph G;
+  std::vector<Value> Vals;
+  std::vector<Entry> Pool;
+  Shape Domain;
+  unsigned NumInputs = 0;
+};
+
+const Entry *Generator::add(RecipeOp Rop, double Bound, bool Raw, bool Pooled) {
+  if (Bound > 1e4 || !std::isfinite(Bound))
+    return nullptr;
+  try {
+    Value V = buildOne(G, Vals, Rop);
+    Vals.push_back(V);
+  } catch (const Error &) {
+    return nullptr;
+  }
+  Rec.Ops.push_back(std::move(Rop));
+  if (!Pooled || Vals.back().dtype() == DType::Bool)
+    return nullptr;
+  Pool.push_back({static_cast<unsigned>(Vals.size() - 1), Bound, Raw});
+  return &Pool.back();
+}
+
+const Entry &Generator::pickEntry() {
+  if (chance(0.5))
+    return Pool[Pool.size() - 1 - pick(std::min<size_t>(3, Pool.size()))];
+  return Pool[pick(Pool.size())];
+}
+
+const Entry *Generator::partnerFor(const Shape &S, bool RawOnly) {
+  std::vector<const Entry *> Cands;
+  for (const Entry &E : Pool)
+    if ((!RawOnly || E.Raw) && broadcastShapes(S, val(E).shape()))
+      Cands.push_back(&E);
+  return Cands.empty() ? nullptr : Cands[pick(Cands.size())];
+}
+
+const Entry *Generator::boundedBelow(double Limit) {
+  std::vector<const Entry *> Cands;
+  for (const Entry &E : Pool)
+    if (E.Bound <= Limit && val(E).rank() > 0)
+      Cands.push_back(&E);
+  return Cands.empty() ? nullptr : Cands[pick(Cands.size())];
+}
+
+void Generator::makeInputs() {
+  unsigned Rank = 1 + pick(3);
+  int64_t H = oneOf<int64_t>({1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 63, 64, 100,
+                              127, 128, 129, 255, 256, 257, 511, 1000, 1024, 1025});
+  H = std::min(H, Opts.MaxRow);
+  Rec.Dims["B"] = Opts.BValue >= 0 ? Opts.BValue : oneOf<int64_t>({1, 2, 3, 5, 7, 16, 33, 64});
+  if (Rank >= 2)
+    Domain.push_back(chance(0.6) ? Dim("B") : Dim(oneOf<int64_t>({1, 2, 3, 5, 7, 16, 33})));
+  if (Rank == 3)
+    Domain.push_back(Dim(oneOf<int64_t>({1, 2, 3, 4})));
+  Domain.push_back(Dim(H));
+  Shape Row = Domain;
+  Row.back() = Dim(int64_t(1));
+  Shape Bias = {Dim(H)};
+
+  unsigned N = 1 + pick(4);
+  for (unsigned I = 0; I < N; ++I) {
+    RecipeOp In;
+    In.K = RKind::Input;
+    In.Name = fmt::format("x{}", NumInputs++);
+    double P = std::uniform_real_distribution<double>(0, 1)(Rng);
+    const Shape &S = (I == 0 || P < 0.6 || Rank == 1) ? Domain : (P < 0.8 ? Bias : Row);
+    In.Dims.assign(S.begin(), S.end());
+    bool Int = chance(0.1);
+    In.T = Int ? DType::I32 : oneOf({DType::F32, DType::F16, DType::BF16});
+    const Entry *E = add(In, 2, true, !Int);
+    if (Int) {
+      RecipeOp C;
+      C.K = RKind::Cast;
+      C.T = oneOf({DType::F32, DType::F16, DType::BF16});
+      C.Args = {static_cast<unsigned>(Rec.Ops.size() - 1)};
+      E = add(C, 2, true);
+    }
+    (void)E;
+  }
+  if (chance(0.2)) {
+    RecipeOp S;
+    S.K = RKind::Scalar;
+    S.Name = "s0";
+    S.T = DType::F32;
+    Rec.Scalars["s0"] = oneOf({0.75, -1.25, 0.5});
+    add(S, 1.25);
+  }
+}
+
+void Generator::unaryStep(const Entry &E) {
+  RecipeOp Rop;
+  Rop.K = RKind::Unary;
+  Rop.O = oneOf({Op::Neg, Op::Abs, Op::Exp, Op::Tanh, Op::Sigmoid, Op::Silu, Op::Relu});
+  Rop.Args = {E.Idx};
+  double B = E.Bound;
+  if (Rop.O == Op::Exp && B > 3) {
+    RecipeOp T;
+    T.K = RKind::Unary;
+    T.O = Op::Tanh;
+    T.Args = {E.Idx};
+    const Entry *TE = add(T, 1);
+    if (!TE)
+      return;
+    Rop.Args = {TE->Idx};
+    B = 1;
+  }
+  switch (Rop.O) {
+  case Op::Exp:
+    B = std::exp(B);
+    break;
+  case Op::Tanh:
+  case Op::Sigmoid:
+    B = 1;
+    break;
+  default:
+    break;
+  }
+  add(Rop, B);
+}
+
+void Generator::templateStep() {
+  const Entry *X = boundedBelow(1e3);
+  if (!X)
+    return;
+  unsigned XI = X->Idx;
+  double XB = X->Bound;
+  auto Mk = [](RKind K, Op O, std::vector<unsigned> Args) {
+    RecipeOp R;
+    R.K = K;
+    R.O = O;
+    R.Args = std::move(Args);
+    return R;
+  };
+  auto Last = [&] { return static_cast<unsigned>(Rec.Ops.size() - 1); };
+  if (chance(0.5)) {
+    // softmax-like: exp(x - max(x)) is in (0, 1]; the row sum is >= 1.
+    RecipeOp M = Mk(RKind::Reduce, Op::ReduceMax, {XI});
+    if (!add(M, XB))
+      return;
+    if (!add(Mk(RKind::Binary, Op::Sub, {XI, Last()}), 2 * XB, false, false))
+      return;
+    if (!add(Mk(RKind::Unary, Op::Exp, {Last()}), 1))
+      return;
+    unsigned E = Last();
+    if (!add(Mk(RKind::Reduce, Op::ReduceSum, {E}), 1e3, false, false))
+      return;
+    add(Mk(RKind::Binary, Op::Div, {E, Last()}), 1);
+    return;
+  }
+  // rmsnorm-like: x * rsqrt(mean(x*x) + 0.25) * w; rsqrt stays <= 2.
+  if (!add(Mk(RKind::Binary, Op::Mul, {XI, XI}), XB * XB, false, false))
+    return;
+  if (!add(Mk(RKind::Reduce, Op::ReduceMean, {Last()}), XB * XB, false, false))
+    return;
+  unsigned Ms = Last();
+  RecipeOp C;
+  C.K = RKind::Constant;
+  C.F = 0.25;
+  C.T = val(*X).dtype();
+  add(C, 0.25, false, false);
+  if (!add(Mk(RKind::Binary, Op::Add, {Ms, Last()}), XB * XB + 1, false, false))
+    return;
+  if (!add(Mk(RKind::Unary, Op::Rsqrt, {Last()}), 2, false, false))
+    return;
+  const Entry *Y = add(Mk(RKind::Binary, Op::Mul, {XI, Last()}), 2 * XB);
+  if (!Y)
+    return;
+  const Entry *W = partnerFor(val(*Y).shape());
+  if (W && chance(0.5))
+    add(Mk(RKind::Binary, Op::Mul, {Y->Idx, W->Idx}), Y->Bound * W->Bound);
+}
+
+void Generator::viewStep() {
+  const Entry E = pickEntry();
+  const Shape S = val(E).shape();
+  RecipeOp Rop;
+  Rop.Args = {E.Idx};
+  unsigned Choice = pick(4);
+  if (S.empty())
+    Choice = 0;
+  if (Choice == 0) {
+    // Broadcast to the domain (or to a leading extra dim for small ranks).
+    Rop.K = RKind::Broadcast;
+    Rop.Dims.assign(Domain.begin(), Domain.end());
+    if (llvm::ArrayRef<Dim>(S) == llvm::ArrayRef<Dim>(Domain)) {
+      if (Domain.size() >= 3)
+        return;
+      Rop.Dims.insert(Rop.Dims.begin(), Dim(int64_t(3)));
+    }
+    add(Rop, E.Bound);
+    return;
+  }
+  const Dim &L = S.back();
+  if (Choice == 1) {
+    if (L.isDynamic() || L.Size < 2)
+      return;
+    Rop.K = RKind::Slice;
+    Rop.A0 = static_cast<int64_t>(pick(L.Size - 1));
+    Rop.A1 = Rop.A0 + 1 + static_cast<int64_t>(pick(L.Size - Rop.A0));
+    add(Rop, E.Bound);
+    return;
+  }
+  if (Choice == 2) {
+    Rop.K = RKind::Concat;
+    std::vector<const Entry *> Cands;
+    for (const Entry &P : Pool) {
+      const Shape &PS = val(P).shape();
+      if (val(P).dtype() == val(E).dtype() && PS.size() == S.size() &&
+          !PS.back().isDynamic() && !L.isDynamic() &&
+          llvm::ArrayRef<Dim>(PS).drop_back() == llvm::ArrayRef<Dim>(S).drop_back())
+        Cands.push_back(&P);
+    }
+    if (Cands.empty())
+      return;
+    const Entry *P = Cands[pick(Cands.size())];
+    Rop.Args.push_back(P->Idx);
+    if (chance(0.3))
+      Rop.Args.push_back(E.Idx);
+    add(Rop, std::max(E.Bound, P->Bound));
+    return;
+  }
+  Rop.K = RKind::Reshape;
+  if (S.size() >= 2 && !L.isDynamic() && !S[S.size() - 2].isDynamic()) {
+    Rop.Dims.assign(S.begin(), S.end() - 2);
+    Rop.Dims.push_back(Dim(S[S.size() - 2].Size * L.Size));
+  } else if (S.size() < 3 && !L.isDynamic() && L.Size % 2 == 0 && L.Size >= 4) {
+    Rop.Dims.assign(S.begin(), S.end() - 1);
+    Rop.Dims.push_back(Dim(int64_t(2)));
+    Rop.Dims.push_back(Dim(L.Size / 2));
+  } else {
+    return;
+  }
+  add(Rop, E.Bound);
+}
+
+void Generator::step() {
+  unsigned W = static_cast<unsigned>(pick(100));
+  const Entry E = pickEntry();
+  if (W < 25) {
+    unaryStep(E);
+    return;
+  }
+  if (W < 55) {
+    RecipeOp Rop;
+    Rop.K = RKind::Binary;
+    Rop.O = oneOf({Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min});
+    double OB;
+    if (chance(0.25)) {
+      RecipeOp C;
+      C.K = RKind::Constant;
+      C.F = oneOf({0.5, -1.5, 2.0, 0.25, 3.0});
+      C.T = val(E).dtype();
+      add(C, std::abs(C.F), false, false);
+      OB = std::abs(C.F);
+      Rop.Args = {E.Idx, static_cast<unsigned>(Rec.Ops.size() - 1)};
+    } else {
+      const Entry *P = partnerFor(val(E).shape());
+      if (!P)
+        return;
+      OB = P->Bound;
+      Rop.Args = {E.Idx, P->Idx};
+      if (chance(0.5))
+        std::swap(Rop.Args[0], Rop.Args[1]);
+    }
+    double B = Rop.O == Op::Mul ? E.Bound * OB
+               : (Rop.O == Op::Max || Rop.O == Op::Min) ? std::max(E.Bound, OB)
+                                                      : E.Bound + OB;
+    add(Rop, B);
+    return;
+  }
+  if (W < 60) {
+    RecipeOp Rop;
+    Rop.K = RKind::Cast;
+    Rop.T = oneOf({DType::F32, DType::F16, DType::BF16});
+    Rop.Args = {E.Idx};
+    add(Rop, E.Bound);
+    return;
+  }
+  if (W < 66) {
+    // where(cmp(raw, raw-or-0), a, b): the condition never depends on rounding.
+    const Entry *A = partnerFor(val(E).shape(), /*RawOnly=*/true);
+    if (!A)
+      return;
+    RecipeOp Cmp;
+    Cmp.K = RKind::Binary;
+    Cmp.O = oneOf({Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Ne});
+    const Entry *Bv = chance(0.5) ? partnerFor(val(*A).shape(), true) : nullptr;
+    if (!Bv) {
+      RecipeOp Z;
+      Z.K = RKind::Constant;
+      Z.F = 0;
+      Z.T = val(*A).dtype();
+      add(Z, 0, false, false);
+      Cmp.Args = {A->Idx, static_cast<unsigned>(Rec.Ops.size() - 1)};
+    } else {
+      Cmp.Args = {A->Idx, Bv->Idx};
+    }
+    double AB = A->Bound; // A may move when the pool grows
+    (void)AB;
+    add(Cmp, 1, false, false);
+    unsigned CI = static_cast<unsigned>(Rec.Ops.size() - 1);
+    if (G.node(Vals.back().id()).Type != DType::Bool)
+      return;
+    const Entry *P = partnerFor(val(E).shape());
+    if (!P)
+      return;
+    RecipeOp Rop;
+    Rop.K = RKind::Where;
+    Rop.Args = {CI, E.Idx, P->Idx};
+    add(Rop, std::max(E.Bound, P->Bound));
+    return;
+  }
+  if (W < 71) {
+    const Entry *P = partnerFor(val(E).shape());
+    const Entry *Q = P ? partnerFor(val(*P).shape()) : nullptr;
+    if (!Q)
+      return;
+    RecipeOp Rop;
+    Rop.K = RKind::Fma;
+    Rop.Args = {E.Idx, P->Idx, Q->Idx};
+    add(Rop, E.Bound * P->Bound + Q->Bound);
+    return;
+  }
+  if (W < 84) {
+    if (val(E).rank() == 0)
+      return;
+    RecipeOp Rop;
+    Rop.K = RKind::Reduce;
+    Rop.O = oneOf({Op::ReduceSum, Op::ReduceMax, Op::ReduceMean, Op::ReduceSum});
+    Rop.Args = {E.Idx};
+    bool All = chance(0.2);
+    Rop.A0 = All ? 1 : 0;
+    int64_t Len = All ? numelOf(val(E).shape()) : dimValue(val(E).shape().back());
+    double B = Rop.O == Op::ReduceSum ? E.Bound * static_cast<double>(Len) : E.Bound;
+    const Entry *R = add(Rop, B);
+    // Broadcast the reduced value back over the row (normalization epilogue).
+    if (R && !All && chance(0.6)) {
+      RecipeOp Epi;
+      Epi.K = RKind::Binary;
+      Epi.O = oneOf({Op::Sub, Op::Mul, Op::Add});
+      Epi.Args = {E.Idx, R->Idx};
+      double RB = R->Bound;
+      add(Epi, Epi.O == Op::Mul ? E.Bound * RB : E.Bound + RB);
+    }
+    return;
+  }
+  if (W < 90) {
+    templateStep();
+    return;
+  }
+  viewStep();
+}
+
+Recipe Generator::run() {
+  makeInputs();
+  unsigned N = Opts.MinOps + static_cast<unsigned>(pick(Opts.MaxOps - Opts.MinOps + 1));
+  for (unsigned I = 0; I < 4 * N && Pool.size() < N + NumInputs; ++I)
+    step();
+  // Outputs: the newest value, plus a few others (an input now and then).
+  std::set<unsigned> Chosen;
+  for (size_t I = Pool.size(); I-- > 0 && Chosen.empty();)
+    if (!Vals[Pool[I].Idx].node().isLeaf() || Rec.Ops[Pool[I].Idx].K == RKind::Input)
+      Chosen.insert(Pool[I].Idx);
+  unsigned More = static_cast<unsigned>(pick(4));
+  for (unsigned I = 0; I < More; ++I) {
+    const Entry &E = Pool[pick(Pool.size())];
+    const Node &N = Vals[E.Idx].node();
+    if (N.Kind == Op::Scalar || N.Kind == Op::Constant || (N.Kind == Op::Input && !chance(0.2)))
+      continue;
+    Chosen.insert(E.Idx);
+  }
+  unsigned K = 0;
+  for (unsigned Idx : Chosen)
+    Rec.Outputs.push_back({fmt::format("y{}", K++), Idx});
+  // Bind only the dims the graph uses.
+  if (G.dynamicDims().empty())
+    Rec.Dims.clear();
+  return std::move(Rec);
+}
+
+} // namespace
+
+Recipe randomRecipe(uint64_t Seed, const GenOptions &Opts) {
+  return Generator(Seed, Opts).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Merging, bytes, shrinking
+//===----------------------------------------------------------------------===//
+
+Recipe mergeRecipes(llvm::ArrayRef<Recipe> Rs) {
+  Recipe M;
+  for (size_t K = 0; K < Rs.size(); ++K) {
+    const Recipe &R = Rs[K];
+    std::string Prefix = fmt::format("g{}_", K);
+    unsigned Base = static_cast<unsigned>(M.Ops.size());
+    for (RecipeOp Rop : R.Ops) {
+      for (unsigned &A : Rop.Args)
+        A += Base;
+      if (Rop.K == RKind::Input || Rop.K == RKind::Scalar)
+        Rop.Name = Prefix + Rop.Name;
+      M.Ops.push_back(std::move(Rop));
+    }
+    for (const auto &[Name, Idx] : R.Outputs)
+      M.Outputs.push_back({Prefix + Name, Idx + Base});
+    for (const auto &[Name, V] : R.Scalars)
+      M.Scalars[Prefix + Name] = V;
+    for (const auto &[Name, V] : R.Dims) {
+      auto [It, New] = M.Dims.try_emplace(Name, V);
+      if (!New && It->second != V)
+        fail("mergeRecipes: dim '{}' is {} in one recipe and {} in another", Name,
+             It->second, V);
+    }
+  }
+  return M;
+}
+
+namespace {
+class ByteReader {
+public:
+  explicit ByteReader(llvm::ArrayRef<uint8_t> B) : B(B) {}
+  uint8_t next() { return Pos < B.size() ? B[Pos++] : 0; }
+  Dim dim() {
+    uint8_t V = next();
+    if (V % 16 == 0)
+      return Dim("B");
+    if (V % 16 == 1)
+      return Dim("T");
+    if (V == 255)
+      return Dim(int64_t(1) << (30 + next() % 34)); // up to 2^63
+    if (V == 254)
+      return Dim(-static_cast<int64_t>(next()));
+    return Dim(static_cast<int64_t>(V / 4));
+  }
+  std::vector<Dim> dims() {
+    std::vector<Dim> D(next() % 5);
+    for (Dim &X : D)
+      X = dim();
+    return D;
+  }
+
+private:
+  llvm::ArrayRef<uint8_t> B;
+  size_t Pos = 0;
+};
+} // namespace
+
+Recipe recipeFromBytes(llvm::ArrayRef<uint8_t> Bytes) {
+  ByteReader In(Bytes);
+  Recipe R;
+  unsigned NIn = 1 + In.next() % 4;
+  for (unsigned I = 0; I < NIn; ++I) {
+    RecipeOp Rop;
+    Rop.K = RKind::Input;
+    Rop.T = static_cast<DType>(In.next() % 8); // 7 is out of range on purpose
+    Rop.Name = fmt::format("x{}", I);
+    Rop.Dims = In.dims();
+    R.Ops.push_back(std::move(Rop));
+  }
+  unsigned NOps = In.next() % 32;
+  for (unsigned I = 0; I < NOps; ++I) {
+    RecipeOp Rop;
+    Rop.K = static_cast<RKind>(In.next() % 13);
+    Rop.O = static_cast<jitfuse::Op>(In.next() % 64); // some out of range
+    Rop.T = static_cast<DType>(In.next() % 7);
+    unsigned Size = static_cast<unsigned>(R.Ops.size());
+    unsigned NArgs = 1 + In.next() % 3;
+    for (unsigned A = 0; A < NArgs; ++A) {
+      uint8_t V = In.next();
+      Rop.Args.push_back(V >= 250 ? V : V % Size);
+    }
+    Rop.A0 = static_cast<int8_t>(In.next());
+    Rop.A1 = static_cast<int8_t>(In.next());
+    Rop.F = static_cast<int8_t>(In.next()) / 4.0;
+    if (Rop.K == RKind::Input || Rop.K == RKind::Scalar)
+      Rop.Name = fmt::format("n{}", I);
+    if (Rop.K == RKind::Input || Rop.K == RKind::Broadcast || Rop.K == RKind::Reshape)
+      Rop.Dims = In.dims();
+    R.Ops.push_back(std::move(Rop));
+  }
+  unsigned NOut = In.next() % 4;
+  for (unsigned I = 0; I < NOut; ++I)
+    R.Outputs.push_back({fmt::format("y{}", I), In.next() % static_cast<unsigned>(R.Ops.size())});
+  R.Dims = {{"B", In.next()}, {"T", In.next()}};
+  return R;
+}
+
+/// Drops ops no output depends on, renumbering the rest, and bindings no
+/// remaining op names.
+static Recipe collectGarbage(const Recipe &R) {
+  std::vector<bool> Live(R.Ops.size());
+  for (const auto &O : R.Outputs)
+    Live[O.second] = true;
+  for (size_t I = R.Ops.size(); I-- > 0;)
+    if (Live[I])
+      for (unsigned A : R.Ops[I].Args)
+        Live[A] = true;
+  Recipe Out;
+  Out.Seed = R.Seed;
+  std::vector<unsigned> NewIdx(R.Ops.size());
+  for (size_t I = 0; I < R.Ops.size(); ++I) {
+    if (!Live[I])
+      continue;
+    NewIdx[I] = static_cast<unsigned>(Out.Ops.size());
+    RecipeOp Rop = R.Ops[I];
+    for (unsigned &A : Rop.Args)
+      A = NewIdx[A];
+    for (const Dim &D : Rop.Dims)
+      if (D.isDynamic() && R.Dims.count(D.Name))
+        Out.Dims[D.Name] = R.Dims.at(D.Name);
+    if (Rop.K == RKind::Scalar && R.Scalars.count(Rop.Name))
+      Out.Scalars[Rop.Name] = R.Scalars.at(Rop.Name);
+    Out.Ops.push_back(std::move(Rop));
+  }
+  for (const auto &[Name, Idx] : R.Outputs)
+    Out.Outputs.push_back({Name, NewIdx[Idx]});
+  return Out;
+}
+
+Recipe shrinkRecipe(Recipe R, const std::function<bool(const Graph &)> &Fails) {
+  auto StillFails = [&](const Recipe &C) {
+    try {
+      Graph G = buildGraph(C);
+      G.verify();
+      return Fails(G);
+    } catch (const Error &) {
+      return false; // not a valid graph: not a smaller repro
+    }
+  };
+  if (Recipe C = collectGarbage(R); StillFails(C))
+    R = std::move(C);
+  for (bool Progress = true; Progress;) {
+    Progress = false;
+    for (size_t I = 0; R.Outputs.size() > 1 && I < R.Outputs.size();) {
+      Recipe C = R;
+      C.Outputs.erase(C.Outputs.begin() + static_cast<ptrdiff_t>(I));
+      C = collectGarbage(C);
+      if (StillFails(C)) {
+        R = std::move(C);
+        Progress = true;
+      } else {
+        ++I;
+      }
+    }
+    for (size_t I = R.Ops.size(); I-- > 0;) {
+      if (I >= R.Ops.size())
+        continue;
+      std::vector<unsigned> Args = R.Ops[I].Args;
+      for (unsigned A : Args) {
+        Recipe C = R;
+        for (size_t J = I + 1; J < C.Ops.size(); ++J)
+          for (unsigned &X : C.Ops[J].Args)
+            if (X == I)
+              X = A;
+        for (auto &O : C.Outputs)
+          if (O.second == I)
+            O.second = A;
+        C = collectGarbage(C);
+        if (StillFails(C)) {
+          R = std::move(C);
+          Progress = true;
+          break;
+        }
+      }
+    }
+  }
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+static llvm::StringRef opEnumName(Op O) {
+  switch (O) {
+#define JITFUSE_OP(Name, Spelling, Kind, Arity)                                \
+  case Op::Name:                                                               \
+    return #Name;
+#include "ir/Ops.def"
+  }
+  return "?";
+}
+
+static std::string dtypeCpp(DType T) {
+  return T == DType::Bool ? "boolean" : dtypeName(T).str();
+}
+
+/// A C++ string literal for any bytes; octal escapes so no digit run-on.
+static std::string cppString(llvm::StringRef S) {
+  std::string Out = "\"";
+  for (unsigned char C : S) {
+    if (C == '"' || C == '\\')
+      Out += fmt::format("\\{}", static_cast<char>(C));
+    else if (C < 0x20 || C >= 0x7f || C == '?')
+      Out += fmt::format("\\{:03o}", C);
+    else
+      Out += static_cast<char>(C);
+  }
+  return Out + "\"";
+}
+
+static std::string dimsCpp(llvm::ArrayRef<Dim> Dims) {
+  std::string Out = "{";
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    Out += I ? ", " : "";
+    Out += Dims[I].isDynamic() ? cppString(Dims[I].Name)
+                               : fmt::format("int64_t({})", Dims[I].Size);
+  }
+  return Out + "}";
+}
+
+static std::string doubleCpp(double V) {
+  if (std::isnan(V))
+    return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(V))
+    return V > 0 ? "std::numeric_limits<double>::infinity()"
+                 : "-std::numeric_limits<double>::infinity()";
+  std::string S = formatDouble(V);
+  if (S.find_first_of(".eE") == std::string::npos)
+    S += ".0";
+  return S;
+}
+
+std::string printAsCpp(const Graph &G) {
+  std::string Out;
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Node &N = G.node(Id);
+    auto V = [&](size_t K) { return fmt::format("v{}", N.Operands[K]); };
+    std::string Rhs;
+    switch (opKind(N.Kind)) {
+    case OpKind::Leaf:
+      if (N.Kind == Op::Input)
+        Rhs = fmt::format("g.input({}, {}, {})", cppString(N.Name), dtypeCpp(N.Type),
+                          dimsCpp(N.Dims));
+      else if (N.Kind == Op::Scalar)
+        Rhs = fmt::format("g.scalar({}, {})", cppString(N.Name), dtypeCpp(N.Type));
+      else
+        Rhs = fmt::format("g.constant({}, {})", doubleCpp(N.F), dtypeCpp(N.Type));
+      break;
+    case OpKind::Unary:
+      Rhs = N.Kind == Op::Cast ? fmt::format("cast({}, {})", V(0), dtypeCpp(N.Type))
+                               : fmt::format("unary(Op::{}, {})", opEnumName(N.Kind).str(), V(0));
+      break;
+    case OpKind::Binary:
+      Rhs = fmt::format("binary(Op::{}, {}, {})", opEnumName(N.Kind).str(), V(0), V(1));
+      break;
+    case OpKind::Ternary:
+      Rhs = fmt::format("{}({}, {}, {})", N.Kind == Op::Where ? "where" : "fma", V(0), V(1),
+                        V(2));
+      break;
+    case OpKind::Reduce:
+      Rhs = fmt::format("reduce(Op::{}, {}, ReduceScope::{})", opEnumName(N.Kind).str(), V(0),
+                        N.scope() == ReduceScope::All ? "All" : "LastAxis");
+      break;
+    case OpKind::View:
+      if (N.Kind == Op::Broadcast)
+        Rhs = fmt::format("broadcastTo({}, {})", V(0), dimsCpp(N.Dims));
+      else if (N.Kind == Op::Reshape)
+        Rhs = fmt::format("reshape({}, {})", V(0), dimsCpp(N.Dims));
+      else if (N.Kind == Op::Slice)
+        Rhs = fmt::format("slice({}, {}, {})", V(0), N.A0, N.A1);
+      else {
+        std::string Xs;
+        for (size_t K = 0; K < N.Operands.size(); ++K)
+          Xs += (K ? ", " : "") + V(K);
+        Rhs = fmt::format("concat({{{}}})", Xs);
+      }
+      break;
+    case OpKind::Random:
+      Rhs = fmt::format("randUniform({}, {}, {}, {})", V(0), dimsCpp(N.Dims), N.A0,
+                        dtypeCpp(N.Type));
+      break;
+    }
+    Out += fmt::format("auto v{} = {};\n", Id, Rhs);
+  }
+  for (const GraphOutput &O : G.outputs())
+    Out += fmt::format("g.output({}, v{});\n", cppString(O.Name), O.Id);
+  return Out;
+}
+
+std::string describeBindings(const Recipe &R) {
+  std::string Out = "// dims:";
+  for (const auto &[Name, V] : R.Dims)
+    Out += fmt::format(" {}={}", Name, V);
+  Out += "; scalars:";
+  for (const auto &[Name, V] : R.Scalars)
+    Out += fmt::format(" {}={}", Name, V);
+  return Out;
+}
+
+} // namespace jitfuse::test

@@ -1,0 +1,350 @@
+//===- tests/test_random_graphs.cpp - random graphs through the pipeline ---===//
+//
+// CPU tier: thousands of seeded random graphs through partitioning (unfused
+// and the fusion pass), independent partition invariants, scheduling and
+// codegen determinism, plus a sample compiled by NVRTC. GPU tier: batches of
+// random graphs fused vs unfused vs the fp64 reference. A failure prints the
+// seed and a shrunk C++ repro.
+//
+// JITFUSE_RANDOM_SEED=<base> repeats a run; JITFUSE_RANDOM_COUNT=<n> changes
+// how many graphs each tier checks.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+#include "RandomGraph.h"
+
+#include "codegen/Codegen.h"
+#include "compiler/Fusion.h"
+#include "compiler/Schedule.h"
+#include "ir/Tolerance.h"
+#include "runtime/Driver.h"
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+uint64_t baseSeed() {
+  static uint64_t Seed = [] {
+    uint64_t S = std::random_device{}();
+    if (const char *Env = std::getenv("JITFUSE_RANDOM_SEED"))
+      S = std::strtoull(Env, nullptr, 10);
+    std::fprintf(stderr, "random graphs: base seed %llu (JITFUSE_RANDOM_SEED to repeat)\n",
+                 static_cast<unsigned long long>(S));
+    return S;
+  }();
+  return Seed;
+}
+
+unsigned countFromEnv(unsigned Default) {
+  if (const char *Env = std::getenv("JITFUSE_RANDOM_COUNT"))
+    return static_cast<unsigned>(std::strtoul(Env, nullptr, 10));
+  return Default;
+}
+
+/// Checks what every correct partitioner must satisfy, independently of
+/// verifyPartition. Returns "" or what is broken.
+std::string partitionInvariants(const Graph &G, const Partition &P) {
+  std::vector<bool> Live = liveNodes(G);
+  std::vector<int> Seen(G.size(), -1);
+  if (P.ClusterOf.size() != G.size())
+    return fmt::format("ClusterOf has {} entries for {} nodes", P.ClusterOf.size(), G.size());
+  for (size_t C = 0; C < P.Clusters.size(); ++C) {
+    const Cluster &Cl = P.Clusters[C];
+    if (Cl.Nodes.empty())
+      return fmt::format("cluster {} is empty", C);
+    for (NodeId N : Cl.Nodes) {
+      if (N >= G.size())
+        return fmt::format("cluster {} names node %{} beyond the graph", C, N);
+      if (G.node(N).isLeaf())
+        return fmt::format("leaf %{} is computed by cluster {}", N, C);
+      if (!Live[N])
+        return fmt::format("dead node %{} is computed by cluster {}", N, C);
+      if (Seen[N] >= 0)
+        return fmt::format("node %{} is in clusters {} and {}", N, Seen[N], C);
+      Seen[N] = static_cast<int>(C);
+      if (P.ClusterOf[N] != static_cast<int>(C))
+        return fmt::format("ClusterOf[%{}] = {} but cluster {} holds it", N, P.ClusterOf[N], C);
+    }
+  }
+  for (NodeId N = 0; N < G.size(); ++N) {
+    const Node &Nd = G.node(N);
+    if (Live[N] && !Nd.isLeaf() && Seen[N] < 0)
+      return fmt::format("live node %{} is in no cluster", N);
+    if (Seen[N] < 0)
+      continue;
+    const Cluster &Cl = P.Clusters[Seen[N]];
+    for (NodeId O : Nd.Operands) {
+      if (G.node(O).isLeaf())
+        continue;
+      if (Seen[O] < 0)
+        return fmt::format("operand %{} of %{} is computed nowhere", O, N);
+      if (Seen[O] > Seen[N])
+        return fmt::format("operand %{} of %{} is in later cluster {} (> {})", O, N, Seen[O],
+                           Seen[N]);
+      if (Seen[O] == Seen[N]) {
+        auto PosO = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), O);
+        auto PosN = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), N);
+        if (PosO > PosN)
+          return fmt::format("cluster {} lists %{} after its user %{}", Seen[N], O, N);
+        continue;
+      }
+      const Cluster &Prod = P.Clusters[Seen[O]];
+      if (std::find(Prod.Outputs.begin(), Prod.Outputs.end(), O) == Prod.Outputs.end())
+        return fmt::format("%{} is read by cluster {} but cluster {} does not store it", O,
+                           Seen[N], Seen[O]);
+      if (std::find(Cl.Inputs.begin(), Cl.Inputs.end(), O) == Cl.Inputs.end())
+        return fmt::format("cluster {} reads %{} without listing it as an input", Seen[N], O);
+    }
+  }
+  for (const GraphOutput &O : G.outputs()) {
+    if (Seen[O.Id] < 0)
+      return fmt::format("graph output '{}' (%{}) is computed nowhere", O.Name, O.Id);
+    const Cluster &Cl = P.Clusters[Seen[O.Id]];
+    if (std::find(Cl.Outputs.begin(), Cl.Outputs.end(), O.Id) == Cl.Outputs.end())
+      return fmt::format("graph output '{}' (%{}) is not stored by cluster {}", O.Name, O.Id,
+                         Seen[O.Id]);
+  }
+  return "";
+}
+
+/// verify -> partition (both ways) -> invariants -> schedule -> emit twice.
+/// Returns "" or the first problem.
+std::string checkPipeline(const Graph &G) {
+  try {
+    G.verify();
+    for (bool Fuse : {false, true}) {
+      const char *Mode = Fuse ? "fused" : "unfused";
+      Partition P = Fuse ? fuseGraph(G) : partitionUnfused(G);
+      verifyPartition(G, P);
+      std::string Why = partitionInvariants(G, P);
+      if (!Why.empty())
+        return fmt::format("{} partition: {}", Mode, Why);
+      std::vector<KernelPlan> Plans;
+      for (unsigned I = 0; I < P.Clusters.size(); ++I)
+        Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
+      std::string A = codegen::emitProgram(G, Plans);
+      std::string B = codegen::emitProgram(G, Plans);
+      if (A.empty())
+        return fmt::format("{}: emitProgram returned no text", Mode);
+      if (A != B)
+        return fmt::format("{}: emitProgram is not deterministic", Mode);
+    }
+  } catch (const Error &E) {
+    return fmt::format("jitfuse::Error: {}", E.what());
+  }
+  return "";
+}
+
+std::string reproText(const Recipe &R, const std::function<bool(const Graph &)> &Fails) {
+  Recipe Small = shrinkRecipe(R, Fails);
+  Graph G = buildGraph(Small);
+  return fmt::format("seed {} ({} ops shrunk to {}); repro:\n{}\n{}", R.Seed, R.Ops.size(),
+                     Small.Ops.size(), describeBindings(Small), printAsCpp(G));
+}
+
+} // namespace
+
+TEST_CASE("Random graph generator is reproducible and builds", "[random]") {
+  for (uint64_t S = 0; S < 50; ++S) {
+    Recipe A = randomRecipe(S), B = randomRecipe(S);
+    Graph GA = buildGraph(A), GB = buildGraph(B);
+    REQUIRE(printAsCpp(GA) == printAsCpp(GB));
+    REQUIRE(!GA.outputs().empty());
+  }
+}
+
+TEST_CASE("Shrinker finds a minimal failing graph and prints it as C++", "[random]") {
+  // Predicate: "an output depends on an exp" — the minimum is one input + exp.
+  auto HasExp = [](const Graph &G) {
+    std::vector<bool> Live = liveNodes(G);
+    for (NodeId N = 0; N < G.size(); ++N)
+      if (Live[N] && G.node(N).Kind == Op::Exp)
+        return true;
+    return false;
+  };
+  int Shrunk = 0;
+  for (uint64_t S = 0; S < 200 && Shrunk < 5; ++S) {
+    Recipe R = randomRecipe(baseSeed() + S);
+    if (!HasExp(buildGraph(R)))
+      continue;
+    Recipe Small = shrinkRecipe(R, HasExp);
+    Graph G = buildGraph(Small);
+    INFO(printAsCpp(G));
+    CHECK(HasExp(G));
+    CHECK(G.outputs().size() == 1);
+    // One input (maybe through a cast of an i32 input), an optional tanh
+    // guard, the exp.
+    CHECK(Small.Ops.size() <= 4);
+    ++Shrunk;
+  }
+  CHECK(Shrunk == 5);
+
+  // The printed C++ uses names and values a person can paste.
+  Graph G;
+  Value X = G.input("a \"q\" \\ */\n\xc3\xa9", bf16, {"B", 17});
+  G.output("y", unary(Op::Exp, X) * 0.5);
+  std::string Cpp = printAsCpp(G);
+  CHECK(Cpp.find(R"(g.input("a \"q\" \\ */\012\303\251", bf16, {"B", int64_t(17)}))") !=
+        std::string::npos);
+  CHECK(Cpp.find("unary(Op::Exp, v0)") != std::string::npos);
+  INFO(Cpp);
+  CHECK(Cpp.find("g.constant(0.5, ") != std::string::npos);
+  CHECK(Cpp.find("g.output(\"y\", v3);") != std::string::npos);
+}
+
+TEST_CASE("Random graphs: partition invariants, schedule, deterministic codegen",
+          "[random]") {
+  unsigned Count = countFromEnv(10000);
+  auto Start = std::chrono::steady_clock::now();
+  unsigned Interpreted = 0, Nodes = 0;
+  for (unsigned I = 0; I < Count; ++I) {
+    Recipe R = randomRecipe(baseSeed() + I);
+    Graph G = buildGraph(R);
+    Nodes += static_cast<unsigned>(G.size());
+    std::string Why = checkPipeline(G);
+    if (!Why.empty()) {
+      auto Fails = [](const Graph &X) { return !checkPipeline(X).empty(); };
+      FAIL(Why << "\n" << reproText(R, Fails));
+    }
+    // The generator's promise to the GPU tier: every output stays finite.
+    if (I % 20 == 0) {
+      Bindings B;
+      std::mt19937_64 Rng(R.Seed);
+      B.Dims = R.Dims;
+      B.Scalars = R.Scalars;
+      for (NodeId N : G.inputs())
+        B.Inputs[G.node(N).Name] =
+            randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+      for (const auto &[Name, T] : interpret(G, B))
+        for (double V : T.Data)
+          if (!std::isfinite(V))
+            FAIL("seed " << R.Seed << ": output '" << Name << "' is not finite\n"
+                         << describeBindings(R) << "\n"
+                         << printAsCpp(G));
+      ++Interpreted;
+    }
+  }
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  std::fprintf(stderr, "random graphs: %u graphs (%u nodes, %u interpreted) in %.1f s\n", Count,
+               Nodes, Interpreted, Secs);
+}
+
+TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
+  unsigned Count = std::min(30u, countFromEnv(30));
+  for (unsigned I = 0; I < Count; ++I) {
+    Recipe R = randomRecipe(baseSeed() + 1000003 + I);
+    Graph G = buildGraph(R);
+    for (bool Fuse : {true, false}) {
+      CompileOptions Opts;
+      Opts.Fuse = Fuse;
+      Opts.Arch = "sm_90";
+      try {
+        Executable X = testCompiler().compile(G, Opts);
+        CHECK(!X.source().empty());
+        CHECK(X.numKernels() >= 1);
+      } catch (const Error &E) {
+        FAIL("seed " << R.Seed << (Fuse ? " fused" : " unfused") << ": " << E.what() << "\n"
+                     << describeBindings(R) << "\n"
+                     << printAsCpp(G));
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// GPU tier
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Compiles G fused and unfused, runs both on inputs seeded by Seed, and
+/// compares with the reference. Returns "" or every mismatch.
+std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed) {
+  Bindings B;
+  for (const std::string &D : G.dynamicDims())
+    B.Dims[D] = Values.Dims.at(D);
+  for (NodeId N : G.scalars())
+    B.Scalars[G.node(N).Name] = Values.Scalars.at(G.node(N).Name);
+  std::mt19937_64 Rng(Seed);
+  for (NodeId N : G.inputs())
+    B.Inputs[G.node(N).Name] =
+        randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+  std::string Out;
+  try {
+    std::map<std::string, HostTensor> Ref = interpret(G, B);
+    for (bool Fuse : {true, false}) {
+      CompileOptions Opts;
+      Opts.Fuse = Fuse;
+      Executable X = testCompiler().compile(G, Opts);
+      std::map<std::string, HostTensor> Got = runOnDevice(X, B);
+      for (const GraphOutput &O : G.outputs()) {
+        double Tol = toleranceFor(G.node(O.Id).Type, maxReductionLength(G, O.Id, B.Dims));
+        CompareResult C = compareTensors(Got.at(O.Name), Ref.at(O.Name), Tol,
+                                         fmt::format("{} output '{}'", Fuse ? "fused" : "unfused",
+                                                     O.Name));
+        if (!C.Ok)
+          Out += C.Message + "\n";
+      }
+    }
+  } catch (const Error &E) {
+    Out += fmt::format("jitfuse::Error: {}\n", E.what());
+  }
+  return Out;
+}
+
+} // namespace
+
+TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
+  const unsigned PerBatch = 20;
+  unsigned Count = countFromEnv(500);
+  bool Gpu = haveGpu();
+  unsigned Checked = 0, Batches = 0;
+  auto Start = std::chrono::steady_clock::now();
+  for (unsigned First = 0; First < Count; First += PerBatch) {
+    std::vector<Recipe> Rs;
+    GenOptions GO;
+    GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batches % 6];
+    for (unsigned I = First; I < std::min(Count, First + PerBatch); ++I)
+      Rs.push_back(randomRecipe(baseSeed() + 2000003 + I, GO));
+    Recipe M = mergeRecipes(Rs);
+    Graph G = buildGraph(M);
+    ++Batches;
+    if (!Gpu) {
+      // Compiling still exercises codegen + NVRTC on a merged graph.
+      CompileOptions Opts;
+      Opts.Arch = "sm_90";
+      CHECK_NOTHROW(testCompiler().compile(G, Opts));
+      break;
+    }
+    std::string Why = gpuMismatches(G, M, M.Ops.size());
+    if (Why.empty()) {
+      Checked += static_cast<unsigned>(Rs.size());
+      continue;
+    }
+    // Find the failing members and shrink each on its own.
+    std::string Report;
+    for (const Recipe &R : Rs) {
+      Graph One = buildGraph(R);
+      if (gpuMismatches(One, R, R.Seed).empty())
+        continue;
+      auto Fails = [&](const Graph &X) { return !gpuMismatches(X, R, R.Seed).empty(); };
+      Report += gpuMismatches(One, R, R.Seed) + reproText(R, Fails) + "\n";
+    }
+    FAIL("batch of seeds " << Rs.front().Seed << ".." << Rs.back().Seed << ":\n"
+                           << Why << "\n"
+                           << (Report.empty() ? "(no member fails alone)" : Report));
+  }
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  std::fprintf(stderr, "GPU random graphs: %u graphs checked in %u batches in %.1f s\n", Checked,
+               Batches, Secs);
+  if (Gpu)
+    CHECK(Checked == Count);
+}
