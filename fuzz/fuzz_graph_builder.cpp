@@ -1,0 +1,70 @@
+//===- fuzz/fuzz_graph_builder.cpp - libFuzzer target: graphs from bytes --===//
+//
+// Bytes become a recipe (tests/RandomGraph.h), possibly nonsense: bad dtypes,
+// op codes, operand indices, negative or 2^63 dims. Building it and running
+// verify, both partitioners, the scheduler, codegen, the printers and (for
+// small shapes) the reference interpreter may only ever throw
+// jitfuse::Error; anything else escapes and libFuzzer reports it.
+//
+//===----------------------------------------------------------------------===//
+#include "RandomGraph.h"
+
+#include "codegen/Codegen.h"
+#include "compiler/Fusion.h"
+#include "compiler/Schedule.h"
+#include "ir/Interpreter.h"
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+#include <random>
+
+using namespace jitfuse;
+
+static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Dims) {
+  for (const Node &N : G.nodes()) {
+    int64_t Numel = 1;
+    for (const Dim &D : N.Dims) {
+      int64_t S = D.isDynamic() ? (Dims.count(D.Name) ? Dims.at(D.Name) : 0) : D.Size;
+      if (S < 0 || S > 4096)
+        return false;
+      Numel *= S;
+      if (Numel > 4096)
+        return false;
+    }
+  }
+  return true;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  test::Recipe R = test::recipeFromBytes(llvm::ArrayRef<uint8_t>(Data, Size));
+  try {
+    Graph G = test::buildGraph(R);
+    G.verify();
+    (void)printGraph(G);
+    (void)test::printAsCpp(G);
+    if (G.outputs().empty())
+      return 0;
+    for (bool Fuse : {true, false}) {
+      Partition P = Fuse ? fuseGraph(G) : partitionUnfused(G);
+      verifyPartition(G, P);
+      std::vector<KernelPlan> Plans;
+      for (unsigned I = 0; I < P.Clusters.size(); ++I)
+        Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
+      (void)codegen::emitProgram(G, Plans);
+    }
+    if (!smallEnough(G, R.Dims))
+      return 0;
+    Bindings B;
+    for (const std::string &D : G.dynamicDims())
+      B.Dims[D] = R.Dims.count(D) ? R.Dims.at(D) : 1;
+    for (NodeId N : G.scalars())
+      B.Scalars[G.node(N).Name] = 0.5;
+    std::mt19937_64 Rng(Size);
+    for (NodeId N : G.inputs())
+      B.Inputs[G.node(N).Name] =
+          randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+    (void)interpret(G, B);
+  } catch (const Error &) {
+  }
+  return 0;
+}
