@@ -345,6 +345,18 @@ std::string Emitter::value(NodeId N, const Coords &C) {
   if (std::string V = lookup(K); !V.empty())
     return V;
   std::string V;
+  if (C.Rank0 && Nd.rank() > 0 &&
+      (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Reshape)) {
+    // A one-element view: spell its coordinates out, or the view's offset
+    // (slice start, concat branch) would be lost.
+    Coords Zero;
+    Zero.Outer.assign(Nd.rank() - 1, "0");
+    Zero.ColRel = false;
+    Zero.Last = "0";
+    V = value(N, Zero);
+    remember(K, V);
+    return V;
+  }
   switch (Nd.Kind) {
   case Op::Broadcast:
     V = value(Nd.Operands[0], adjust(C, Nd.Dims, G.node(Nd.Operands[0]).Dims));

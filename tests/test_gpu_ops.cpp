@@ -226,3 +226,15 @@ TEST_CASE("full reductions are bitwise deterministic run to run", "[gpu][ops]") 
   for (int I = 0; I < 5; ++I)
     CHECK(runOnDevice(E, B).at("s").Data[0] == First.Data[0]);
 }
+
+TEST_CASE("one-element views keep their offsets when broadcast", "[gpu][ops]") {
+  // Found by the random-graph tier: slice(x, 1, 2) broadcast to [13] read
+  // x[0] once the slice was recomputed inside the broadcast's kernel.
+  haveGpu();
+  Graph G;
+  Value X = G.input("x", f32, {13});
+  G.output("y", broadcastTo(slice(X, 1, 2), {13}));
+  G.output("z", broadcastTo(reshape(slice(X, 5, 6), {1, 1}), {3, 13}) + 1.0);
+  G.output("w", concat({slice(X, 2, 3), slice(X, 7, 8)}) * 2.0);
+  checkGraph(G, randomBindings(G, {}, {}));
+}

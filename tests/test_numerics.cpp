@@ -381,8 +381,12 @@ TEST_CASE("compareTensors: the rms term judges near-zero results by the "
 TEST_CASE("toleranceFor", "[numerics]") {
   CHECK(toleranceFor(DType::F32, 1) == 8 * std::ldexp(1, -23) * 1.25);
   CHECK(toleranceFor(DType::F32, 1024) == 8 * std::ldexp(1, -23) * 9);
-  CHECK(toleranceFor(DType::F16, 16) == 8 * std::ldexp(1, -10) * 2);
-  CHECK(toleranceFor(DType::BF16, 1) == 8 * std::ldexp(1, -7) * 1.25);
+  CHECK(toleranceFor(DType::F16, 16) ==
+        8 * std::ldexp(1, -10) + 8 * std::ldexp(1, -23) * 2);
+  CHECK(toleranceFor(DType::BF16, 1) ==
+        8 * std::ldexp(1, -7) + 8 * std::ldexp(1, -23) * 1.25);
+  // A long reduction does not loosen the half-precision storage term.
+  CHECK(toleranceFor(DType::BF16, 4096) < 0.07);
   // f64 outputs keep the f32 floor: kernels compute through f32 intrinsics.
   CHECK(toleranceFor(DType::F64, 1) == toleranceFor(DType::F32, 1));
   CHECK(toleranceFor(DType::I32, 100) == 0);
