@@ -228,7 +228,32 @@ void KernelWriter::elementwiseBody() {
   E.line(fmt::format("const {} row = chunk / cpr;", IT));
   E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
   outerCoords("row");
-  storeOutputs(true, fmt::format("row * {} + col", L));
+  std::string Base = fmt::format("row * {} + col", L);
+  // A concat over the whole row whose pieces are Vec-aligned picks one
+  // operand per chunk: branch once here instead of per lane (RoPE's halves).
+  for (NodeId N : P.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Vec == 1 || Nd.Kind != Op::Concat ||
+        llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+      continue;
+    bool Aligned = true;
+    for (NodeId O : Nd.Operands)
+      Aligned &= G.node(O).Dims.back().Size % Vec == 0;
+    if (!Aligned)
+      continue;
+    int64_t Hi = 0;
+    for (size_t I = 0; I < Nd.Operands.size(); ++I) {
+      Hi += G.node(Nd.Operands[I]).Dims.back().Size;
+      bool Last = I + 1 == Nd.Operands.size();
+      E.open(Last ? "else" : fmt::format("{}if (col < {})", I ? "else " : "", Hi));
+      E.setConcatChoice(N, static_cast<int>(I));
+      storeOutputs(true, Base);
+      E.close();
+    }
+    E.setConcatChoice(N, -1);
+    return;
+  }
+  storeOutputs(true, Base);
 }
 
 std::string KernelWriter::numelExpr() const {

@@ -372,6 +372,19 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     break;
   }
   case Op::Concat:
+    if (ConcatChoice.second >= 0 && ConcatChoice.first == N && !C.Flat &&
+        C.ColRel && C.Off == 0) {
+      // The kernel already branched on the chunk: no per-lane select, and
+      // the chosen operand's loads stay vectorized.
+      int64_t Lo = 0;
+      for (int I = 0; I < ConcatChoice.second; ++I)
+        Lo += G.node(Nd.Operands[I]).Dims.back().Size;
+      Coords Ci = C;
+      Ci.Off -= Lo;
+      const Node &Op = G.node(Nd.Operands[ConcatChoice.second]);
+      V = promoteValue(Op.Type, Nd.Type, value(Nd.Operands[ConcatChoice.second], Ci));
+      break;
+    }
     V = concatValue(N, C);
     break;
   case Op::Reshape:

@@ -54,6 +54,9 @@ public:
   const std::vector<RowLoad> &seenRowLoads() const { return Seen; }
   /// Row kernels: reduction results available to later stages.
   void setReduced(NodeId N, std::string Var) { Reduced[N] = std::move(Var); }
+  /// Inside a branch the kernel hoisted per chunk, concat N at the domain's
+  /// own coordinates is operand I for every lane (-1: no choice).
+  void setConcatChoice(NodeId N, int I) { ConcatChoice = {N, I}; }
 
   /// The domain coordinates of the current chunk (lane applied later).
   Coords domainCoords() const;
@@ -98,6 +101,7 @@ private:
   const std::map<std::string, std::string> *Cached = nullptr;
   std::vector<RowLoad> Seen;
   std::map<NodeId, std::string> Reduced;
+  std::pair<NodeId, int> ConcatChoice{0, -1};
 };
 
 } // namespace jitfuse::codegen

@@ -229,7 +229,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
       X->Launches[I].Fns.push_back(X->Mod->function(Plans[I].variantName(V)));
     if (Plans[I].Kind == KernelKind::FullReduce) {
       LaunchPlan &L = X->Launches[I];
-      size_t MaxBlocks = std::max(1, 2 * X->SmCount);
+      size_t MaxBlocks = std::max(1, FullReduceBlocksPerSm * X->SmCount);
       L.Partials = rt::DeviceBuffer(MaxBlocks * 8);
       L.Counter = rt::DeviceBuffer(sizeof(unsigned));
       rt::memsetD8(L.Counter.ptr(), 0, sizeof(unsigned));

@@ -216,7 +216,7 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
     case KernelKind::FullReduce: {
       int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
       int64_t Blocks = std::min<int64_t>((Chunks + L.ThreadsX - 1) / L.ThreadsX,
-                                         std::max(1, 2 * SmCount));
+                                         std::max(1, FullReduceBlocksPerSm * SmCount));
       Grid.X = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
       break;
     }

@@ -18,6 +18,11 @@
 
 namespace jitfuse {
 
+/// Full reductions launch this many blocks per SM (fixed per device, so the
+/// two-stage sum is bitwise reproducible): 2 per SM left HBM idle (W2 at
+/// 54% of the copy ceiling); 8 keeps enough loads in flight.
+constexpr int FullReduceBlocksPerSm = 8;
+
 /// Where a tensor argument comes from at run time.
 struct TensorSource {
   enum Kind : uint8_t { GraphInput, GraphOutput, Intermediate } K;

@@ -155,14 +155,21 @@ void Graph::output(llvm::StringRef Name, Value V) {
     fail("output '{}': node %{} is a {} {}; an output must be a tensor computed "
          "by the graph",
          Name.str(), V.id(), opName(N.Kind).str(), dtypeName(N.Type).str());
+  // Every output is written by exactly one kernel store into its own buffer:
+  // an input returned as is (often a cast to its own dtype), or a node that
+  // is already another output, becomes an explicit copy.
+  auto IsOutput = [&](NodeId Id) {
+    for (const GraphOutput &O : Outputs)
+      if (O.Id == Id)
+        return true;
+    return false;
+  };
   NodeId Id = V.id();
-  if (N.Kind == Op::Input) {
-    // An output must be written by a kernel; an input returned as is (often
-    // a cast to its own dtype) becomes an explicit copy.
+  while (Nodes[Id].Kind == Op::Input || IsOutput(Id)) {
     Node Copy;
     Copy.Kind = Op::Broadcast;
-    Copy.Type = N.Type;
-    Copy.Dims = N.Dims;
+    Copy.Type = Nodes[Id].Type;
+    Copy.Dims = Nodes[Id].Dims;
     Copy.Operands.push_back(Id);
     Id = addNode(std::move(Copy));
   }

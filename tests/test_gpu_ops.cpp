@@ -238,3 +238,18 @@ TEST_CASE("one-element views keep their offsets when broadcast", "[gpu][ops]") {
   G.output("w", concat({slice(X, 2, 3), slice(X, 7, 8)}) * 2.0);
   checkGraph(G, randomBindings(G, {}, {}));
 }
+
+TEST_CASE("one node returned under two output names fills both", "[gpu][ops]") {
+  // Found by the random-graph tier: the second output buffer kept its poison.
+  haveGpu();
+  Graph G;
+  Value X = G.input("x", f32, {2, 3, 17});
+  Value Y = exp(X);
+  G.output("y1", Y);
+  G.output("y2", Y);
+  G.output("y3", Y);
+  G.output("x_again", X);
+  CHECK(G.outputs()[0].Id != G.outputs()[1].Id);
+  CHECK(G.outputs()[1].Id != G.outputs()[2].Id);
+  checkGraph(G, randomBindings(G, {}, {}));
+}
