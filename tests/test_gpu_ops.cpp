@@ -109,7 +109,11 @@ TEST_CASE("last-axis and full reductions over odd lengths", "[gpu][ops]") {
       G.output("mean", mean(X));
       G.output("all_sum", sum(abs(X), ReduceScope::All));
       G.output("all_max", reduceMax(X, ReduceScope::All));
-      G.output("all_mean", mean(X, ReduceScope::All));
+      // A signed full mean cancels to ~1e-4 of its terms, and one scalar
+      // output has no rms to scale the rule by (seen under memcheck: 3.9e-9
+      // off with 3.3e-9 allowed); the mean of |x| tests the same kernel
+      // without measuring the conditioning of the data.
+      G.output("all_mean", mean(abs(X), ReduceScope::All));
       INFO("dtype " << dtypeName(T).str() << " R=" << R);
       checkGraph(G, randomBindings(G, {{"B", 3}}, {}));
       checkGraph(G, randomBindings(G, {{"B", 1}}, {}));
