@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -62,10 +61,12 @@ int runLogged(const std::string &Cmd, const fs::path &Log) {
 
 /// The number after "<Label>: " at the start of a line of Text, or -1.
 int countAfter(const std::string &Text, const std::string &Label) {
-  std::smatch M;
-  if (!std::regex_search(Text, M, std::regex("(?:^|\n)" + Label + ": ([0-9]+)")))
-    return -1;
-  return std::stoi(M[1].str());
+  std::istringstream In(Text);
+  const std::string Prefix = Label + ": ";
+  for (std::string Line; std::getline(In, Line);)
+    if (Line.rfind(Prefix, 0) == 0)
+      return std::atoi(Line.c_str() + Prefix.size());
+  return -1;
 }
 
 } // namespace
