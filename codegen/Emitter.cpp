@@ -312,6 +312,31 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
   llvm::ArrayRef<Dim> S = G.node(OpId).Dims;
   if (C.Flat)
     return value(OpId, C); // same linear index on both sides
+  // Adding or dropping unit dims ([T,64] -> [T,1,64]) relabels coordinates:
+  // no div/mod, and the last coordinate stays chunk-relative, so the loads
+  // behind it stay vectorized.
+  auto NonUnit = [](llvm::ArrayRef<Dim> D) {
+    llvm::SmallVector<unsigned, 4> Idx;
+    for (unsigned I = 0; I < D.size(); ++I)
+      if (!D[I].isStatic(1))
+        Idx.push_back(I);
+    return Idx;
+  };
+  auto From = NonUnit(Nd.Dims), To = NonUnit(S);
+  bool Relabel = From.size() == To.size() && !S.empty() &&
+                 !S.back().isStatic(1) && !Nd.Dims.back().isStatic(1);
+  for (size_t I = 0; Relabel && I < From.size(); ++I)
+    Relabel = Nd.Dims[From[I]] == S[To[I]];
+  if (Relabel) {
+    Coords R;
+    R.Outer.assign(S.size() - 1, "0");
+    for (size_t I = 0; I + 1 < From.size(); ++I)
+      R.Outer[To[I]] = C.Outer[From[I]];
+    R.ColRel = C.ColRel;
+    R.Off = C.Off;
+    R.Last = C.Last;
+    return value(OpId, R);
+  }
   std::string Lin = fresh("t");
   line("const " + indexType() + " " + Lin + " = " + linearIndex(C, Nd.Dims) + ";");
   Coords R;
