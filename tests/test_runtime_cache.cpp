@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -610,4 +611,67 @@ TEST_CASE("Concurrent caches in one directory stay consistent",
   for (const auto &F : fs::directory_iterator(Dir.str()))
     Temps += F.path().filename().string().find(".tmp.") != std::string::npos;
   CHECK(Temps == 0);
+}
+
+TEST_CASE("Eviction never breaks a process that is reading the entry",
+          "[runtime][cache]") {
+  // Eviction is unlink(2): a reader that already opened the entry keeps the
+  // whole file through its descriptor, and a reader that opens it later sees
+  // a miss. A forked child plays the reader, paused halfway through its read
+  // while this process evicts the entry.
+  TempDir Dir;
+  CacheKeyParts A = partsFor("a"), B = partsFor("b"), C = partsFor("c");
+  std::string KeyA = cacheKey(A);
+  fs::path PathA = Dir / (KeyA + ".jfk");
+  CHECK_FALSE(lookupFresh(configIn(Dir), A));
+  CHECK_FALSE(lookupFresh(configIn(Dir), B));
+  uint64_t EntrySize = fs::file_size(PathA);
+  setAge(PathA, std::chrono::seconds(200)); // A is the LRU victim.
+
+  int ToParent[2], ToChild[2];
+  REQUIRE(::pipe(ToParent) == 0);
+  REQUIRE(::pipe(ToChild) == 0);
+  pid_t Pid = ::fork();
+  REQUIRE(Pid >= 0);
+  if (Pid == 0) {
+    // Child: no Catch2 macros; the exit code is the verdict.
+    int Fd = ::open(PathA.c_str(), O_RDONLY);
+    if (Fd < 0)
+      ::_exit(10);
+    std::string Bytes(EntrySize, '\0');
+    size_t Half = EntrySize / 2;
+    if (::read(Fd, Bytes.data(), Half) != static_cast<ssize_t>(Half))
+      ::_exit(11);
+    char Go = 'r';
+    if (::write(ToParent[1], &Go, 1) != 1 || ::read(ToChild[0], &Go, 1) != 1)
+      ::_exit(12);
+    if (::read(Fd, Bytes.data() + Half, EntrySize - Half) !=
+        static_cast<ssize_t>(EntrySize - Half))
+      ::_exit(13);
+    auto Entry = parseCacheEntry(Bytes, KeyA);
+    ::_exit(Entry && Entry->Cubin == fakeCompile(A).Cubin ? 0 : 14);
+  }
+  char Go = 0;
+  REQUIRE(::read(ToParent[0], &Go, 1) == 1);
+  {
+    // Room for two entries: storing C evicts A while the child holds it.
+    KernelCache Cache(configIn(Dir, 2 * EntrySize + EntrySize / 2));
+    Cache.getOrCompile(C, [&] { return fakeCompile(C); });
+    CHECK(Cache.stats().Evictions == 1);
+  }
+  CHECK_FALSE(fs::exists(PathA));
+  REQUIRE(::write(ToChild[1], &Go, 1) == 1);
+  int Status = 0;
+  REQUIRE(::waitpid(Pid, &Status, 0) == Pid);
+  REQUIRE(WIFEXITED(Status));
+  CHECK(WEXITSTATUS(Status) == 0); // 0: the child read a whole, valid entry A
+  for (int *P : {ToParent, ToChild}) {
+    ::close(P[0]);
+    ::close(P[1]);
+  }
+  // A reader arriving after the eviction: a miss, compiled and stored again.
+  int Compiles = 0;
+  CHECK_FALSE(lookupFresh(configIn(Dir), A, &Compiles));
+  CHECK(Compiles == 1);
+  CHECK(lookupFresh(configIn(Dir), A));
 }
