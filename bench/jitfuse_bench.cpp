@@ -106,14 +106,22 @@ std::string checkAgainstReference(const Graph &G, const Workload &W,
   }
   std::map<std::string, HostTensor> Ref = interpret(G, B);
   for (auto [X, Mode] : {std::pair{&Fused, "fused"}, std::pair{&Unfused, "unfused"}}) {
-    std::map<std::string, HostTensor> Got = runOnDevice(*X, B);
-    for (const GraphOutput &O : G.outputs()) {
-      DType T = G.node(O.Id).Type;
-      double Tol = toleranceFor(T, maxReductionLength(G, O.Id, B.Dims));
-      CompareResult R = compareTensors(Got.at(O.Name), Ref.at(O.Name), Tol,
-                                       fmt::format("{} output '{}'", Mode, O.Name));
-      if (!R.Ok)
-        return fmt::format("{} (check seed {})", R.Message, Seed);
+    // Per-call workloads are also timed as CUDA graph replays: check those.
+    for (bool Graph : {false, true}) {
+      if (Graph && !W.PerCall)
+        continue;
+      X->setCudaGraph(Graph);
+      std::map<std::string, HostTensor> Got = runOnDevice(*X, B);
+      X->setCudaGraph(false);
+      for (const GraphOutput &O : G.outputs()) {
+        DType T = G.node(O.Id).Type;
+        double Tol = toleranceFor(T, maxReductionLength(G, O.Id, B.Dims));
+        CompareResult R = compareTensors(
+            Got.at(O.Name), Ref.at(O.Name), Tol,
+            fmt::format("{}{} output '{}'", Mode, Graph ? " (CUDA graph)" : "", O.Name));
+        if (!R.Ok)
+          return fmt::format("{} (check seed {})", R.Message, Seed);
+      }
     }
   }
   return "";
@@ -155,6 +163,14 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
       K["per_call_gpu_us"] = T.GpuUs;
       K["host_enqueue_us"] = T.HostUs;
       K["calls"] = Ctx.Opts.Calls;
+      // The same calls as replays of one CUDA graph (Executable::setCudaGraph).
+      X->setCudaGraph(true);
+      PerCallTime TG = timeBackToBack([&] { Launch(*X, *A, 0); }, Ctx.Opts.Calls, 5, S);
+      X->setCudaGraph(false);
+      Json &KG = K["graph"];
+      KG = Json::object();
+      KG["per_call_gpu_us"] = TG.GpuUs;
+      KG["host_enqueue_us"] = TG.HostUs;
       continue;
     }
     std::vector<double> Us = timeEach([&](int I) { Launch(*X, *A, I); }, Ctx.Opts.Warmup,
@@ -267,6 +283,12 @@ std::string num(const Json &J, llvm::StringRef Key, const char *Fmt = "{:.1f}") 
   return fmt::format(fmt::runtime(Fmt), V->number());
 }
 
+/// GPU time per call of the CUDA graph replays of a per-call mode.
+std::string graphNum(const Json &Mode) {
+  const Json *G = Mode.find("graph");
+  return G ? num(*G, "per_call_gpu_us", "{:.2f}") : "-";
+}
+
 void printTable(const Json::Array &Rows) {
   fmt::print("\n{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {}\n", "workload",
              "fused us", "GB/s", "%copy", "kern", "unfused us", "GB/s", "kern", "speedup",
@@ -276,11 +298,12 @@ void printTable(const Json::Array &Rows) {
     std::string Status = R.find("status")->str();
     if (R.find("per_call")->dump() == "true") {
       fmt::print("{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {} (per call, "
-                 "host enqueue fused {} us / unfused {} us)\n",
+                 "host enqueue fused {} us / unfused {} us; CUDA graph replay fused {} us / "
+                 "unfused {} us)\n",
                  R.find("id")->str(), num(F, "per_call_gpu_us", "{:.2f}"), "", "",
                  num(F, "kernels", "{:.0f}"), num(U, "per_call_gpu_us", "{:.2f}"), "",
                  num(U, "kernels", "{:.0f}"), "", Status, num(F, "host_enqueue_us", "{:.2f}"),
-                 num(U, "host_enqueue_us", "{:.2f}"));
+                 num(U, "host_enqueue_us", "{:.2f}"), graphNum(F), graphNum(U));
       continue;
     }
     double Speedup = U.find("median_us") && F.find("median_us")

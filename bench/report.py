@@ -152,6 +152,8 @@ def markdown(jf, th):
         out.append("|---|---|---|")
         for name, d in (("jitfuse fused", get(w8j, "fused")),
                         ("jitfuse unfused", get(w8j, "unfused")),
+                        ("jitfuse fused + CUDA graph", get(w8j, "fused", "graph")),
+                        ("jitfuse unfused + CUDA graph", get(w8j, "unfused", "graph")),
                         ("torch eager", get(w8t, "eager")),
                         ("torch eager + CUDA graph", get(w8t, "eager_graph")),
                         ("torch.compile", get(w8t, "compile")),

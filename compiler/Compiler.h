@@ -54,6 +54,15 @@ struct CompileStats {
   double LoadMs = 0;    // module load
 };
 
+/// Counters of CUDA graph mode (Executable::setCudaGraph): what the replays
+/// cost, for tests and tuning.
+struct CudaGraphStats {
+  uint64_t Instantiations = 0; // graphs built and instantiated
+  uint64_t Replays = 0;        // cuGraphLaunch calls
+  uint64_t NodeUpdates = 0;    // kernel nodes given new arguments, grid or variant
+  uint64_t NodeToggles = 0;    // kernel nodes disabled (no elements) or enabled again
+};
+
 class ExecutableImpl;
 
 class Executable {
@@ -65,10 +74,26 @@ public:
   /// Runs the graph. Pointers are device pointers in graph order
   /// (Graph::inputs(), Graph::outputs()); Scalars in Graph::scalars() order;
   /// Dims gives each dynamic dim in Graph::dynamicDims() order. Enqueues on
-  /// Stream and returns; no allocation unless a dynamic dim grew.
+  /// Stream and returns; no allocation unless a dynamic dim grew (or, in
+  /// graph mode, on the first run, which builds the graph).
   void run(llvm::ArrayRef<CUdeviceptr> Inputs, llvm::ArrayRef<CUdeviceptr> Outputs,
            llvm::ArrayRef<double> Scalars = {}, llvm::ArrayRef<int64_t> Dims = {},
            CUstream Stream = nullptr);
+
+  /// CUDA graph mode; off by default. When on, run() enqueues all kernels
+  /// with one cuGraphLaunch: the first run builds and instantiates a graph
+  /// with one kernel node per kernel, in launch order; each later run
+  /// compares every node's argument bytes, grid and vector variant with what
+  /// the instantiated graph holds and updates only the nodes that differ
+  /// (cuGraphExecKernelNodeSetParams), so new pointers, scalars and dims
+  /// never re-instantiate; a kernel with no elements is disabled, not
+  /// removed. Results are bitwise those of direct launches. Off destroys
+  /// the graph. Throws jitfuse::Error when the device's driver lacks the
+  /// graph calls (CUDA 12.0+); without a device it only records the mode
+  /// and run() throws its usual no-device error.
+  void setCudaGraph(bool On);
+  bool cudaGraph() const;
+  const CudaGraphStats &cudaGraphStats() const;
 
   unsigned numKernels() const;
   llvm::ArrayRef<KernelInfo> kernels() const;

@@ -10,7 +10,14 @@
 
 namespace jitfuse {
 
-Executable::Executable(std::unique_ptr<ExecutableImpl> I) : Impl(std::move(I)) {}
+Executable::Executable(std::unique_ptr<ExecutableImpl> I) : Impl(std::move(I)) {
+  // Element counts as polynomials in the dynamic dims, so checkArgs does no
+  // name lookups or allocation per run.
+  for (const TensorDesc &T : Impl->Inputs)
+    Impl->InNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
+  for (const TensorDesc &T : Impl->Outputs)
+    Impl->OutNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
+}
 Executable::Executable(Executable &&) noexcept = default;
 Executable &Executable::operator=(Executable &&) noexcept = default;
 Executable::~Executable() = default;
@@ -75,8 +82,9 @@ void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
     if (Dims[I] < 0 || Dims[I] > MaxElements)
       fail("run: dynamic dim '{}' = {} is out of range; expected 0 <= {} <= 2^48",
            DynDims[I], Dims[I], DynDims[I]);
-  auto CheckTensor = [&](const TensorDesc &T, CUdeviceptr P, const char *What) {
-    int64_t N = SizeExpr::of(T.Dims, DynDims).eval(Dims);
+  auto CheckTensor = [&](const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
+                         const char *What) {
+    int64_t N = Numel.eval(Dims);
     if (N > MaxElements)
       fail("run: {} '{}' {} would hold {} elements; expected at most 2^48", What,
            T.Name, shapeStr(T.Dims), N);
@@ -89,9 +97,9 @@ void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
            What, T.Name, P, dtypeBytes(T.Type), dtypeName(T.Type).str());
   };
   for (size_t I = 0; I < In.size(); ++I)
-    CheckTensor(Inputs[I], In[I], "input");
+    CheckTensor(Inputs[I], InNumel[I], In[I], "input");
   for (size_t I = 0; I < Out.size(); ++I)
-    CheckTensor(Outputs[I], Out[I], "output");
+    CheckTensor(Outputs[I], OutNumel[I], Out[I], "output");
 }
 
 void ExecutableImpl::growIntermediates(llvm::ArrayRef<int64_t> Dims) {
@@ -149,80 +157,95 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
   D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
   if (Cur != Ctx)
     D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
-
+  if (UseCudaGraph) {
+    runGraph(In, Out, Sc, Dims, Stream);
+    return;
+  }
   for (LaunchPlan &L : Launches) {
-    int64_t Numel = L.Numel.eval(Dims);
-    int64_t Rows = L.Rows.eval(Dims);
-    if (Numel == 0 && L.Kind == KernelKind::Elementwise)
-      continue;
-    if (Rows == 0 && L.Kind == KernelKind::RowReduce)
-      continue;
-    // Widest variant every vectorized pointer allows.
-    size_t V = 0;
-    for (; V + 1 < L.Vecs.size(); ++V) {
-      bool Ok = true;
-      for (size_t S = 0; S < L.Slots.size(); ++S) {
-        const ArgSlot &A = L.Slots[S];
-        if (!A.Vectorized)
-          continue;
-        const CUdeviceptr *Ptr = nullptr;
-        switch (A.Src.K) {
-        case TensorSource::GraphInput: Ptr = &In[A.Src.Index]; break;
-        case TensorSource::GraphOutput: Ptr = &Out[A.Src.Index]; break;
-        case TensorSource::Intermediate: continue; // ours: always aligned
-        }
-        Ok &= *Ptr % (static_cast<uint64_t>(L.Vecs[V]) * A.ElemBytes) == 0;
-      }
-      if (Ok)
-        break;
-    }
+    PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+    if (!P.Skip)
+      rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());
+  }
+}
+
+PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
+                                             llvm::ArrayRef<CUdeviceptr> Out,
+                                             llvm::ArrayRef<double> Sc,
+                                             llvm::ArrayRef<int64_t> Dims) {
+  PreparedLaunch P;
+  P.Block.X = L.ThreadsX;
+  if (L.Kind == KernelKind::RowReduce)
+    P.Block.Y = L.RowsPerBlock;
+  int64_t Numel = L.Numel.eval(Dims);
+  int64_t Rows = L.Rows.eval(Dims);
+  if ((Numel == 0 && L.Kind == KernelKind::Elementwise) ||
+      (Rows == 0 && L.Kind == KernelKind::RowReduce)) {
+    P.Skip = true;
+    return P;
+  }
+  // Widest variant every vectorized pointer allows.
+  size_t V = 0;
+  for (; V + 1 < L.Vecs.size(); ++V) {
+    bool Ok = true;
     for (size_t S = 0; S < L.Slots.size(); ++S) {
       const ArgSlot &A = L.Slots[S];
-      uint64_t &Slot = L.Storage[S];
-      switch (A.K) {
-      case codegen::KernelParam::Input:
-      case codegen::KernelParam::Output:
-        Slot = A.Src.K == TensorSource::GraphInput    ? In[A.Src.Index]
-               : A.Src.K == TensorSource::GraphOutput ? Out[A.Src.Index]
-                                                      : InterBuffers[A.Src.Index].ptr();
-        break;
-      case codegen::KernelParam::Scalar:
-        Slot = scalarBits(A.Type, Sc[A.Index]);
-        break;
-      case codegen::KernelParam::DynDim:
-        Slot = static_cast<uint64_t>(Dims[A.Index]);
-        break;
-      case codegen::KernelParam::Partials:
-        Slot = L.Partials.ptr();
-        break;
-      case codegen::KernelParam::Counter:
-        Slot = L.Counter.ptr();
-        break;
+      if (!A.Vectorized)
+        continue;
+      const CUdeviceptr *Ptr = nullptr;
+      switch (A.Src.K) {
+      case TensorSource::GraphInput: Ptr = &In[A.Src.Index]; break;
+      case TensorSource::GraphOutput: Ptr = &Out[A.Src.Index]; break;
+      case TensorSource::Intermediate: continue; // ours: always aligned
       }
+      Ok &= *Ptr % (static_cast<uint64_t>(L.Vecs[V]) * A.ElemBytes) == 0;
     }
-    int Vec = L.Vecs[V];
-    rt::LaunchDims Grid, Block;
-    Block.X = L.ThreadsX;
-    switch (L.Kind) {
-    case KernelKind::Elementwise: {
-      int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
-      Grid.X = ceilDiv(Chunks, L.ThreadsX);
+    if (Ok)
       break;
-    }
-    case KernelKind::RowReduce:
-      Block.Y = L.RowsPerBlock;
-      Grid.X = ceilDiv(Rows, L.RowsPerBlock);
-      break;
-    case KernelKind::FullReduce: {
-      int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
-      int64_t Blocks = std::min<int64_t>((Chunks + L.ThreadsX - 1) / L.ThreadsX,
-                                         std::max(1, FullReduceBlocksPerSm * SmCount));
-      Grid.X = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
-      break;
-    }
-    }
-    rt::launchKernel(L.Fns[V], Grid, Block, 0, Stream, L.ArgPtrs.data());
   }
+  for (size_t S = 0; S < L.Slots.size(); ++S) {
+    const ArgSlot &A = L.Slots[S];
+    uint64_t &Slot = L.Storage[S];
+    switch (A.K) {
+    case codegen::KernelParam::Input:
+    case codegen::KernelParam::Output:
+      Slot = A.Src.K == TensorSource::GraphInput    ? In[A.Src.Index]
+             : A.Src.K == TensorSource::GraphOutput ? Out[A.Src.Index]
+                                                    : InterBuffers[A.Src.Index].ptr();
+      break;
+    case codegen::KernelParam::Scalar:
+      Slot = scalarBits(A.Type, Sc[A.Index]);
+      break;
+    case codegen::KernelParam::DynDim:
+      Slot = static_cast<uint64_t>(Dims[A.Index]);
+      break;
+    case codegen::KernelParam::Partials:
+      Slot = L.Partials.ptr();
+      break;
+    case codegen::KernelParam::Counter:
+      Slot = L.Counter.ptr();
+      break;
+    }
+  }
+  int Vec = L.Vecs[V];
+  P.Fn = L.Fns[V];
+  switch (L.Kind) {
+  case KernelKind::Elementwise: {
+    int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
+    P.Grid.X = ceilDiv(Chunks, L.ThreadsX);
+    break;
+  }
+  case KernelKind::RowReduce:
+    P.Grid.X = ceilDiv(Rows, L.RowsPerBlock);
+    break;
+  case KernelKind::FullReduce: {
+    int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
+    int64_t Blocks = std::min<int64_t>((Chunks + L.ThreadsX - 1) / L.ThreadsX,
+                                       std::max(1, FullReduceBlocksPerSm * SmCount));
+    P.Grid.X = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
+    break;
+  }
+  }
+  return P;
 }
 
 } // namespace jitfuse

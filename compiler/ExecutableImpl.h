@@ -54,6 +54,39 @@ struct LaunchPlan {
   rt::DeviceBuffer Partials, Counter; // full reductions
 };
 
+/// One launch as run() prepared it: the variant, the grid, or that it is
+/// skipped (no elements). Its argument bytes are in LaunchPlan::Storage.
+struct PreparedLaunch {
+  bool Skip = false;
+  CUfunction Fn = nullptr;
+  rt::LaunchDims Grid, Block;
+};
+
+/// What the instantiated CUDA graph holds for one launch's kernel node.
+struct GraphNodeState {
+  CUgraphNode Node = nullptr;
+  CUfunction Fn = nullptr;
+  rt::LaunchDims Grid, Block;
+  bool Enabled = true;
+  std::vector<uint64_t> Args; // same size as LaunchPlan::Storage
+};
+
+/// Graph mode (Executable::setCudaGraph, compiler/ExecutableGraph.cpp): one
+/// kernel node per LaunchPlan, chained in launch order (the stream order of
+/// direct launches). Built on the first graph-mode run, then updated in
+/// place; destroys the graph and its instance.
+class LaunchGraph {
+public:
+  LaunchGraph() = default;
+  ~LaunchGraph();
+  LaunchGraph(const LaunchGraph &) = delete;
+  LaunchGraph &operator=(const LaunchGraph &) = delete;
+
+  CUgraph Graph = nullptr;
+  CUgraphExec Exec = nullptr;
+  std::vector<GraphNodeState> Nodes; // parallel to ExecutableImpl::Launches
+};
+
 class ExecutableImpl {
 public:
   std::vector<TensorDesc> Inputs, Outputs, Scalars;
@@ -68,6 +101,8 @@ public:
 
   // Intermediates between kernels: sizes and their current buffers.
   std::vector<SizeExpr> InterNumel;
+  // Element counts of the graph's inputs and outputs (for checkArgs).
+  std::vector<SizeExpr> InNumel, OutNumel;
   std::vector<unsigned> InterElemBytes;
   std::vector<rt::DeviceBuffer> InterBuffers;
 
@@ -78,6 +113,13 @@ public:
   int SmCount = 0;
   bool HaveDevice = false;
 
+  // Graph mode. Declared last: the instance is destroyed before the module
+  // whose functions it launches.
+  bool UseCudaGraph = false;
+  CudaGraphStats GraphStats;
+  std::unique_ptr<LaunchGraph> CudaGraph;
+
+  void setCudaGraph(bool On);
   void run(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
            llvm::ArrayRef<double> Scalars, llvm::ArrayRef<int64_t> Dims,
            CUstream Stream);
@@ -86,6 +128,16 @@ private:
   void checkArgs(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
                  llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims) const;
   void growIntermediates(llvm::ArrayRef<int64_t> Dims);
+  /// Picks L's variant and grid for these arguments and fills L.Storage
+  /// (not when the launch is skipped).
+  PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
+                               llvm::ArrayRef<CUdeviceptr> Out,
+                               llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
+  // Graph mode (compiler/ExecutableGraph.cpp).
+  void runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
+                llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims, CUstream Stream);
+  void buildGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
+                  llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
 };
 
 } // namespace jitfuse
