@@ -167,14 +167,15 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   rt::Driver &D = rt::Driver::get();
   X->HaveDevice = D.available() && Opts.Device < rt::deviceCount();
   std::string Arch = Opts.Arch;
-  if (Arch.empty()) {
-    if (X->HaveDevice) {
-      rt::DeviceInfo Info = rt::queryDevice(Opts.Device);
+  // The SM count sizes the full-reduction grid whatever Arch says: an
+  // explicit Arch must not shrink it to one block.
+  if (X->HaveDevice) {
+    rt::DeviceInfo Info = rt::queryDevice(Opts.Device);
+    X->SmCount = Info.SmCount;
+    if (Arch.empty())
       Arch = Info.archName();
-      X->SmCount = Info.SmCount;
-    } else {
-      Arch = "sm_90";
-    }
+  } else if (Arch.empty()) {
+    Arch = "sm_90";
   }
   auto [Major, Minor] = parseArch(Arch);
   X->NvrtcOptions = rt::defaultNvrtcOptions(Major, Minor);

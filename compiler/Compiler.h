@@ -92,6 +92,19 @@ public:
   /// graph calls (CUDA 12.0+); without a device it only records the mode
   /// and run() throws its usual no-device error.
   void setCudaGraph(bool On);
+
+  /// Times each kernel: runs the executable Reps times with direct launches
+  /// (graph mode or not), each kernel between CUDA events on Stream, waits
+  /// for the results, and returns the median microseconds per kernel in
+  /// kernels() order (0 for a kernel with no elements at these dims). Same
+  /// arguments and checks as run(); it synchronizes, so it is for tuning,
+  /// not for the hot path. Inputs are not rotated: tensors smaller than the
+  /// L2 cache time from L2. compiler/Roofline.h turns the times into GB/s.
+  std::vector<double> profileKernels(llvm::ArrayRef<CUdeviceptr> Inputs,
+                                     llvm::ArrayRef<CUdeviceptr> Outputs,
+                                     llvm::ArrayRef<double> Scalars = {},
+                                     llvm::ArrayRef<int64_t> Dims = {},
+                                     CUstream Stream = nullptr, unsigned Reps = 20);
   bool cudaGraph() const;
   const CudaGraphStats &cudaGraphStats() const;
 

@@ -120,6 +120,11 @@ public:
   std::unique_ptr<LaunchGraph> CudaGraph;
 
   void setCudaGraph(bool On);
+  // compiler/ExecutableProfile.cpp
+  std::vector<double> profileKernels(llvm::ArrayRef<CUdeviceptr> In,
+                                     llvm::ArrayRef<CUdeviceptr> Out,
+                                     llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
+                                     CUstream Stream, unsigned Reps);
   void run(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
            llvm::ArrayRef<double> Scalars, llvm::ArrayRef<int64_t> Dims,
            CUstream Stream);

@@ -52,6 +52,8 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
   for (unsigned R = 0; R < std::max(1u, Opts.Repeat); ++R)
     X.run(In, Out, Scalars, Dims, S.get());
   S.synchronize();
+  if (Opts.ProfileReps > 0 && Opts.KernelMedianUs)
+    *Opts.KernelMedianUs = X.profileKernels(In, Out, Scalars, Dims, S.get(), Opts.ProfileReps);
   std::map<std::string, HostTensor> Result;
   for (size_t I = 0; I < X.outputs().size(); ++I) {
     const TensorDesc &T = X.outputs()[I];

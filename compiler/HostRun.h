@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace jitfuse {
 
@@ -23,6 +24,10 @@ struct HostRunOptions {
   unsigned MisalignElems = 0;
   /// Runs of the executable (>1 to check determinism or reuse).
   unsigned Repeat = 1;
+  /// After the runs, time each kernel over this many more runs
+  /// (Executable::profileKernels) and store the medians here; 0: don't.
+  unsigned ProfileReps = 0;
+  std::vector<double> *KernelMedianUs = nullptr;
 };
 
 std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,

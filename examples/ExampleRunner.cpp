@@ -3,6 +3,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/HostRun.h"
+#include "compiler/Roofline.h"
 #include "ir/Interpreter.h"
 #include "ir/Printer.h"
 #include "ir/Tolerance.h"
@@ -104,8 +105,13 @@ double maxAbsError(const HostTensor &Got, const HostTensor &Ref) {
 /// Runs X on B and compares every output with Ref; returns the mismatches.
 unsigned runAndCompare(const ExampleGraph &E, Executable &X, const Bindings &B,
                        const std::map<std::string, HostTensor> &Ref,
-                       llvm::StringRef Mode) {
-  std::map<std::string, HostTensor> Got = runOnDevice(X, B);
+                       llvm::StringRef Mode, std::vector<double> *KernelUs) {
+  HostRunOptions HO;
+  if (KernelUs) {
+    HO.ProfileReps = 20;
+    HO.KernelMedianUs = KernelUs;
+  }
+  std::map<std::string, HostTensor> Got = runOnDevice(X, B, HO);
   const Graph &G = *E.G;
   unsigned Failures = 0;
   for (const GraphOutput &O : G.outputs()) {
@@ -184,14 +190,21 @@ int runExample(const ExampleGraph &E, const RunOptions &Opts) {
              rt::queryDevice(0).Name, dimsText(E.Dims), Seed);
   Bindings B = randomBindings(E, Seed);
   std::map<std::string, HostTensor> Ref = interpret(G, B);
-  unsigned Failures = runAndCompare(E, XF, B, Ref, "fused") +
-                      runAndCompare(E, XU, B, Ref, "unfused");
+  std::vector<double> UsF, UsU;
+  unsigned Failures = runAndCompare(E, XF, B, Ref, "fused", Opts.Profile ? &UsF : nullptr) +
+                      runAndCompare(E, XU, B, Ref, "unfused", Opts.Profile ? &UsU : nullptr);
   if (Failures) {
     fmt::print("{}: {} output comparison{} FAILED\n", E.Name, Failures,
                Failures == 1 ? "" : "s");
     return 1;
   }
   fmt::print("{}: all outputs match the reference\n", E.Name);
+  if (Opts.Profile) {
+    fmt::print("\n-- profile ({}; median of 20 runs per kernel, inputs not rotated)\n",
+               dimsText(E.Dims));
+    fmt::print("fused {}", formatRoofline(kernelRoofline(XF, Dims, UsF)));
+    fmt::print("unfused {}", formatRoofline(kernelRoofline(XU, Dims, UsU)));
+  }
   return 0;
 }
 

@@ -21,6 +21,9 @@ struct RunOptions {
   std::optional<uint64_t> Seed;
   bool PrintGraph = true;
   bool PrintPlan = true;
+  /// After the check, time every kernel (fused and unfused) and print the
+  /// roofline: predicted bytes, median us and GB/s per kernel.
+  bool Profile = false;
 };
 
 /// Runs \p E as described above. Returns the process exit code: 0 when every

@@ -14,6 +14,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/HostRun.h"
+#include "compiler/Roofline.h"
 #include "ir/Graph.h"
 #include "ir/NN.h"
 #include "ir/Printer.h"

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
+#include "compiler/Roofline.h"
 #include "examples/ExampleGraphs.h"
 #include "examples/ExampleRunner.h"
 #include "ir/Printer.h"
@@ -36,7 +37,7 @@ struct ShowArgs {
   std::string Example;
   bool Unfused = false;
   bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
-       DotGraph = false;
+       DotGraph = false, Roofline = false;
   std::string Arch;
   std::string Out;
 };
@@ -66,7 +67,7 @@ void writeFile(const fs::path &Path, llvm::StringRef Text) {
 
 int cmdShow(const ShowArgs &A) {
   examples::ExampleGraph E = examples::buildExample(A.Example);
-  bool AnyView = A.Graph || A.Plan || A.Cuda || A.Ptx || A.Dot || A.DotGraph;
+  bool AnyView = A.Graph || A.Plan || A.Cuda || A.Ptx || A.Dot || A.DotGraph || A.Roofline;
   // No view asked for: graph + plan on stdout, or every view under --out.
   bool All = !AnyView && !A.Out.empty();
   bool Default = !AnyView && A.Out.empty();
@@ -85,6 +86,13 @@ int cmdShow(const ShowArgs &A) {
       {A.Ptx || All, "ptx", [&] { return X.ptx(); }},
       {A.Dot || All, "dot", [&] { return X.planDot(); }},
       {A.DotGraph || All, "graph.dot", [&] { return graphToDot(*E.G); }},
+      {A.Roofline || All, "roofline.txt",
+       [&] {
+         std::vector<int64_t> Dims;
+         for (const std::string &D : X.dynamicDims())
+           Dims.push_back(E.Dims.at(D));
+         return formatRoofline(kernelRoofline(X, Dims));
+       }},
   };
   if (A.Out.empty()) {
     for (const View &V : Views)
@@ -206,6 +214,9 @@ int main(int Argc, char **Argv) {
   ShowCmd->add_flag("--ptx", Show.Ptx, "the PTX NVRTC makes of it");
   ShowCmd->add_flag("--dot", Show.Dot, "the plan as Graphviz DOT");
   ShowCmd->add_flag("--dot-graph", Show.DotGraph, "the graph as Graphviz DOT");
+  ShowCmd->add_flag("--roofline", Show.Roofline,
+                    "predicted bytes per kernel at the example's sizes (`run --profile` "
+                    "adds the measured time and GB/s)");
   ShowCmd->add_option("--arch", Show.Arch, "target (default: the GPU's, else sm_90)")
       ->check(archValidator());
   ShowCmd->add_option("--out", Show.Out,
@@ -222,6 +233,10 @@ int main(int Argc, char **Argv) {
       ->required()
       ->check(exampleValidator());
   CLI::Option *SeedOpt = RunCmd->add_option("--seed", Seed, "seed of the random inputs");
+  bool Profile = false;
+  RunCmd->add_flag("--profile", Profile,
+                   "after the check, time every kernel and print the roofline (predicted "
+                   "bytes, median us, GB/s per kernel)");
 
   bool Clear = false;
   CLI::App *CacheCmd = App.add_subcommand(
@@ -244,6 +259,7 @@ int main(int Argc, char **Argv) {
       return cmdShow(Show);
     if (RunCmd->parsed()) {
       examples::RunOptions Opts;
+      Opts.Profile = Profile;
       if (SeedOpt->count())
         Opts.Seed = Seed;
       return examples::runExample(examples::buildExample(RunExample), Opts);

@@ -1,0 +1,71 @@
+//===- compiler/ExecutableProfile.cpp - per-kernel timing for the roofline -===//
+#include "compiler/ExecutableImpl.h"
+
+#include "runtime/Driver.h"
+#include "support/Error.h"
+
+#include <algorithm>
+
+namespace jitfuse {
+
+std::vector<double> Executable::profileKernels(llvm::ArrayRef<CUdeviceptr> Inputs,
+                                               llvm::ArrayRef<CUdeviceptr> Outputs,
+                                               llvm::ArrayRef<double> Scalars,
+                                               llvm::ArrayRef<int64_t> Dims, CUstream Stream,
+                                               unsigned Reps) {
+  return Impl->profileKernels(Inputs, Outputs, Scalars, Dims, Stream, Reps);
+}
+
+std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> In,
+                                                   llvm::ArrayRef<CUdeviceptr> Out,
+                                                   llvm::ArrayRef<double> Sc,
+                                                   llvm::ArrayRef<int64_t> Dims,
+                                                   CUstream Stream, unsigned Reps) {
+  if (Reps == 0)
+    fail("profileKernels: Reps is 0; expected at least 1 timed run");
+  checkArgs(In, Out, Sc, Dims);
+  growIntermediates(Dims);
+  rt::Driver &D = rt::Driver::get();
+  CUcontext Cur = nullptr;
+  D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
+  if (Cur != Ctx)
+    D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
+
+  // One event before each kernel and one after the last: kernels on one
+  // stream run back to back, so consecutive events bracket one kernel each.
+  size_t K = Launches.size();
+  std::vector<rt::Event> Marks;
+  Marks.reserve(K + 1);
+  for (size_t I = 0; I <= K; ++I)
+    Marks.emplace_back();
+  std::vector<std::vector<double>> Samples(K);
+  std::vector<bool> Skipped(K, false);
+  // One untimed run first: module-load and first-touch costs stay out.
+  for (unsigned R = 0; R <= Reps; ++R) {
+    Marks[0].record(Stream);
+    for (size_t I = 0; I < K; ++I) {
+      LaunchPlan &L = Launches[I];
+      PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+      Skipped[I] = P.Skip;
+      if (!P.Skip)
+        rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());
+      Marks[I + 1].record(Stream);
+    }
+    Marks[K].synchronize();
+    if (R == 0)
+      continue;
+    for (size_t I = 0; I < K; ++I)
+      Samples[I].push_back(1e3 * rt::Event::elapsedMs(Marks[I], Marks[I + 1]));
+  }
+  std::vector<double> Median(K, 0.0);
+  for (size_t I = 0; I < K; ++I) {
+    if (Skipped[I])
+      continue;
+    std::vector<double> &S = Samples[I];
+    std::nth_element(S.begin(), S.begin() + S.size() / 2, S.end());
+    Median[I] = S[S.size() / 2];
+  }
+  return Median;
+}
+
+} // namespace jitfuse
