@@ -146,17 +146,21 @@ static unsigned ceilDiv(int64_t A, int64_t B) {
   return static_cast<unsigned>(R);
 }
 
+void ExecutableImpl::makeCurrent() const {
+  rt::Driver &D = rt::Driver::get();
+  CUcontext Cur = nullptr;
+  D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
+  if (Cur != Ctx)
+    D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
+}
+
 void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
                          llvm::ArrayRef<CUdeviceptr> Out,
                          llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
                          CUstream Stream) {
   checkArgs(In, Out, Sc, Dims);
   growIntermediates(Dims);
-  rt::Driver &D = rt::Driver::get();
-  CUcontext Cur = nullptr;
-  D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
-  if (Cur != Ctx)
-    D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
+  makeCurrent();
   if (UseCudaGraph) {
     runGraph(In, Out, Sc, Dims, Stream);
     return;

@@ -133,6 +133,9 @@ private:
   void checkArgs(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
                  llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims) const;
   void growIntermediates(llvm::ArrayRef<int64_t> Dims);
+  /// Makes the executable's context current on this thread (run() may be
+  /// called from any thread).
+  void makeCurrent() const;
   /// Picks L's variant and grid for these arguments and fills L.Storage
   /// (not when the launch is skipped).
   PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,

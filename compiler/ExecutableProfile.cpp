@@ -1,7 +1,6 @@
 //===- compiler/ExecutableProfile.cpp - per-kernel timing for the roofline -===//
 #include "compiler/ExecutableImpl.h"
 
-#include "runtime/Driver.h"
 #include "support/Error.h"
 
 #include <algorithm>
@@ -25,11 +24,7 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
     fail("profileKernels: Reps is 0; expected at least 1 timed run");
   checkArgs(In, Out, Sc, Dims);
   growIntermediates(Dims);
-  rt::Driver &D = rt::Driver::get();
-  CUcontext Cur = nullptr;
-  D.check(D.api().cuCtxGetCurrent(&Cur), "cuCtxGetCurrent");
-  if (Cur != Ctx)
-    D.check(D.api().cuCtxSetCurrent(Ctx), "cuCtxSetCurrent");
+  makeCurrent();
 
   // One event before each kernel and one after the last: kernels on one
   // stream run back to back, so consecutive events bracket one kernel each.
