@@ -20,6 +20,7 @@
 namespace jitfuse::bench {
 
 using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
 
 namespace {
 struct CompileSample {
@@ -60,7 +61,7 @@ static rt::CacheConfig cacheAt(const std::string &Dir) {
 
 static Json sampleJson(const CompileSample &S, llvm::StringRef What) {
   Json J = Json::object();
-  J["what"] = What;
+  J["what"] = What.str();
   J["wall_ms"] = S.WallMs;
   J["compile_ms"] = S.Stats.CompileMs;
   J["load_ms"] = S.Stats.LoadMs;
@@ -139,8 +140,18 @@ static Json runChild(llvm::StringRef SelfExe, const std::string &CacheDir) {
   return J;
 }
 
-static void printRow(llvm::StringRef What, Json &J) {
-  auto Num = [&](llvm::StringRef Key) { return J[Key].dump(); };
+/// A number or bool of J as the table shows it; "-" when missing or null.
+static std::string text(const Json &J, const char *Key) {
+  auto It = J.find(Key);
+  if (It == J.end() || It->is_null())
+    return "-";
+  if (It->is_number())
+    return fmt::format("{:.9g}", It->get<double>());
+  return It->dump();
+}
+
+static void printRow(llvm::StringRef What, const Json &J) {
+  auto Num = [&](const char *Key) { return text(J, Key); };
   fmt::print("  {:<44} {:>10} {:>10} {:>8} {:>6}\n", What.str(), Num("wall_ms"),
              Num("compile_ms"), Num("load_ms"), Num("cache_hit"));
 }
@@ -183,22 +194,21 @@ Json measureJitLatency(llvm::StringRef SelfExe) {
   std::filesystem::remove_all(Root, EC);
 
   fmt::print("JIT latency (ms) of the add+RMSNorm graph:\n");
-  Json &S = J["startup"];
+  const Json &S = J["startup"];
   fmt::print("  driver init (dlopen + cuInit) {} ms, primary context {} ms\n",
-             S["driver_init_ms"].dump(),
-             S["driver_available"].dump() == "true" ? S["context_init_ms"].dump() : "-");
+             text(S, "driver_init_ms"), text(S, "context_init_ms"));
   fmt::print("  {:<44} {:>10} {:>10} {:>8} {:>6}\n", "", "wall", "compile", "load", "hit");
   printRow("C1 cold, first NVRTC use in process", J["c1_first_in_process"]);
   printRow("C1 cold, NVRTC warm (H=8192 variant)", J["c1_cold_nvrtc_warm"]);
   printRow("in-process memory hit", J["memory_hit"]);
   printRow("in-process disk hit (fresh Compiler)", J["disk_hit_in_process"]);
-  Json &C2 = J["c2_new_process"];
-  if (const Json *Err = C2.find("error"))
-    fmt::print("  C2 new process: FAILED: {}\n", Err->dump());
+  const Json &C2 = J["c2_new_process"];
+  if (auto Err = C2.find("error"); Err != C2.end())
+    fmt::print("  C2 new process: FAILED: {}\n", Err->get<std::string>());
   else {
     printRow("C2 disk hit, new process", C2);
     fmt::print("  C2 child process total (spawn + start-up + compile + exit): {} ms\n",
-               C2["process_total_ms"].dump());
+               text(C2, "process_total_ms"));
   }
   return J;
 }

@@ -1,9 +1,10 @@
 //===- bench/JitLatency.h - C1/C2: compile latency of the JIT --*- C++ -*-===//
 #pragma once
 
-#include "Json.h"
-
 #include <llvm/ADT/StringRef.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace jitfuse::bench {
 
@@ -13,7 +14,7 @@ namespace jitfuse::bench {
 /// disk through a fresh Compiler), and C2 (disk hit in a new process: this
 /// binary re-executed with --compile-only). Must run before anything else in
 /// the process compiles, or "first in process" is not. Prints a table.
-Json measureJitLatency(llvm::StringRef SelfExe);
+nlohmann::ordered_json measureJitLatency(llvm::StringRef SelfExe);
 
 /// The child side of C2: compiles the add+RMSNorm graph with the cache in
 /// CacheDir and prints one line starting with "JITFUSE_BENCH_COMPILE_ONLY".

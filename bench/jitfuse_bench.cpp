@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "BenchUtil.h"
 #include "JitLatency.h"
-#include "Json.h"
 #include "Workloads.h"
 
 #include "compiler/Compiler.h"
@@ -23,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +34,9 @@
 
 using namespace jitfuse;
 using namespace jitfuse::bench;
+// Object keys keep insertion order, so the file diffs cleanly run to run;
+// NaN and infinities are written as null (JSON has no NaN).
+using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -76,8 +79,8 @@ std::string selfExe() {
   return EC ? std::string("jitfuse_bench") : P.string();
 }
 
-Json statsJson(const std::vector<double> &Us, int64_t Bytes, double CeilingGBs) {
-  Json J = Json::object();
+/// Median, min, max, bandwidth and every sample of Us, added to J.
+void addStats(Json &J, const std::vector<double> &Us, int64_t Bytes, double CeilingGBs) {
   double Med = median(Us);
   J["median_us"] = Med;
   J["min_us"] = *std::min_element(Us.begin(), Us.end());
@@ -85,11 +88,7 @@ Json statsJson(const std::vector<double> &Us, int64_t Bytes, double CeilingGBs) 
   double GBs = Bytes / (Med * 1e3);
   J["gbs"] = GBs;
   J["pct_of_copy_ceiling"] = CeilingGBs > 0 ? 100 * GBs / CeilingGBs : NAN;
-  Json S = Json::array();
-  for (double U : Us)
-    S.push(U);
-  J["samples_us"] = std::move(S);
-  return J;
+  J["samples_us"] = Us;
 }
 
 /// "" when both executables match the reference on small random inputs,
@@ -175,10 +174,7 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
     }
     std::vector<double> Us = timeEach([&](int I) { Launch(*X, *A, I); }, Ctx.Opts.Warmup,
                                       Ctx.Opts.Iters, S);
-    Json St = statsJson(Us, FA.MinBytes, Ctx.CeilingGBs);
-    for (const char *F : {"median_us", "min_us", "max_us", "gbs", "pct_of_copy_ceiling",
-                          "samples_us"})
-      K[F] = *St.find(F);
+    addStats(K, Us, FA.MinBytes, Ctx.CeilingGBs);
   }
   Ctx.Stream->synchronize();
 }
@@ -276,41 +272,44 @@ Json measureCeiling(Context &Ctx) {
   return J;
 }
 
-std::string num(const Json &J, llvm::StringRef Key, const char *Fmt = "{:.1f}") {
-  const Json *V = J.find(Key);
-  if (!V || V->isNull())
-    return "-";
-  return fmt::format(fmt::runtime(Fmt), V->number());
+/// The number J[Key], or NaN when it is missing, null or not a number.
+double number(const Json &J, const char *Key) {
+  auto It = J.find(Key);
+  return It != J.end() && It->is_number() ? It->get<double>() : NAN;
+}
+
+std::string num(const Json &J, const char *Key, const char *Fmt = "{:.1f}") {
+  double V = number(J, Key);
+  return std::isnan(V) ? "-" : fmt::format(fmt::runtime(Fmt), V);
 }
 
 /// GPU time per call of the CUDA graph replays of a per-call mode.
 std::string graphNum(const Json &Mode) {
-  const Json *G = Mode.find("graph");
-  return G ? num(*G, "per_call_gpu_us", "{:.2f}") : "-";
+  auto G = Mode.find("graph");
+  return G != Mode.end() ? num(*G, "per_call_gpu_us", "{:.2f}") : "-";
 }
 
-void printTable(const Json::Array &Rows) {
+void printTable(const Json &Rows) {
   fmt::print("\n{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {}\n", "workload",
              "fused us", "GB/s", "%copy", "kern", "unfused us", "GB/s", "kern", "speedup",
              "status");
   for (const Json &R : Rows) {
-    const Json &F = *R.find("fused"), &U = *R.find("unfused");
-    std::string Status = R.find("status")->str();
-    if (R.find("per_call")->dump() == "true") {
+    const Json &F = R.at("fused"), &U = R.at("unfused");
+    std::string Status = R.value("status", "-");
+    std::string Id = R.at("id").get<std::string>();
+    if (R.value("per_call", false)) {
       fmt::print("{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {} (per call, "
                  "host enqueue fused {} us / unfused {} us; CUDA graph replay fused {} us / "
                  "unfused {} us)\n",
-                 R.find("id")->str(), num(F, "per_call_gpu_us", "{:.2f}"), "", "",
+                 Id, num(F, "per_call_gpu_us", "{:.2f}"), "", "",
                  num(F, "kernels", "{:.0f}"), num(U, "per_call_gpu_us", "{:.2f}"), "",
                  num(U, "kernels", "{:.0f}"), "", Status, num(F, "host_enqueue_us", "{:.2f}"),
                  num(U, "host_enqueue_us", "{:.2f}"), graphNum(F), graphNum(U));
       continue;
     }
-    double Speedup = U.find("median_us") && F.find("median_us")
-                         ? U.find("median_us")->number() / F.find("median_us")->number()
-                         : NAN;
+    double Speedup = number(U, "median_us") / number(F, "median_us");
     fmt::print("{:<16} {:>10} {:>8} {:>6} {:>4} | {:>11} {:>8} {:>4} | {:>7}  {}\n",
-               R.find("id")->str(), num(F, "median_us"), num(F, "gbs", "{:.0f}"),
+               Id, num(F, "median_us"), num(F, "gbs", "{:.0f}"),
                num(F, "pct_of_copy_ceiling"), num(F, "kernels", "{:.0f}"),
                num(U, "median_us"), num(U, "gbs", "{:.0f}"), num(U, "kernels", "{:.0f}"),
                std::isnan(Speedup) ? "-" : fmt::format("{:.2f}x", Speedup), Status);
@@ -330,7 +329,8 @@ Json metaJson(const Options &O, int Argc, char **Argv) {
   M["w8_calls"] = O.Calls;
   M["check_seed"] = O.Seed;
   M["bytes_formula"] = "each graph input read once + each graph output written once";
-  M["json_writer"] = "bench/Json.cpp (no JSON library in the build deps)";
+  M["json_writer"] = fmt::format("nlohmann::ordered_json {}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
+                                 NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH);
   return M;
 }
 
@@ -406,27 +406,26 @@ int main(int Argc, char **Argv) {
     Root["device"] = std::move(Dev);
 
     Json Rows = Json::array();
-    Json::Array Printed;
     for (const Workload &W : allWorkloads()) {
       if (!selected(W, O))
         continue;
       fmt::print("{}: {} ...\n", W.Id, W.Desc);
       std::fflush(stdout);
-      Json R = runWorkload(Ctx, W, Failed);
-      Printed.push_back(R);
-      Rows.push(std::move(R));
+      Rows.push_back(runWorkload(Ctx, W, Failed));
     }
-    if (Printed.empty() && !O.Only.empty()) {
+    if (Rows.empty() && !O.Only.empty()) {
       fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W8 or an "
                  "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
       Failed = true;
     }
-    if (!Printed.empty())
-      printTable(Printed);
+    if (!Rows.empty())
+      printTable(Rows);
     Root["workloads"] = std::move(Rows);
     if (!O.JsonPath.empty()) {
       std::ofstream F(O.JsonPath);
-      F << Root.dump() << "\n";
+      // Invalid UTF-8 (say, in a compiler log quoted in an error) becomes
+      // U+FFFD rather than an exception.
+      F << Root.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
       if (!F)
         fail("cannot write the JSON file '{}'", O.JsonPath);
       fmt::print("wrote {}\n", O.JsonPath);
