@@ -134,9 +134,7 @@ static void validateBindings(const Graph &G, const Bindings &B) {
 // Element-wise semantics
 //===----------------------------------------------------------------------===//
 
-/// X's values laid out over OutDims by NumPy broadcasting (X's dims aligned
-/// from the right; a dim of 1 repeats).
-static std::vector<double> expandTo(const HostTensor &X,
+std::vector<double> broadcastValues(const HostTensor &X,
                                     llvm::ArrayRef<int64_t> OutDims) {
   if (llvm::ArrayRef<int64_t>(X.Dims) == OutDims)
     return X.Data;
@@ -402,7 +400,7 @@ HostTensor Evaluator::elementwise(const Node &N,
                                   HostTensor Out) const {
   llvm::SmallVector<std::vector<double>, 3> In;
   for (const HostTensor *T : Ops)
-    In.push_back(expandTo(*T, Out.Dims));
+    In.push_back(broadcastValues(*T, Out.Dims));
   size_t Count = static_cast<size_t>(Out.numel());
   Out.Data.resize(Count);
   DType T = N.Type;
@@ -514,7 +512,7 @@ HostTensor Evaluator::view(const Node &N,
   const HostTensor &X = *Ops[0];
   switch (N.Kind) {
   case Op::Broadcast:
-    Out.Data = expandTo(X, Out.Dims);
+    Out.Data = broadcastValues(X, Out.Dims);
     return Out;
   case Op::Reshape:
     // Row-major reinterpretation: the element order is unchanged. The builder
@@ -553,13 +551,17 @@ HostTensor Evaluator::view(const Node &N,
 // Driver
 //===----------------------------------------------------------------------===//
 
-std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
-                                            const InterpretOptions &Opts) {
+/// Evaluates every node some output depends on, calling Visit (if any)
+/// after each. KeepAll: keep every value (interpretAllNodes); otherwise a
+/// value is dropped after its last use so large graphs do not hold every
+/// intermediate.
+static std::vector<HostTensor> evaluateLive(const Graph &G, const Bindings &B,
+                                            const InterpretOptions &Opts,
+                                            bool KeepAll,
+                                            NodeVisitor *Visit = nullptr) {
   G.verify();
   validateBindings(G, B);
 
-  // Only nodes some output depends on are evaluated; each value is dropped
-  // after its last use so large graphs do not hold every intermediate.
   size_t Size = G.size();
   std::vector<bool> Live(Size, false), IsOutput(Size, false);
   std::vector<NodeId> LastUse(Size, 0);
@@ -583,11 +585,30 @@ std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
     if (Opts.RoundEveryNode)
       for (double &V : Vals[Id].Data)
         V = roundToDType(V, Vals[Id].Type);
+    if (Visit)
+      (*Visit)(Id, Vals);
+    if (KeepAll)
+      continue;
     for (NodeId Op : G.node(Id).Operands)
       if (LastUse[Op] == Id && !IsOutput[Op])
         Vals[Op] = HostTensor();
   }
+  return Vals;
+}
 
+HostTensor evaluateNode(const Graph &G, const Bindings &B, NodeId Id,
+                        const std::vector<HostTensor> &Vals) {
+  return Evaluator(G, B).eval(Id, Vals);
+}
+
+std::vector<HostTensor> interpretAllNodes(const Graph &G, const Bindings &B,
+                                          const InterpretOptions &Opts) {
+  return evaluateLive(G, B, Opts, /*KeepAll=*/true);
+}
+
+/// The graph outputs of Vals, rounded to their dtypes.
+static std::map<std::string, HostTensor>
+roundedOutputs(const Graph &G, const std::vector<HostTensor> &Vals) {
   std::map<std::string, HostTensor> Results;
   for (const GraphOutput &O : G.outputs()) {
     HostTensor T = Vals[O.Id];
@@ -596,6 +617,18 @@ std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
     Results.emplace(O.Name, std::move(T));
   }
   return Results;
+}
+
+std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
+                                            const InterpretOptions &Opts) {
+  return roundedOutputs(G, evaluateLive(G, B, Opts, /*KeepAll=*/false));
+}
+
+std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
+                                                    const Bindings &B,
+                                                    NodeVisitor Visit,
+                                                    const InterpretOptions &Opts) {
+  return roundedOutputs(G, evaluateLive(G, B, Opts, /*KeepAll=*/false, &Visit));
 }
 
 } // namespace jitfuse

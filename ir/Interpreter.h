@@ -14,6 +14,7 @@
 #include "ir/HostTensor.h"
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <cstdint>
 #include <map>
@@ -49,5 +50,40 @@ std::vector<int64_t> resolveShape(llvm::ArrayRef<Dim> Dims,
 /// count) binding, naming it with what was expected and what was given.
 std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
                                             const InterpretOptions &Opts = {});
+
+/// Called once per evaluated node, in id order, right after node Id's value
+/// was computed: Vals[Id] and the values of Id's operands are present (in
+/// f64, not rounded to their dtype unless Opts.RoundEveryNode); a value is
+/// dropped after its last use.
+using NodeVisitor =
+    llvm::function_ref<void(NodeId Id, const std::vector<HostTensor> &Vals)>;
+
+/// interpret(), calling Visit for every node it evaluates.
+std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
+                                                    const Bindings &B,
+                                                    NodeVisitor Visit,
+                                                    const InterpretOptions &Opts = {});
+
+/// The value of every node, indexed by NodeId, as the evaluator holds it:
+/// in f64 and not rounded to the node's dtype (unless Opts.RoundEveryNode),
+/// so a graph output's entry is its value *before* the final rounding that
+/// interpret() applies. Nodes no graph output depends on are not evaluated
+/// and are left as empty tensors (no dims, no data). Validates like
+/// interpret(). For analyses that need intermediates (ir/ErrorBound.h).
+std::vector<HostTensor> interpretAllNodes(const Graph &G, const Bindings &B,
+                                          const InterpretOptions &Opts = {});
+
+/// Node Id's value computed from its operands' values in Vals (indexed by
+/// NodeId; only Id's operands are read), with the semantics of interpret()
+/// and no rounding to the node's dtype. View nodes (broadcast, reshape,
+/// slice, concat) only move data, so they may also be applied to tensors
+/// that are not values (ir/ErrorBound.cpp moves error bounds with them).
+HostTensor evaluateNode(const Graph &G, const Bindings &B, NodeId Id,
+                        const std::vector<HostTensor> &Vals);
+
+/// X's values laid out over OutDims by NumPy broadcasting (X's dims aligned
+/// from the right; a dim of 1 repeats). X must broadcast to OutDims.
+std::vector<double> broadcastValues(const HostTensor &X,
+                                    llvm::ArrayRef<int64_t> OutDims);
 
 } // namespace jitfuse

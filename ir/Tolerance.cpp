@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace jitfuse {
 
@@ -31,8 +32,10 @@ static double finiteRms(const HostTensor &T) {
   return Count ? std::sqrt(SumSq / static_cast<double>(Count)) : 0.0;
 }
 
-CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
-                             double Rtol, llvm::StringRef What) {
+/// Both comparisons; Bound is null for the plain rtol rule.
+static CompareResult compareImpl(const HostTensor &Got, const HostTensor &Ref,
+                                 const HostTensor *Bound, double Rtol,
+                                 llvm::StringRef What) {
   CompareResult R;
   if (Got.Dims != Ref.Dims || Got.Data.size() != Ref.Data.size()) {
     R.Ok = false;
@@ -43,6 +46,12 @@ CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
                             dimsStr(Ref.Dims), Ref.Data.size());
     return R;
   }
+  if (Bound && (Bound->Dims != Ref.Dims ||
+                Bound->Data.size() != Ref.Data.size()))
+    fail("compareTensors: {}: the bound has shape {} ({} values); expected "
+         "the reference shape {}",
+         What.str(), dimsStr(Bound->Dims), Bound->Data.size(),
+         dimsStr(Ref.Dims));
   bool Exact = !isFloat(Ref.Type);
   double Rms = finiteRms(Ref);
   constexpr int MaxShown = 5;
@@ -57,24 +66,51 @@ CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
     else
       Match = std::isfinite(G) &&
               std::fabs(G - F) <= Rtol * (std::fabs(F) + Rms);
+    double Bd = Bound ? Bound->Data[I] : 0;
+    if (Bound && Bd == std::numeric_limits<double>::infinity()) {
+      ++R.Unconstrained;
+      continue;
+    }
     if (Match)
       continue;
+    if (Bound && std::fabs(G - F) <= BoundSafety * Bd) {
+      ++R.PassedByBound;
+      continue;
+    }
     if (R.Mismatches++ < MaxShown)
       Shown += fmt::format("\n  [{}] got {} ref {} (|diff| {:.3g}, allowed "
-                           "{:.3g})",
+                           "{:.3g}{})",
                            I, G, F, std::fabs(G - F),
-                           Rtol * (std::fabs(F) + Rms));
+                           Rtol * (std::fabs(F) + Rms),
+                           Bound ? fmt::format(" or {} x bound {:.3g}",
+                                               BoundSafety, Bd)
+                                 : "");
   }
   if (R.Mismatches == 0)
     return R;
   R.Ok = false;
   R.Message = fmt::format(
-      "{}: {} of {} elements mismatch ({} {}, rtol {:.3g}, ref rms {:.3g}); "
+      "{}: {} of {} elements mismatch ({} {}, rtol {:.3g}, ref rms {:.3g}{}); "
       "first:{}{}",
       What.str(), R.Mismatches, Ref.Data.size(), dtypeName(Ref.Type).str(),
-      dimsStr(Ref.Dims), Rtol, Rms, Shown,
-      R.Mismatches > MaxShown ? "\n  ..." : "");
+      dimsStr(Ref.Dims), Rtol, Rms,
+      Bound ? fmt::format("; {} unconstrained, {} within the error bound "
+                          "only",
+                          R.Unconstrained, R.PassedByBound)
+            : "",
+      Shown, R.Mismatches > MaxShown ? "\n  ..." : "");
   return R;
+}
+
+CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
+                             double Rtol, llvm::StringRef What) {
+  return compareImpl(Got, Ref, nullptr, Rtol, What);
+}
+
+CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
+                             const HostTensor &Bound, double Rtol,
+                             llvm::StringRef What) {
+  return compareImpl(Got, Ref, &Bound, Rtol, What);
 }
 
 double dtypeEpsilon(DType T) {

@@ -21,6 +21,11 @@ struct CompareResult {
   bool Ok = true;
   std::string Message; // empty when Ok
   int64_t Mismatches = 0;
+  /// Bound-aware comparison only: elements whose bound is +inf (accepted
+  /// whatever they hold), and elements that fail the rtol rule but pass
+  /// through their bound.
+  int64_t Unconstrained = 0;
+  int64_t PassedByBound = 0;
 };
 
 /// Element-wise comparison of Got against Ref (same shape required):
@@ -31,6 +36,27 @@ struct CompareResult {
 /// mismatching linear indices with got/ref values.
 CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
                              double Rtol, llvm::StringRef What);
+
+/// The factor on an element's error bound in the bound-aware comparison.
+/// The bound is a first-order worst case built on CUDA's documented ulp
+/// errors, which NVIDIA states come from extensive but not exhaustive
+/// tests; 2 covers the dropped second-order terms and an occasional ulp
+/// beyond the table, while the allowance stays a few ulp of the value where
+/// nothing cancels, so a wrong element (an error of the order of the value)
+/// still fails. See docs/NUMERICS.md ("Error bounds").
+inline constexpr double BoundSafety = 2;
+
+/// compareTensors with a per-element absolute error bound (an f64 tensor
+/// shaped like Ref, from interpretWithBounds in ir/ErrorBound.h). An element
+/// passes when it passes the rule above, or
+///   |got - ref| <= BoundSafety * bound,
+/// or its bound is +inf: unconstrained, so any value passes, NaN and Inf
+/// included. Counts the unconstrained elements and those that pass only
+/// through the bound (CompareResult::Unconstrained, PassedByBound); a
+/// mismatch message reports both and each shown element's bound.
+CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
+                             const HostTensor &Bound, double Rtol,
+                             llvm::StringRef What);
 
 /// Unit roundoff-like spacing of a dtype: 2^-23 (f32), 2^-10 (f16),
 /// 2^-7 (bf16), 2^-52 (f64); 0 for integers and bool.

@@ -1,0 +1,59 @@
+//===- ir/ErrorBound.h - forward error bounds of the reference ---*- C++ -*-===//
+//
+// A per-element absolute error bound for every value the reference
+// interpreter computes: how far a *correct* GPU execution (fused or unfused,
+// f32 intermediates, CUDA math library, any partition's materializations)
+// may be from the fp64 reference. First-order running error analysis: inputs
+// are exact, every rounding and every library call adds its documented error,
+// and operand errors propagate through each op's derivative. A comparison or
+// rounding step whose outcome the operand errors can flip makes the element
+// *unconstrained* (+inf), and everything depending on it inherits that.
+// The rules are listed in ir/ErrorBound.cpp; docs/NUMERICS.md ("Error
+// bounds") explains the model and how compareTensors uses it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Interpreter.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+/// The reference outputs with an error bound per element.
+struct ReferenceResult {
+  /// Exactly what interpret(G, B) returns: each output rounded to its dtype.
+  std::map<std::string, HostTensor> Values;
+  /// Per output, an f64 tensor shaped like the output: |got - ref| may be up
+  /// to this for a correct GPU result; +inf marks an unconstrained element.
+  /// Includes the rounding of the reference's own output to its dtype.
+  std::map<std::string, HostTensor> Bounds;
+};
+
+/// interpret(G, B) plus the bound of every output element.
+ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B);
+
+/// The bound of every node (indexed by NodeId; f64 tensors shaped like the
+/// node; empty for nodes no output depends on) given Vals =
+/// interpretAllNodes(G, B). Bounds are against the *unrounded* node values
+/// (the output rounding term of interpretWithBounds is not included).
+std::vector<HostTensor> nodeErrorBounds(const Graph &G, const Bindings &B,
+                                        const std::vector<HostTensor> &Vals);
+
+/// Unit roundoff of the type a node of dtype T is evaluated in on the GPU:
+/// 2^-53 for f64 nodes, 2^-24 (f32) for every other float node.
+double evalUnitRoundoff(DType T);
+
+/// Largest number of roundings on any path of a GPU summation of L terms
+/// (see the reduction rule in ErrorBound.cpp); 0 for L <= 1.
+int64_t summationDepth(int64_t L);
+
+/// Documented maximum error of the CUDA library function the device code
+/// calls for Op (in ulp, relative to the correctly rounded result) in the
+/// given compute type (F32 or F64); 0 for correctly rounded operations.
+double libraryUlps(Op O, DType Compute);
+
+} // namespace jitfuse
