@@ -13,6 +13,8 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/HostRun.h"
+#include "compiler/Plan.h"
+#include "compiler/Roofline.h"
 #include "ir/Interpreter.h"
 #include "ir/Tolerance.h"
 #include "runtime/Device.h"
@@ -60,6 +62,9 @@ struct Context {
   rt::Stream *Stream = nullptr; // null without a GPU
   int64_t L2Bytes = 60 << 20;
   double CeilingGBs = 0;
+  /// Per workload id: the fused executable's formatRoofline text, printed
+  /// after the table.
+  std::vector<std::pair<std::string, std::string>> FusedRoofline;
 };
 
 constexpr double kReferenceStreamGBs = 4434, kReferenceCopyGBs = 4241;
@@ -89,6 +94,24 @@ void addStats(Json &J, const std::vector<double> &Us, int64_t Bytes, double Ceil
   J["gbs"] = GBs;
   J["pct_of_copy_ceiling"] = CeilingGBs > 0 ? 100 * GBs / CeilingGBs : NAN;
   J["samples_us"] = Us;
+}
+
+/// One object per kernel: name, level, predicted bytes, and the median time,
+/// GB/s and % of the copy ceiling (null when not timed).
+Json rooflineJson(llvm::ArrayRef<KernelRoofline> Rows) {
+  Json A = Json::array();
+  for (const KernelRoofline &R : Rows) {
+    Json K = Json::object();
+    K["name"] = R.Name;
+    K["level"] = clusterLevel(R.Kind).str();
+    K["bytes"] = R.Bytes;
+    bool Timed = R.MedianUs > 0;
+    K["median_us"] = Timed ? Json(R.MedianUs) : Json();
+    K["gbs"] = Timed ? Json(R.GBs) : Json();
+    K["pct_ceiling"] = R.PctCeiling > 0 ? Json(R.PctCeiling) : Json();
+    A.push_back(std::move(K));
+  }
+  return A;
 }
 
 /// "" when both executables match the reference on small random inputs,
@@ -126,8 +149,12 @@ std::string checkAgainstReference(const Graph &G, const Workload &W,
   return "";
 }
 
+/// Times the whole graph fused and unfused, then (except per-call workloads)
+/// each kernel; FusedRows gets the fused executable's timed roofline. A
+/// failed per-kernel profile keeps the whole-graph numbers, leaves the
+/// predicted rows, records the error and sets Failed.
 void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable &Unfused,
-                  Json &J) {
+                  Json &J, std::vector<KernelRoofline> &FusedRows, bool &Failed) {
   RunArgs FA = runArgsFor(Fused, W.Dims, W.Scalars);
   RunArgs UA = runArgsFor(Unfused, W.Dims, W.Scalars);
   // Both modes share the buffers, laid out in the fused executable's order.
@@ -175,6 +202,25 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
     std::vector<double> Us = timeEach([&](int I) { Launch(*X, *A, I); }, Ctx.Opts.Warmup,
                                       Ctx.Opts.Iters, S);
     addStats(K, Us, FA.MinBytes, Ctx.CeilingGBs);
+    // Per-kernel roofline: each kernel between CUDA events, median of Iters
+    // runs after one untimed run (Executable::profileKernels). These runs use
+    // the first buffer set only, not rotated; every workload's row-sized
+    // tensors are larger than L2 (on the H200 Copies is 1 above as well), so
+    // only small broadcast operands (norm weights, the mask, RoPE's cos/sin)
+    // fit in it, as in the whole-graph runs.
+    try {
+      const DeviceSet &D = Sets[0];
+      std::vector<double> KernelUs =
+          X->profileKernels(D.In, D.Out, A->Scalars, A->Dims, S, Ctx.Opts.Iters);
+      std::vector<KernelRoofline> Rows = kernelRoofline(*X, A->Dims, KernelUs, Ctx.CeilingGBs);
+      K["kernels_roofline"] = rooflineJson(Rows);
+      if (X == &Fused)
+        FusedRows = std::move(Rows);
+    } catch (const std::exception &E) {
+      fmt::print("jitfuse_bench: {} {}: per-kernel profile failed: {}\n", W.Id, Key, E.what());
+      K["kernels_roofline_error"] = std::string(E.what());
+      Failed = true;
+    }
   }
   Ctx.Stream->synchronize();
 }
@@ -208,8 +254,25 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
       std::vector<int64_t> KB = X->kernelBytes(runArgsFor(*X, W.Dims, W.Scalars).Dims);
       J[Key]["predicted_bytes"] = std::accumulate(KB.begin(), KB.end(), int64_t(0));
     }
+    // Per-kernel roofline rows, predicted bytes only until timeWorkload
+    // replaces them with timed ones: the JSON has the same keys with or
+    // without a GPU. Per-call workloads (W8) have none.
+    std::vector<KernelRoofline> FusedRows;
+    auto NoteRoofline = [&] {
+      if (!W.PerCall)
+        Ctx.FusedRoofline.emplace_back(W.Id, formatRoofline(FusedRows, Ctx.CeilingGBs));
+    };
+    if (!W.PerCall)
+      for (auto [X, Key] : {std::pair{&Fused, "fused"}, std::pair{&Unfused, "unfused"}}) {
+        std::vector<KernelRoofline> Rows =
+            kernelRoofline(*X, runArgsFor(*X, W.Dims, W.Scalars).Dims);
+        J[Key]["kernels_roofline"] = rooflineJson(Rows);
+        if (X == &Fused)
+          FusedRows = std::move(Rows);
+      }
     if (!Ctx.Stream) {
       J["status"] = "compiled only (no GPU)";
+      NoteRoofline();
       return J;
     }
     std::string Bad = checkAgainstReference(G, W, Fused, Unfused, Ctx.Opts.Seed);
@@ -218,10 +281,12 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
       J["status"] = "mismatch";
       J["error"] = Bad;
       Failed = true;
+      NoteRoofline();
       return J;
     }
-    timeWorkload(Ctx, W, Fused, Unfused, J);
+    timeWorkload(Ctx, W, Fused, Unfused, J, FusedRows, Failed);
     J["status"] = "ok";
+    NoteRoofline();
   } catch (const std::exception &E) {
     fmt::print("jitfuse_bench: {} failed: {}\n", W.Id, E.what());
     J["status"] = "error";
@@ -420,6 +485,15 @@ int main(int Argc, char **Argv) {
     }
     if (!Rows.empty())
       printTable(Rows);
+    if (!Ctx.FusedRoofline.empty()) {
+      fmt::print("\nPer-kernel roofline, jitfuse fused ({}):\n",
+                 Ctx.Stream ? fmt::format("Executable::profileKernels, median of {} runs, "
+                                          "inputs not rotated",
+                                          O.Iters)
+                            : std::string("predicted bytes only, no GPU"));
+      for (auto &[Id, Text] : Ctx.FusedRoofline)
+        fmt::print("{} {}", Id, Text);
+    }
     Root["workloads"] = std::move(Rows);
     if (!O.JsonPath.empty()) {
       std::ofstream F(O.JsonPath);

@@ -2,6 +2,8 @@
 """Merges jitfuse_bench's and torch_bench.py's JSON into one side-by-side
 markdown table (stdout and --md) and a chart of % of the copy ceiling per
 workload (--chart). Either JSON may be missing; its columns then show "-".
+When jitfuse's JSON has per-kernel rows (kernels_roofline), a per-kernel
+roofline follows: every fused kernel, and the slowest unfused kernels.
 
     python3 bench/report.py --jitfuse J.json --torch T.json --md OUT.md --chart OUT.png
 """
@@ -103,6 +105,73 @@ def bandwidth_rows(jf, th, ceiling):
     return rows
 
 
+def md_cell(s):
+    return str(s).replace("|", "\\|")
+
+
+def kernel_rows(w, mode):
+    """The kernels_roofline list of workload w's mode, or None (older JSON)."""
+    rows = get(w, mode, "kernels_roofline")
+    return rows if isinstance(rows, list) else None
+
+
+def kernel_cells(k, ceiling):
+    """Kernel, level, MB, us, GB/s, % of ceiling; "-" where not timed."""
+    mb = k.get("bytes")
+    return (f"{md_cell(k.get('name', '-'))} | {k.get('level', '-')} | "
+            f"{'-' if mb is None else format(mb / 1e6, '.1f')} | "
+            f"{fmt(k.get('median_us'))} | {fmt(k.get('gbs'), '.0f')} | "
+            f"{fmt(pct(k.get('gbs'), ceiling), '.0f')}")
+
+
+UNFUSED_WORST = 3
+
+
+def roofline_markdown(jf, ceiling):
+    """Per-kernel roofline of jitfuse: every fused kernel; per unfused
+    executable the UNFUSED_WORST slowest kernels (largest by bytes when
+    untimed) and the sum over all its kernels. [] when the JSON has none."""
+    workloads = [w for w in (jf or {}).get("workloads", [])
+                 if kernel_rows(w, "fused") is not None or kernel_rows(w, "unfused") is not None]
+    if not workloads:
+        return []
+    out = ["Per-kernel roofline (jitfuse fused): each kernel timed alone between CUDA "
+           "events (median, inputs not rotated); MB = predicted minimal bytes of the "
+           "kernel; % = of the copy ceiling above; \"-\" = not timed.", ""]
+    out.append("| workload | kernel | level | MB | us | GB/s | % | whole graph us |")
+    out.append("|" + "---|" * 8)
+    for w in workloads:
+        whole = fmt(get(w, "fused", "median_us"))
+        for i, k in enumerate(kernel_rows(w, "fused") or []):
+            out.append(f"| {w['id'] if i == 0 else ''} | {kernel_cells(k, ceiling)} | "
+                       f"{whole if i == 0 else ''} |")
+    out.append("")
+    out.append(f"Per-kernel roofline (jitfuse unfused): the {UNFUSED_WORST} slowest kernels "
+               "per workload (largest by bytes when untimed); sum = all its kernels.")
+    out.append("")
+    out.append("| workload | kernels | sum us | sum MB | kernel | level | MB | us | GB/s | % |")
+    out.append("|" + "---|" * 10)
+    for w in workloads:
+        ks = kernel_rows(w, "unfused") or []
+        if not ks:
+            continue
+        timed = [k for k in ks if k.get("median_us") is not None]
+        if timed:
+            worst = sorted(timed, key=lambda k: -k["median_us"])[:UNFUSED_WORST]
+            total_us = fmt(sum(k["median_us"] for k in timed)) + \
+                ("" if len(timed) == len(ks) else f" ({len(timed)} timed)")
+        else:
+            worst = sorted(ks, key=lambda k: -(k.get("bytes") or 0))[:UNFUSED_WORST]
+            total_us = "-"
+        total_mb = sum(k.get("bytes") or 0 for k in ks) / 1e6
+        for i, k in enumerate(worst):
+            lead = (f"{w['id']} | {len(ks)} | {total_us} | {total_mb:.1f}" if i == 0
+                    else " |  |  | ")
+            out.append(f"| {lead} | {kernel_cells(k, ceiling)} |")
+    out.append("")
+    return out
+
+
 def markdown(jf, th):
     ceiling, ceiling_src = ceiling_of(jf, th)
     out = []
@@ -125,6 +194,7 @@ def markdown(jf, th):
                "eager us | GB/s | % | compile us | GB/s | % | jf/eager | jf/compile |")
     out.append("|" + "---|" * 18)
     notes = []
+    jrows = by_id(jf)
     for r in bandwidth_rows(jf, th, ceiling):
         mb = "-" if r["bytes"] is None else f"{r['bytes'] / 1e6:.0f}"
         out.append(
@@ -142,6 +212,10 @@ def markdown(jf, th):
             notes.append(f"{r['id']}: torch status {r['torch_status']}")
         if r["bytes_differ"]:
             notes.append(f"{r['id']}: minimal bytes differ between jitfuse and torch")
+        for mode in ("fused", "unfused"):
+            err = get(jrows.get(r["id"]), mode, "kernels_roofline_error")
+            if err:
+                notes.append(f"{r['id']}: {mode} per-kernel profile failed ({err})")
     out.append("")
 
     w8j, w8t = by_id(jf).get("W8", {}), by_id(th).get("W8", {})
@@ -195,6 +269,7 @@ def markdown(jf, th):
                    f"{fmt(s_ms('import_torch_s'), '.0f')} ms (first-call times include "
                    f"dynamo, inductor and Triton compile and one run).")
         out.append("")
+    out.extend(roofline_markdown(jf, ceiling))
     if notes:
         out.append("Notes: " + "; ".join(notes) + ".")
         out.append("")

@@ -3,8 +3,10 @@
 #   here:     scripts/gpu-check build     (stages gpu-carry/jitfuse_bench)
 #   GPU:      run(command="bench/run_all.sh", carry=["gpu-carry"])
 # Writes $OUT/{jitfuse.json,jitfuse.log,torch.json,torch.log,bench_table.md,
-# bench_chart.png}. Each step has its own time limit so the whole run stays
-# under 8 minutes; a failed step does not stop the others.
+# bench_chart.png}; bench_table.md includes the per-kernel roofline (every
+# fused kernel, the slowest unfused ones) from jitfuse.json. Each step has its
+# own time limit so the whole run stays under 8 minutes; a failed step does not
+# stop the others.
 # BENCH_ONLY=W3,W8 limits both sides to those workloads; further arguments go
 # to jitfuse_bench only (e.g. --iters 50).
 set -uo pipefail
