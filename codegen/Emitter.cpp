@@ -2,6 +2,7 @@
 #include "codegen/Emitter.h"
 
 #include "codegen/Spelling.h"
+#include "ir/Half.h"
 
 #include <fmt/format.h>
 
@@ -355,8 +356,13 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
 
 std::string Emitter::value(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
-  if (Nd.Kind == Op::Constant)
+  if (Nd.Kind == Op::Constant) {
+    // A constant holds its value rounded to its dtype (as the reference
+    // does): a bf16 constant 0.1 is 0.10009765625, computed on in f32.
+    if (Nd.Type == DType::F16 || Nd.Type == DType::BF16)
+      return literal(roundToDType(Nd.F, Nd.Type), DType::F32);
     return literal(Nd.F, Nd.Type);
+  }
   if (Nd.Kind == Op::Scalar) {
     int I = scalarIndex(N);
     assert(I >= 0 && "scalar missing from the plan");

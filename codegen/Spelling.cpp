@@ -75,6 +75,8 @@ std::string castValue(DType From, DType To, const std::string &Value) {
       return "jf_f64_to_bf16_f(" + Value + ")";
     return "jf_bf16_to_float(jf_float_to_bf16((float)(" + Value + ")))";
   case DType::F16:
+    if (From == DType::F64)
+      return "jf_f64_to_f16_f(" + Value + ")";
     return "jf_f16_to_float(jf_float_to_f16((float)(" + Value + ")))";
   case DType::F32:
   case DType::F64:

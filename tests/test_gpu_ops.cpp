@@ -257,3 +257,64 @@ TEST_CASE("one node returned under two output names fills both", "[gpu][ops]") {
   CHECK(G.outputs()[1].Id != G.outputs()[2].Id);
   checkGraph(G, randomBindings(G, {}, {}));
 }
+
+TEST_CASE("f64 -> f16/bf16 casts round once; half constants hold their rounded value",
+          "[gpu][ops]") {
+  // Rounding f64 -> f32 -> half rounds twice: 1 + 2^-11 + 2^-40 lands on the
+  // f32 tie 1 + 2^-11 and then on 1 in f16, where one rounding gives
+  // 1 + 2^-10. The tolerance rule would accept that one-ulp error, so the
+  // casts are compared bit for bit.
+  bool Gpu = haveGpu();
+  const double P40 = std::ldexp(1.0, -40);
+  std::vector<double> Vals = {
+      1 + std::ldexp(1.0, -11) + P40,     // f16: 1 + 2^-10
+      -(1 + std::ldexp(1.0, -11) + P40),  //
+      1 + std::ldexp(1.0, -8) + P40,      // bf16: 1 + 2^-7
+      -(1 + std::ldexp(1.0, -8) + P40),   //
+      1 + std::ldexp(1.0, -8) - P40,      // bf16: 1 (below the tie)
+      65520 - std::ldexp(1.0, -30),       // f16: 65504 (just below the overflow tie)
+      65520,                              // f16: inf (the tie goes to inf)
+      3.4e38, -1e300, 1e-300, -0.0, 0.0, // bf16 inf, -inf; tiny -> +0/-0
+      std::ldexp(1.0, -133) * (1 + std::ldexp(1.0, -1) + P40), // bf16 subnormal
+      INFINITY, -INFINITY, NAN};
+  for (DType To : {DType::F16, DType::BF16}) {
+    Graph G;
+    Value X = G.input("x", DType::F64, {static_cast<int64_t>(Vals.size())});
+    G.output("y", cast(X, To));
+    Bindings B;
+    B.Inputs["x"] = HostTensor{DType::F64, {static_cast<int64_t>(Vals.size())}, Vals};
+    std::map<std::string, HostTensor> Ref = interpret(G, B);
+    for (bool Fuse : {true, false}) {
+      CompileOptions Opts;
+      Opts.Fuse = Fuse;
+      if (!Gpu)
+        Opts.Arch = "sm_90";
+      Executable E = testCompiler().compile(G, Opts);
+      if (!Gpu)
+        continue;
+      // Values decoded from the stored half bits: equal, or both NaN; zeros
+      // keep their sign.
+      const std::vector<double> &Got = runOnDevice(E, B).at("y").Data;
+      const std::vector<double> &Want = Ref.at("y").Data;
+      for (size_t I = 0; I < Vals.size(); ++I) {
+        INFO(dtypeName(To).str() << (Fuse ? " fused" : " unfused") << " x = "
+                                 << fmt::format("{:a}", Vals[I]) << " got "
+                                 << fmt::format("{:a}", Got[I]) << " want "
+                                 << fmt::format("{:a}", Want[I]));
+        if (std::isnan(Want[I])) {
+          CHECK(std::isnan(Got[I]));
+          continue;
+        }
+        CHECK(Got[I] == Want[I]);
+        CHECK(std::signbit(Got[I]) == std::signbit(Want[I]));
+      }
+    }
+  }
+
+  // A bf16 constant 0.1 is 0.10009765625: an f32 result shows the difference
+  // (1e-4 relative, far above the f32 tolerance).
+  Graph G;
+  Value X = G.input("x", DType::F32, {"N"});
+  G.output("y", X * G.constant(0.1, DType::BF16) + G.constant(1.0 / 3, DType::F16));
+  checkGraph(G, randomBindings(G, {{"N", 1031}}, {}));
+}

@@ -24,11 +24,26 @@ __device__ __forceinline__ jf_bf16 jf_float_to_bf16(float F) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(H) : "f"(F));
   return H;
 }
+// double -> f32 rounded to odd: truncate, then set the last bit when the
+// truncation was inexact. A second rounding of that f32 to nearest even in a
+// type with at most 22 significant bits (bf16, f16) then equals rounding the
+// double directly (Boldo & Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd", 2008); plain
+// double -> float -> half rounds twice (1 + 2^-11 + 2^-40 became 1 in f16).
+// Inf, NaN, signed zero and values past the f32 range (truncated to FLT_MAX,
+// whose last bit is already set, so they still overflow to Inf) stay right.
+__device__ __forceinline__ float jf_f64_to_f32_odd(double D) {
+  float F;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(F) : "d"(D));
+  if ((double)F != D)
+    F = __uint_as_float(__float_as_uint(F) | 1u);
+  return F;
+}
 __device__ __forceinline__ float jf_f64_to_bf16_f(double D) {
-  // Round double -> bf16 directly (no double rounding through float).
-  jf_bf16 H;
-  asm("{ .reg .f32 t; cvt.rn.f32.f64 t, %1; cvt.rn.bf16.f32 %0, t; }" : "=h"(H) : "d"(D));
-  return jf_bf16_to_float(H);
+  return jf_bf16_to_float(jf_float_to_bf16(jf_f64_to_f32_odd(D)));
+}
+__device__ __forceinline__ float jf_f64_to_f16_f(double D) {
+  return jf_f16_to_float(jf_float_to_f16(jf_f64_to_f32_odd(D)));
 }
 
 // Aligned vector of N elements; a load/store of one is one wide access.
