@@ -70,13 +70,15 @@ std::string castValue(DType From, DType To, const std::string &Value) {
   case DType::I64:
     return isFloat(From) ? "jf_to_i64((double)(" + Value + "))"
                          : "(long long)(" + Value + ")";
+  // f64 and integers may not fit f32: round once, through f32 rounded to
+  // odd (integers beyond 2^53 are inexact in double, as in the reference).
   case DType::BF16:
-    if (From == DType::F64)
-      return "jf_f64_to_bf16_f(" + Value + ")";
+    if (From == DType::F64 || isInt(From))
+      return "jf_f64_to_bf16_f((double)(" + Value + "))";
     return "jf_bf16_to_float(jf_float_to_bf16((float)(" + Value + ")))";
   case DType::F16:
-    if (From == DType::F64)
-      return "jf_f64_to_f16_f(" + Value + ")";
+    if (From == DType::F64 || isInt(From))
+      return "jf_f64_to_f16_f((double)(" + Value + "))";
     return "jf_f16_to_float(jf_float_to_f16((float)(" + Value + ")))";
   case DType::F32:
   case DType::F64:

@@ -65,9 +65,9 @@
 //   cast to float T          Ex if T is f64 or nothing can differ (Ex = 0 and
 //                            one rounding of the same value on both sides);
 //                            else Ex + u_T (2|x| + Ex) (both sides round, to
-//                            different neighbours) [+ rnd_f32 when the GPU
-//                            goes f64/int -> f32 -> f16/bf16 and f32 cannot
-//                            hold the value: it rounds twice]
+//                            different neighbours); f64/int -> f16/bf16
+//                            rounds once on the GPU too (through f32
+//                            rounded to odd)
 //   sum (L terms)            sum(E_i) + gamma_d sum(|x_i| + E_i), gamma_d =
 //                            d u / (1 - d u), d = summationDepth(L)
 //   mean                     E_sum / L + rnd
@@ -424,17 +424,11 @@ double castBound(DType From, DType To, double X, double Ex) {
   }
   if (To == DType::F64 || !std::isfinite(X))
     return Ex;
-  // The GPU rounds f64 and integer values to f16/bf16 through f32: twice,
-  // unless f32 holds the value.
-  bool Twice = dtypeBytes(To) == 2 && (From == DType::F64 || isInt(From)) &&
-               (Ex > 0 || static_cast<double>(static_cast<float>(X)) != X);
-  double Ut = storageUnit(To);
+  // An exact operand is rounded once on both sides (the GPU's f64/int ->
+  // f16/bf16 goes through f32 rounded to odd, which equals one rounding).
   if (Ex == 0)
-    return Twice ? 2 * Ut * std::fabs(X) + tinyOf(To) : 0;
-  double E = Ex + Ut * (2 * std::fabs(X) + Ex) + 2 * tinyOf(To);
-  if (Twice)
-    E += unitOf(DType::F32) * (std::fabs(X) + Ex) + tinyOf(DType::F32);
-  return E;
+    return 0;
+  return Ex + storageUnit(To) * (2 * std::fabs(X) + Ex) + 2 * tinyOf(To);
 }
 
 /// Computes node bounds one node at a time, in id order, from the values

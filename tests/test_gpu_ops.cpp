@@ -311,6 +311,25 @@ TEST_CASE("f64 -> f16/bf16 casts round once; half constants hold their rounded v
     }
   }
 
+  // Integers past f32's 24 bits: 2^24 + 2^16 + 1 is above the bf16 tie
+  // 2^24 + 2^16, so it rounds up to 2^24 + 2^17; through a rounded f32 it
+  // landed on the tie and went to 2^24.
+  for (DType From : {DType::I32, DType::I64}) {
+    Graph G;
+    Value X = G.input("i", From, {4});
+    G.output("y", cast(X, DType::BF16));
+    Bindings B;
+    B.Inputs["i"] = HostTensor{From, {4}, {16842753, -16842753, 16842752, 2147483647}};
+    std::map<std::string, HostTensor> Ref = interpret(G, B);
+    CHECK(Ref.at("y").Data[0] == 16908288); // 2^24 + 2^17
+    CompileOptions Opts;
+    if (!Gpu)
+      Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(G, Opts);
+    if (Gpu)
+      CHECK(runOnDevice(E, B).at("y").Data == Ref.at("y").Data);
+  }
+
   // A bf16 constant 0.1 is 0.10009765625: an f32 result shows the difference
   // (1e-4 relative, far above the f32 tolerance).
   Graph G;
