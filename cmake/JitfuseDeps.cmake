@@ -16,6 +16,15 @@ if(NOT TARGET jitfuse_llvm)
   target_link_libraries(jitfuse_llvm INTERFACE ${JITFUSE_LLVM_SUPPORT} tinfo z)
 endif()
 
+# NVRTC without CUDA::nvrtc's dependency on CUDA::cuda_driver: the driver is
+# dlopen'ed at run time, and linking its stub would make every binary need
+# libcuda.so.1 wherever GCC does not pass --as-needed (it does not with
+# -fsanitize, which broke the sanitizer job on machines without a driver).
+if(NOT TARGET jitfuse_nvrtc)
+  add_library(jitfuse_nvrtc INTERFACE IMPORTED GLOBAL)
+  target_link_libraries(jitfuse_nvrtc INTERFACE "${CUDA_nvrtc_LIBRARY}")
+endif()
+
 # xxHash is used header-only (XXH_INLINE_ALL): no shared library to ship.
 find_path(JITFUSE_XXHASH_INCLUDE xxhash.h REQUIRED)
 if(NOT TARGET jitfuse_xxhash)
