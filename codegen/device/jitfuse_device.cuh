@@ -78,8 +78,9 @@ __device__ __forceinline__ int jf_max(int A, int B) { return A > B ? A : B; }
 __device__ __forceinline__ int jf_min(int A, int B) { return A < B ? A : B; }
 
 // sigmoid and silu in f32 with the fast exponential and division: the
-// precise expf + IEEE division cost about twice the instructions per element
-// and kept the bf16 swiglu kernel (W5) at 94% of torch.compile, likely issue-bound (not profiled yet).
+// precise expf + IEEE division cost about twice the instructions per element;
+// with them the bf16 swiglu kernel (W5) ran at 94% of torch.compile, likely
+// issue-bound (not profiled yet).
 // Error: __expf is 2 + 1.17|x| ulp, __fdividef 2 ulp while the divisor stays
 // below 2^126 (above it, i.e. x < -87, the result is 0 instead of a value
 // under 1e-36). Inf and NaN behave as the reference: silu(-inf) = NaN,
