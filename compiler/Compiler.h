@@ -65,6 +65,12 @@ struct CudaGraphStats {
 
 class ExecutableImpl;
 
+/// A compiled graph, loaded on its device. One Executable serves one thread
+/// and one stream at a time: run() fills per-kernel argument slots, and the
+/// intermediate buffers between kernels are shared by every run, so two runs
+/// must not overlap on the GPU (runs on one stream never do). For concurrent
+/// streams or threads, compile the graph once per stream: the second
+/// compile() is a cache hit.
 class Executable {
 public:
   Executable(Executable &&) noexcept;
@@ -138,6 +144,8 @@ private:
   std::unique_ptr<ExecutableImpl> Impl;
 };
 
+/// Thread-safe: any number of threads may compile() through one Compiler
+/// (and its kernel cache) at once; each gets its own Executable.
 class Compiler {
 public:
   /// Cache location and bounds from the environment (JITFUSE_CACHE_DIR,
