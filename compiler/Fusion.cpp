@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <map>
@@ -63,6 +65,7 @@ private:
                                   KernelKind &Kind, Shape &Domain);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
   void absorbCheapProducers();
+  void explainShared(unsigned K, size_t NumKernels);
   unsigned newCluster(NodeId N);
 
   const Graph &G;
@@ -234,8 +237,11 @@ void Fuser::absorbCheapProducers() {
           if (find(Owner[U]) != K)
             Targets.insert(find(Owner[U]));
       }
-      if (Stored || Targets.size() != 1)
+      if (Stored || Targets.size() != 1) {
+        if (!Stored && Targets.size() > 1)
+          explainShared(K, Targets.size());
         continue;
+      }
       unsigned C = *Targets.begin();
       ClusterState &Q = Clusters[C];
       if (Q.Nodes.size() + P.Nodes.size() > MaxClusterNodes)
@@ -261,6 +267,18 @@ void Fuser::absorbCheapProducers() {
       Changed = true;
     }
   }
+}
+
+/// A cheap producer left alone because several kernels read it: the
+/// forward walk's reason (usually a shape mismatch) is not why it is still
+/// a kernel of its own; say that it is shared and stored once.
+void Fuser::explainShared(unsigned K, size_t NumKernels) {
+  std::string Detail = fmt::format(
+      "a cheap element-wise producer read by {} kernels; not recomputed in each", NumKernels);
+  for (NodeId N : Clusters[K].Nodes)
+    for (NodeId U : Users[N])
+      if (find(Owner[U]) != K)
+        EdgeReason[{N, U}] = Refusal{BoundaryReason::MultipleConsumers, Detail};
 }
 
 unsigned Fuser::newCluster(NodeId N) {

@@ -159,6 +159,36 @@ TEST_CASE("swiglu, rope and the element-wise work of a decoder block", "[fusion]
   CHECK(kernelsOf(G) == 2);
 }
 
+TEST_CASE("a cheap producer read by two kernels is explained as shared", "[fusion]") {
+  // RoPE on q and k: the f32 cos table (cast + reshape) broadcasts into two
+  // kernels of different head counts. It stays a kernel of its own, and the
+  // plan must say why: it is shared, not merely of another shape.
+  Graph G;
+  Value Q = G.input("q", bf16, {"T", 8, 128}), K = G.input("k", bf16, {"T", 2, 128});
+  Value Cos = reshape(cast(G.input("cos", bf16, {"T", 64}), f32), {Dim("T"), 1, 64});
+  Value Table = concat({Cos, Cos}); // [T,1,128]
+  Value QCos = cast(Q, f32) * Table;
+  Value KCos = cast(K, f32) * Table;
+  G.output("q_out", QCos);
+  G.output("k_out", KCos);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 3);
+  unsigned Shared = 0;
+  for (const FusionBoundary &B : P.Boundaries) {
+    CHECK(P.ClusterOf[B.Producer] == P.ClusterOf[Cos.id()]);
+    CHECK(B.Reason == BoundaryReason::MultipleConsumers);
+    CHECK_THAT(B.Detail, Contains("read by 2 kernels"));
+    ++Shared;
+  }
+  CHECK(Shared == 2);
+  // With one consumer the same producer is recomputed inside it.
+  Graph One;
+  Value Q1 = One.input("q", bf16, {"T", 8, 128});
+  Value Cos1 = reshape(cast(One.input("cos", bf16, {"T", 64}), f32), {Dim("T"), 1, 64});
+  One.output("q_out", cast(Q1, f32) * concat({Cos1, Cos1}));
+  CHECK(kernelsOf(One) == 1);
+}
+
 TEST_CASE("cycles are never created between kernels", "[fusion]") {
   // a -> row kernel (max) -> b; b and a both feed c; fusing c's producers
   // naively would merge across the reduction's other consumer.
