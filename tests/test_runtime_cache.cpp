@@ -313,37 +313,82 @@ TEST_CASE("Leftover temp files are ignored and swept when stale",
   CHECK(lookupFresh(configIn(Dir), Parts));
 }
 
+namespace {
+
+/// The read-only scenario, in a forked child so that it can drop root's
+/// privileges (root ignores permission bits, and CI runs as root). Returns 0
+/// or the number of the check that failed; stderr goes to ErrFd.
+int readOnlyChild(const std::string &Dir, int ErrFd) {
+  ::dup2(ErrFd, 2);
+  if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0))
+    return 10; // cannot become nobody
+  int Probe = ::open((Dir + "/probe").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (Probe >= 0)
+    return 11; // still writable: the test would prove nothing
+  CacheConfig C;
+  C.Dir = Dir;
+  C.Enabled = true;
+  CacheKeyParts Parts = partsFor("k4");
+  try {
+    KernelCache Cache(C);
+    if (Cache.diskEnabled())
+      return 12;
+    bool Hit = true;
+    auto E = Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); }, &Hit);
+    if (Hit || E->Cubin != fakeCompile(Parts).Cubin)
+      return 13;
+    Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); }, &Hit);
+    if (!Hit)
+      return 14; // the memory cache serves the second lookup
+    KernelCache Second(C); // another cache on the same directory: no new warning
+    if (Second.diskEnabled())
+      return 16;
+  } catch (...) {
+    return 15;
+  }
+  return 0;
+}
+
+} // namespace
+
 TEST_CASE("A read-only cache directory degrades to memory",
           "[runtime][cache]") {
+  // chmod a-w (r-x left for everyone, so an unprivileged reader may list it).
   TempDir Dir;
   fs::permissions(Dir.str(),
-                  fs::perms::owner_write | fs::perms::group_write |
-                      fs::perms::others_write,
-                  fs::perm_options::remove);
-  {
-    // root ignores permission bits; then there is nothing to test here.
-    int Fd = ::open((Dir / "probe").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (Fd >= 0) {
-      ::close(Fd);
-      WARN("chmod a-w is ineffective (running as root?); skipping the "
-           "read-only test");
-      return;
-    }
+                  fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                      fs::perms::group_exec | fs::perms::others_read |
+                      fs::perms::others_exec,
+                  fs::perm_options::replace);
+  int Pipe[2];
+  REQUIRE(::pipe(Pipe) == 0);
+  std::fflush(stderr);
+  pid_t Pid = ::fork();
+  if (Pid == 0) {
+    ::close(Pipe[0]);
+    int Rc = readOnlyChild(Dir.str(), Pipe[1]);
+    std::fflush(stderr);
+    ::_exit(Rc);
   }
-  CacheKeyParts Parts = partsFor("k4");
-  std::string Err = captureStderr([&] {
-    KernelCache Cache(configIn(Dir));
-    CHECK_FALSE(Cache.diskEnabled());
-    bool Hit = true;
-    CHECK_NOTHROW(Cache.getOrCompile(
-        Parts, [&] { return fakeCompile(Parts); }, &Hit));
-    CHECK_FALSE(Hit);
-    Cache.getOrCompile(
-        Parts, [&] { return fakeCompile(Parts); }, &Hit);
-    CHECK(Hit);
-  });
-  CHECK(Err.find("is not writable") != std::string::npos);
+  REQUIRE(Pid > 0);
+  ::close(Pipe[1]);
+  std::string Err;
+  char Buf[512];
+  for (ssize_t N; (N = ::read(Pipe[0], Buf, sizeof(Buf))) > 0;)
+    Err.append(Buf, static_cast<size_t>(N));
+  ::close(Pipe[0]);
+  int Status = 0;
+  REQUIRE(::waitpid(Pid, &Status, 0) == Pid);
+  REQUIRE(WIFEXITED(Status));
+  INFO("child stderr: " << Err);
+  CHECK(WEXITSTATUS(Status) == 0); // 10-16: see readOnlyChild
+  // Exactly one warning, naming the directory.
+  size_t First = Err.find("is not writable");
+  CHECK(First != std::string::npos);
+  CHECK(Err.find("is not writable", First + 1) == std::string::npos);
+  CHECK(Err.find(Dir.str()) != std::string::npos);
   CHECK(countFiles(Dir.str()) == 0);
+  fs::permissions(Dir.str(), fs::perms::owner_all, fs::perm_options::add);
 }
 
 TEST_CASE("An unusable cache path warns once and caches in memory",
@@ -632,7 +677,6 @@ TEST_CASE("Eviction never breaks a process that is reading the entry",
   REQUIRE(::pipe(ToParent) == 0);
   REQUIRE(::pipe(ToChild) == 0);
   pid_t Pid = ::fork();
-  REQUIRE(Pid >= 0);
   if (Pid == 0) {
     // Child: no Catch2 macros; the exit code is the verdict.
     int Fd = ::open(PathA.c_str(), O_RDONLY);
@@ -651,6 +695,7 @@ TEST_CASE("Eviction never breaks a process that is reading the entry",
     auto Entry = parseCacheEntry(Bytes, KeyA);
     ::_exit(Entry && Entry->Cubin == fakeCompile(A).Cubin ? 0 : 14);
   }
+  REQUIRE(Pid > 0);
   char Go = 0;
   REQUIRE(::read(ToParent[0], &Go, 1) == 1);
   {
