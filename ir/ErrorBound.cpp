@@ -2,8 +2,8 @@
 //
 // Running (forward) error analysis, first order, element by element, in
 // topological (id) order over the fp64 values the interpreter holds
-// (interpretVisiting, or interpretAllNodes for nodeErrorBounds). E(n) is a
-// bound on |gpu(n) - ref(n)| where ref(n) is the reference's unrounded value
+// (interpretVisiting). E(n) is a bound on |gpu(n) - ref(n)| where ref(n) is
+// the reference's unrounded value
 // and gpu(n) what a correct fused or unfused execution holds for node n.
 //
 // Notation: x, a, b, c operand values (reference); Ex, Ea, ... their bounds;
@@ -88,6 +88,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/ErrorBound.h"
+#include "ir/Tolerance.h"
 
 #include "support/Error.h"
 
@@ -109,9 +110,6 @@ constexpr double Inf = std::numeric_limits<double>::infinity();
 
 DType computeOf(DType T) { return T == DType::F64 ? DType::F64 : DType::F32; }
 
-double unitOf(DType Compute) {
-  return Compute == DType::F64 ? 0x1p-53 : 0x1p-24;
-}
 
 /// Subnormal spacing: the absolute error floor of one rounding into T.
 double tinyOf(DType T) {
@@ -124,16 +122,10 @@ double tinyOf(DType T) {
   }
 }
 
-/// Unit roundoff of storing a value in T.
-double storageUnit(DType T) {
-  switch (T) {
-  case DType::F64: return 0x1p-53;
-  case DType::F32: return 0x1p-24;
-  case DType::F16: return 0x1p-11;
-  case DType::BF16: return 0x1p-8;
-  default: return 0;
-  }
-}
+/// Unit roundoff of rounding a value into float type T (half its epsilon;
+/// 0 for integer types): both the storage rounding and, for the compute
+/// types f32/f64, one arithmetic rounding.
+double unitOf(DType T) { return dtypeEpsilon(T) / 2; }
 
 double maxFinite(DType T) {
   switch (T) {
@@ -428,18 +420,17 @@ double castBound(DType From, DType To, double X, double Ex) {
   // f16/bf16 goes through f32 rounded to odd, which equals one rounding).
   if (Ex == 0)
     return 0;
-  return Ex + storageUnit(To) * (2 * std::fabs(X) + Ex) + 2 * tinyOf(To);
+  return Ex + unitOf(To) * (2 * std::fabs(X) + Ex) + 2 * tinyOf(To);
 }
 
 /// Computes node bounds one node at a time, in id order, from the values
 /// the interpreter holds at that moment (NodeVisitor).
 class BoundWalker {
 public:
-  /// FreeAfterUse: drop a bound after its last use (outputs are kept), as
-  /// the interpreter drops values.
-  BoundWalker(const Graph &G, const Bindings &B, bool FreeAfterUse)
-      : G(G), B(B), Bnd(G.size()), LastUse(G.size(), 0),
-        IsOutput(G.size(), false), FreeAfterUse(FreeAfterUse) {
+  /// A bound is dropped after its last use (outputs are kept), as the
+  /// interpreter drops values.
+  BoundWalker(const Graph &G, const Bindings &B)
+      : G(G), B(B), Bnd(G.size()), LastUse(G.size(), 0), IsOutput(G.size(), false) {
     for (const GraphOutput &O : G.outputs())
       IsOutput[O.Id] = true;
     for (NodeId Id = 0; Id < G.size(); ++Id)
@@ -471,13 +462,12 @@ public:
     }
     Out.Type = DType::F64;
     finish(Id, Vals);
-    if (FreeAfterUse)
-      for (NodeId Op : N.Operands)
-        if (LastUse[Op] == Id && !IsOutput[Op])
-          Bnd[Op] = HostTensor();
+    for (NodeId Op : N.Operands)
+      if (LastUse[Op] == Id && !IsOutput[Op])
+        Bnd[Op] = HostTensor();
   }
 
-  std::vector<HostTensor> &bounds() { return Bnd; }
+  const std::vector<HostTensor> &bounds() const { return Bnd; }
 
 private:
   void elementwise(NodeId Id, const std::vector<HostTensor> &Vals);
@@ -492,7 +482,6 @@ private:
   std::vector<HostTensor> Bnd;
   std::vector<NodeId> LastUse;
   std::vector<bool> IsOutput;
-  bool FreeAfterUse;
 };
 
 void BoundWalker::elementwise(NodeId Id,
@@ -653,15 +642,13 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
     if (E == Inf || !std::isfinite(V[I]))
       continue;
     if (Stored)
-      E += storageUnit(T) * (std::fabs(V[I]) + E) + tinyOf(T);
+      E += unitOf(T) * (std::fabs(V[I]) + E) + tinyOf(T);
     if (std::fabs(V[I]) + E > Max)
       E = Inf;
   }
 }
 
 } // namespace
-
-double evalUnitRoundoff(DType T) { return unitOf(computeOf(T)); }
 
 int64_t summationDepth(int64_t L) {
   // The kernels sum per thread over a strided run, then in a warp/block
@@ -697,21 +684,8 @@ double libraryUlps(Op O, DType Compute) {
   }
 }
 
-std::vector<HostTensor> nodeErrorBounds(const Graph &G, const Bindings &B,
-                                        const std::vector<HostTensor> &Vals) {
-  if (Vals.size() != G.size())
-    fail("nodeErrorBounds: {} values for a graph of {} nodes", Vals.size(),
-         G.size());
-  BoundWalker W(G, B, /*FreeAfterUse=*/false);
-  for (NodeId Id = 0; Id < G.size(); ++Id)
-    // Nodes interpretAllNodes did not evaluate (no data) stay empty.
-    if (Vals[Id].Data.size() == static_cast<size_t>(Vals[Id].numel()))
-      W.visit(Id, Vals);
-  return std::move(W.bounds());
-}
-
 ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B) {
-  BoundWalker W(G, B, /*FreeAfterUse=*/true);
+  BoundWalker W(G, B);
   ReferenceResult R;
   R.Values = interpretVisiting(
       G, B, [&](NodeId Id, const std::vector<HostTensor> &Vals) {
@@ -726,7 +700,7 @@ ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B) {
           for (size_t I = 0; I < E.Data.size(); ++I) {
             double V = Vals[Id].Data[I];
             if (isFloat(T) && std::isfinite(V) && std::isfinite(E.Data[I]))
-              E.Data[I] += storageUnit(T) * std::fabs(V) + tinyOf(T);
+              E.Data[I] += unitOf(T) * std::fabs(V) + tinyOf(T);
           }
           R.Bounds[O.Name] = std::move(E);
         }

@@ -36,17 +36,6 @@ struct ReferenceResult {
 /// interpret(G, B) plus the bound of every output element.
 ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B);
 
-/// The bound of every node (indexed by NodeId; f64 tensors shaped like the
-/// node; empty for nodes no output depends on) given Vals =
-/// interpretAllNodes(G, B). Bounds are against the *unrounded* node values
-/// (the output rounding term of interpretWithBounds is not included).
-std::vector<HostTensor> nodeErrorBounds(const Graph &G, const Bindings &B,
-                                        const std::vector<HostTensor> &Vals);
-
-/// Unit roundoff of the type a node of dtype T is evaluated in on the GPU:
-/// 2^-53 for f64 nodes, 2^-24 (f32) for every other float node.
-double evalUnitRoundoff(DType T);
-
 /// Largest number of roundings on any path of a GPU summation of L terms
 /// (see the reduction rule in ErrorBound.cpp); 0 for L <= 1.
 int64_t summationDepth(int64_t L);

@@ -552,12 +552,10 @@ HostTensor Evaluator::view(const Node &N,
 //===----------------------------------------------------------------------===//
 
 /// Evaluates every node some output depends on, calling Visit (if any)
-/// after each. KeepAll: keep every value (interpretAllNodes); otherwise a
-/// value is dropped after its last use so large graphs do not hold every
-/// intermediate.
+/// after each; a value is dropped after its last use so large graphs do not
+/// hold every intermediate.
 static std::vector<HostTensor> evaluateLive(const Graph &G, const Bindings &B,
                                             const InterpretOptions &Opts,
-                                            bool KeepAll,
                                             NodeVisitor *Visit = nullptr) {
   G.verify();
   validateBindings(G, B);
@@ -587,8 +585,6 @@ static std::vector<HostTensor> evaluateLive(const Graph &G, const Bindings &B,
         V = roundToDType(V, Vals[Id].Type);
     if (Visit)
       (*Visit)(Id, Vals);
-    if (KeepAll)
-      continue;
     for (NodeId Op : G.node(Id).Operands)
       if (LastUse[Op] == Id && !IsOutput[Op])
         Vals[Op] = HostTensor();
@@ -599,11 +595,6 @@ static std::vector<HostTensor> evaluateLive(const Graph &G, const Bindings &B,
 HostTensor evaluateNode(const Graph &G, const Bindings &B, NodeId Id,
                         const std::vector<HostTensor> &Vals) {
   return Evaluator(G, B).eval(Id, Vals);
-}
-
-std::vector<HostTensor> interpretAllNodes(const Graph &G, const Bindings &B,
-                                          const InterpretOptions &Opts) {
-  return evaluateLive(G, B, Opts, /*KeepAll=*/true);
 }
 
 /// The graph outputs of Vals, rounded to their dtypes.
@@ -621,14 +612,14 @@ roundedOutputs(const Graph &G, const std::vector<HostTensor> &Vals) {
 
 std::map<std::string, HostTensor> interpret(const Graph &G, const Bindings &B,
                                             const InterpretOptions &Opts) {
-  return roundedOutputs(G, evaluateLive(G, B, Opts, /*KeepAll=*/false));
+  return roundedOutputs(G, evaluateLive(G, B, Opts));
 }
 
 std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
                                                     const Bindings &B,
                                                     NodeVisitor Visit,
                                                     const InterpretOptions &Opts) {
-  return roundedOutputs(G, evaluateLive(G, B, Opts, /*KeepAll=*/false, &Visit));
+  return roundedOutputs(G, evaluateLive(G, B, Opts, &Visit));
 }
 
 } // namespace jitfuse

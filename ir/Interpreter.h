@@ -64,15 +64,6 @@ std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
                                                     NodeVisitor Visit,
                                                     const InterpretOptions &Opts = {});
 
-/// The value of every node, indexed by NodeId, as the evaluator holds it:
-/// in f64 and not rounded to the node's dtype (unless Opts.RoundEveryNode),
-/// so a graph output's entry is its value *before* the final rounding that
-/// interpret() applies. Nodes no graph output depends on are not evaluated
-/// and are left as empty tensors (no dims, no data). Validates like
-/// interpret(). For analyses that need intermediates (ir/ErrorBound.h).
-std::vector<HostTensor> interpretAllNodes(const Graph &G, const Bindings &B,
-                                          const InterpretOptions &Opts = {});
-
 /// Node Id's value computed from its operands' values in Vals (indexed by
 /// NodeId; only Id's operands are read), with the semantics of interpret()
 /// and no rounding to the node's dtype. View nodes (broadcast, reshape,
