@@ -105,4 +105,28 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
   return Compared;
 }
 
+DType coarsestComputed(const Graph &G, NodeId Out) {
+  DType Worst = G.node(Out).Type;
+  std::vector<bool> Seen(G.size());
+  std::vector<NodeId> Stack = {Out};
+  while (!Stack.empty()) {
+    NodeId N = Stack.back();
+    Stack.pop_back();
+    if (Seen[N])
+      continue;
+    Seen[N] = true;
+    const Node &Nd = G.node(N);
+    if (Nd.isLeaf())
+      continue;
+    if (isFloat(Nd.Type) && dtypeEpsilon(Nd.Type) > dtypeEpsilon(Worst))
+      Worst = Nd.Type;
+    Stack.insert(Stack.end(), Nd.Operands.begin(), Nd.Operands.end());
+  }
+  return Worst;
+}
+
+double pathTolerance(const Graph &G, NodeId Out, const std::map<std::string, int64_t> &Dims) {
+  return toleranceFor(coarsestComputed(G, Out), maxReductionLength(G, Out, Dims));
+}
+
 } // namespace jitfuse::test

@@ -51,4 +51,13 @@ Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Di
 /// test with the mismatch description.
 int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts = {});
 
+/// The coarsest float dtype computed on any path into Out. A partition may
+/// materialize (round) any computed node at a kernel boundary, and the
+/// unfused run rounds them all, so a correct run is only as exact as that.
+DType coarsestComputed(const Graph &G, NodeId Out);
+
+/// The random tier's rtol for output Out: toleranceFor the coarsest computed
+/// dtype on its path and its longest reduction.
+double pathTolerance(const Graph &G, NodeId Out, const std::map<std::string, int64_t> &Dims);
+
 } // namespace jitfuse::test

@@ -10,8 +10,10 @@
 // and a wrong-but-close tanh is still rejected.
 //
 //===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
 #include "RandomGraph.h"
 
+#include "compiler/Partition.h"
 #include "ir/ErrorBound.h"
 #include "ir/Half.h"
 #include "ir/Tolerance.h"
@@ -123,13 +125,7 @@ struct SimOptions {
 /// accumulate in float in the GPU's order.
 std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
                                               const SimOptions &Opts = {}) {
-  std::vector<bool> Live(G.size(), false);
-  for (const GraphOutput &O : G.outputs())
-    Live[O.Id] = true;
-  for (NodeId Id = static_cast<NodeId>(G.size()); Id-- > 0;)
-    if (Live[Id])
-      for (NodeId Op : G.node(Id).Operands)
-        Live[Op] = true;
+  std::vector<bool> Live = liveNodes(G);
   std::vector<HostTensor> Sim(G.size());
   for (NodeId Id = 0; Id < G.size(); ++Id) {
     if (!Live[Id])
@@ -209,32 +205,6 @@ std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
   return Res;
 }
 
-/// The coarsest float dtype computed on any path into Out (as the GPU tier
-/// in tests/test_random_graphs.cpp finds it).
-DType coarsestComputed(const Graph &G, NodeId Out) {
-  DType Worst = G.node(Out).Type;
-  std::vector<bool> Seen(G.size());
-  std::vector<NodeId> Stack = {Out};
-  while (!Stack.empty()) {
-    NodeId N = Stack.back();
-    Stack.pop_back();
-    if (Seen[N])
-      continue;
-    Seen[N] = true;
-    const Node &Nd = G.node(N);
-    if (Nd.isLeaf())
-      continue;
-    if (isFloat(Nd.Type) && dtypeEpsilon(Nd.Type) > dtypeEpsilon(Worst))
-      Worst = Nd.Type;
-    Stack.insert(Stack.end(), Nd.Operands.begin(), Nd.Operands.end());
-  }
-  return Worst;
-}
-
-/// The GPU tier's rtol for output Out.
-double tierRtol(const Graph &G, NodeId Out, const Bindings &B) {
-  return toleranceFor(coarsestComputed(G, Out), maxReductionLength(G, Out, B.Dims));
-}
 
 /// The bound of the only output of G.
 HostTensor onlyBound(const Graph &G, const Bindings &B) {
@@ -517,7 +487,7 @@ TEST_CASE("Error bound covers the unfused rounding model and an f32 run on rando
     checkWithin(Uf, R, Unfused, Rec, G, "f32 unfused");
     for (const GraphOutput &O : G.outputs())
       for (const HostTensor *Got : {&F.at(O.Name), &Uf.at(O.Name)})
-        OldRuleFails += compareTensors(*Got, R.Values.at(O.Name), tierRtol(G, O.Id, B), "old")
+        OldRuleFails += compareTensors(*Got, R.Values.at(O.Name), pathTolerance(G, O.Id, B.Dims), "old")
                             .Mismatches;
   }
   for (auto [Name, T] : {std::pair<const char *, Tally *>{"RoundEveryNode", &Round},
@@ -573,7 +543,7 @@ TEST_CASE("GPU tier seed 2000179: the cancellation failure passes the bound, on 
     O.Unfused = Unf;
     std::map<std::string, HostTensor> Got = simulateF32(G, B, O);
     for (const GraphOutput &Out : G.outputs()) {
-      double Rtol = tierRtol(G, Out.Id, B);
+      double Rtol = pathTolerance(G, Out.Id, B.Dims);
       const HostTensor &Ref = R.Values.at(Out.Name);
       CompareResult Old = compareTensors(Got.at(Out.Name), Ref, Rtol, Out.Name);
       CompareResult New = compareTensors(Got.at(Out.Name), Ref, R.Bounds.at(Out.Name), Rtol,

@@ -266,28 +266,6 @@ TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
 
 namespace {
 
-/// The coarsest float dtype computed on any path into Out. A partition may
-/// materialize (round) any computed node at a kernel boundary, and the
-/// unfused run rounds them all, so a correct run is only as exact as that.
-DType coarsestComputed(const Graph &G, NodeId Out) {
-  DType Worst = G.node(Out).Type;
-  std::vector<bool> Seen(G.size());
-  std::vector<NodeId> Stack = {Out};
-  while (!Stack.empty()) {
-    NodeId N = Stack.back();
-    Stack.pop_back();
-    if (Seen[N])
-      continue;
-    Seen[N] = true;
-    const Node &Nd = G.node(N);
-    if (Nd.isLeaf())
-      continue;
-    if (isFloat(Nd.Type) && dtypeEpsilon(Nd.Type) > dtypeEpsilon(Worst))
-      Worst = Nd.Type;
-    Stack.insert(Stack.end(), Nd.Operands.begin(), Nd.Operands.end());
-  }
-  return Worst;
-}
 
 /// What the bound-aware comparisons of a run accepted beyond the rtol rule.
 struct BoundTally {
@@ -319,7 +297,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed,
       Executable X = testCompiler().compile(G, Opts);
       std::map<std::string, HostTensor> Got = runOnDevice(X, B);
       for (const GraphOutput &O : G.outputs()) {
-        double Tol = toleranceFor(coarsestComputed(G, O.Id), maxReductionLength(G, O.Id, B.Dims));
+        double Tol = pathTolerance(G, O.Id, B.Dims);
         CompareResult C = compareTensors(Got.at(O.Name), Ref.Values.at(O.Name),
                                          Ref.Bounds.at(O.Name), Tol,
                                          fmt::format("{} output '{}'", Fuse ? "fused" : "unfused",
