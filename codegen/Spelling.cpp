@@ -145,9 +145,11 @@ std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X) {
   case Op::Cos: return mathFn("cos", T, X[0]);
   case Op::Tanh: return mathFn("tanh", T, X[0]);
   case Op::Erf: return mathFn("erf", T, X[0]);
-  case Op::Sigmoid: return "jf_sigmoid(" + X[0] + ")";
+  case Op::Sigmoid:
+    return fmt::format("({0} / ({0} + {1}))", One, mathFn("exp", T, "-" + X[0]));
   case Op::Relu: return fmt::format("jf_max({}, {})", X[0], Zero);
-  case Op::Silu: return "jf_silu(" + X[0] + ")";
+  case Op::Silu:
+    return fmt::format("({} / ({} + {}))", X[0], One, mathFn("exp", T, "-" + X[0]));
   case Op::Gelu:
     return fmt::format("({0} * {1} * ({2} + {3}))", Half, X[0], One,
                        mathFn("erf", T, X[0] + " * " + literal(M_SQRT1_2, T)));

@@ -45,10 +45,8 @@
 //                            +-sqrt 2; none listed for gelu_tanh: first order)
 //                            + the spelled-out evaluation's own error:
 //                            silu/sigmoid = x or 1 over 1 + exp(-x), with
-//                            __expf (2 + floor(1.173|x|) ulp) and __fdividef
-//                            (2 ulp), which also covers expf and IEEE
-//                            division; for x < -87 the f32 quotient may be 0
-//                            (+|v|). gelu / gelu_tanh: each step of
+//                            expf (2 ulp) and IEEE division (one rounding).
+//                            gelu / gelu_tanh: each step of
 //                            0.5 x (1 + erf(x c)) / 0.5 x (1 + tanh(c (x + k x^3)))
 //                            with f32-rounded literals c, k
 //   pow                      |v| (|b| Ea / (|a| - Ea) + |ln a| Eb) + lib
@@ -198,15 +196,11 @@ double sigmoidLike(Op O, double X, double Ex, double V, DType C) {
   }
   if (!std::isfinite(V))
     return P;
-  double NExp = C == DType::F32 ? 2 + std::floor(1.173 * std::fabs(X))
-                                : libraryUlps(Op::Exp, C);
-  double NDiv = C == DType::F32 ? 2 : 0;
-  // exp(-x) / (1 + exp(-x)) = 1 - sigmoid(x) = sigmoid(-x).
-  double Rel = sigmoid(-X) * (2 * NExp + 1) * U + U + (2 * NDiv + 1) * U;
-  double Own = Rel * (std::fabs(V) + P) + 8 * tinyOf(C);
-  if (C == DType::F32 && X < -87)
-    Own += std::fabs(V) + P; // __fdividef by more than 2^126 gives 0
-  return P + Own;
+  double NExp = libraryUlps(Op::Exp, C);
+  // exp(-x) / (1 + exp(-x)) = 1 - sigmoid(x) = sigmoid(-x); then the add
+  // and the division round once each.
+  double Rel = sigmoid(-X) * (2 * NExp + 1) * U + 2 * U;
+  return P + Rel * (std::fabs(V) + P) + 8 * tinyOf(C);
 }
 
 double geluLike(Op O, double X, double Ex, double V, DType C) {

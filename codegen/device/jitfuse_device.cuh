@@ -77,23 +77,6 @@ __device__ __forceinline__ long long jf_min(long long A, long long B) { return A
 __device__ __forceinline__ int jf_max(int A, int B) { return A > B ? A : B; }
 __device__ __forceinline__ int jf_min(int A, int B) { return A < B ? A : B; }
 
-// sigmoid and silu in f32 with the fast exponential and division: the
-// precise expf + IEEE division cost about twice the instructions per element;
-// with them the bf16 swiglu kernel (W5) ran at 94% of torch.compile, likely
-// issue-bound (not profiled yet).
-// Error: __expf is 2 + 1.17|x| ulp, __fdividef 2 ulp while the divisor stays
-// below 2^126 (above it, i.e. x < -87, the result is 0 instead of a value
-// under 1e-36). Inf and NaN behave as the reference: silu(-inf) = NaN,
-// sigmoid(-inf) = 0, silu(inf) = inf.
-__device__ __forceinline__ float jf_sigmoid(float X) {
-  return __fdividef(1.0f, 1.0f + __expf(-X));
-}
-__device__ __forceinline__ float jf_silu(float X) {
-  return __fdividef(X, 1.0f + __expf(-X));
-}
-__device__ __forceinline__ double jf_sigmoid(double X) { return 1.0 / (1.0 + exp(-X)); }
-__device__ __forceinline__ double jf_silu(double X) { return X / (1.0 + exp(-X)); }
-
 // Float -> integer casts saturate and send NaN to 0 (what cvt.rzi.sat does).
 __device__ __forceinline__ int jf_to_i32(double V) {
   return V != V ? 0 : V >= 2147483647.0 ? 2147483647 : V <= -2147483648.0 ? (-2147483647 - 1) : (int)V;
