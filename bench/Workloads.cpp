@@ -66,14 +66,19 @@ std::vector<Workload> allWorkloads() {
                {{"B", 65536}},
                {{"B", 5}},
                {{"eps", 1e-5}}});
-  W.push_back({"W5", "W5", "silu(g)*u from merged gate_up, bf16, 16384x(2x11008)",
-               [](Graph &G) {
-                 Value GU = G.input("gate_up", DType::BF16, {"B", 2 * 11008});
-                 G.output("out", nn::swiglu(GU));
-               },
-               {{"B", 16384}},
-               {{"B", 3}},
-               {}});
+  for (bool Fast : {false, true})
+    W.push_back({Fast ? "W5-fast" : "W5", "W5",
+                 std::string("silu(g)*u from merged gate_up, bf16, 16384x(2x11008)") +
+                     (Fast ? ", CompileOptions::FastMath" : ""),
+                 [](Graph &G) {
+                   Value GU = G.input("gate_up", DType::BF16, {"B", 2 * 11008});
+                   G.output("out", nn::swiglu(GU));
+                 },
+                 {{"B", 16384}},
+                 {{"B", 3}},
+                 {},
+                 false,
+                 Fast});
   W.push_back({"W6", "W6", "softmax(s + mask[C]), f32, 65536x2048",
                [](Graph &G) {
                  Value S = G.input("s", DType::F32, {"B", 2048});

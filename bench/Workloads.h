@@ -28,6 +28,8 @@ struct Workload {
   std::map<std::string, double> Scalars;
   /// W8: time per call back-to-back (host overhead) instead of bandwidth.
   bool PerCall = false;
+  /// Compiled with CompileOptions::FastMath (fused and unfused).
+  bool FastMath = false;
 };
 
 /// W1..W8 in issue order.

@@ -242,6 +242,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     W.Build(G);
     CompileOptions FO, UO;
     UO.Fuse = false;
+    FO.FastMath = UO.FastMath = W.FastMath;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();

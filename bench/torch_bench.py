@@ -125,6 +125,9 @@ def workloads():
          lambda: [rand((65536, 4096), bf16), rand((65536, 4096), bf16),
                   rand((4096,), bf16), rand((4096,), bf16)], False),
         ("W5", "W5", swiglu, lambda: [rand((16384, 2 * 11008), bf16)], False),
+        # jitfuse's W5 with CompileOptions::FastMath: the same torch function,
+        # timed again so each row has its own torch numbers.
+        ("W5-fast", "W5", swiglu, lambda: [rand((16384, 2 * 11008), bf16)], False),
         ("W6", "W6", masked_softmax, lambda: [rand((65536, 2048), f32), rand((2048,), f32)], False),
         ("W7", "W7", rope,
          lambda: [rand((32768, 32, 128), bf16), rand((32768, 64), bf16),

@@ -273,7 +273,7 @@ std::string Emitter::elementwise(NodeId N, const Coords &C) {
       continue; // the condition stays bool
     Vals[I] = promoteValue(Types[I], OT, Vals[I]);
   }
-  return bind(Nd.Type, opExpr(Nd.Kind, OT, Vals));
+  return bind(Nd.Type, opExpr(Nd.Kind, OT, Vals, P.FastMath));
 }
 
 std::string Emitter::concatValue(NodeId N, const Coords &C) {

@@ -47,6 +47,8 @@ struct KernelPlan {
   int RowsPerBlock = 1;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
+  /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
+  bool FastMath = false;
 
   std::string variantName(int Vec) const {
     return Name + "_v" + std::to_string(Vec);

@@ -26,7 +26,10 @@ std::string promoteValue(DType From, DType To, const std::string &Value);
 /// A literal of dtype T holding V (C locale, round-trip exact).
 std::string literal(double V, DType T);
 /// The expression for op O applied to Operands, computed in type T.
-std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> Operands);
+/// FastMath spells f32 sigmoid/silu with __expf and __fdividef
+/// (CompileOptions::FastMath).
+std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> Operands,
+                   bool FastMath = false);
 /// Reduction helpers: identity literal, combine functor, and the accumulate
 /// expression.
 std::string reduceIdentity(Op O, DType AccT);

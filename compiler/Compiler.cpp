@@ -150,8 +150,10 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
 
   X->Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
   std::vector<KernelPlan> Plans;
-  for (unsigned I = 0; I < X->Part.Clusters.size(); ++I)
+  for (unsigned I = 0; I < X->Part.Clusters.size(); ++I) {
     Plans.push_back(scheduleCluster(G, X->Part.Clusters[I], I));
+    Plans.back().FastMath = Opts.FastMath;
+  }
   X->GraphText = printGraph(G);
   X->PlanText = explainPlan(G, X->Part, Plans, Opts.Fuse);
   X->PlanDot = planToDot(G, X->Part);

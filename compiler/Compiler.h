@@ -29,6 +29,11 @@ struct CompileOptions {
   std::string Arch;
   /// Also produce PTX (a second NVRTC pass) for inspection.
   bool WantPtx = false;
+  /// Sigmoid and silu computed in f32 use __expf and __fdividef (what
+  /// torch.compile's Triton kernels do) instead of expf and IEEE division:
+  /// error up to 2 + 1.17|x| ulp of exp plus 2 ulp, and 0 below x = -87.3.
+  /// Off by default; docs/NUMERICS.md "Fast math" has the bound.
+  bool FastMath = false;
 };
 
 /// A graph input, output or scalar as the executable expects it.

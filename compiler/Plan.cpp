@@ -38,8 +38,10 @@ static std::string nodeRef(const Graph &G, NodeId N) {
 
 std::string explainPlan(const Graph &G, const Partition &P,
                         llvm::ArrayRef<KernelPlan> Plans, bool Fused) {
-  std::string Out = fmt::format("plan ({}): {} kernel{}\n", Fused ? "fused" : "unfused",
-                                P.Clusters.size(), P.Clusters.size() == 1 ? "" : "s");
+  bool Fast = !Plans.empty() && Plans.front().FastMath;
+  std::string Out = fmt::format("plan ({}{}): {} kernel{}\n", Fused ? "fused" : "unfused",
+                                Fast ? ", fast math" : "", P.Clusters.size(),
+                                P.Clusters.size() == 1 ? "" : "s");
   SizeSum Total;
   for (size_t I = 0; I < P.Clusters.size(); ++I) {
     const Cluster &C = P.Clusters[I];

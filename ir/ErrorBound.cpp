@@ -182,8 +182,9 @@ double promote(double X, double Ex, DType From, DType Compute) {
   return Ex + unitOf(DType::F32) * (std::fabs(X) + Ex) + tinyOf(DType::F32);
 }
 
-/// The spelled-out sigmoid / silu: (1 or x) / (1 + exp(-x)).
-double sigmoidLike(Op O, double X, double Ex, double V, DType C) {
+/// The spelled-out sigmoid / silu: (1 or x) / (1 + exp(-x)); with Fast,
+/// __fdividef(1 or x, 1 + __expf(-x)) in f32.
+double sigmoidLike(Op O, double X, double Ex, double V, DType C, bool Fast) {
   const double U = unitOf(C);
   double P = 0;
   if (Ex > 0) {
@@ -196,6 +197,19 @@ double sigmoidLike(Op O, double X, double Ex, double V, DType C) {
   }
   if (!std::isfinite(V))
     return P;
+  if (Fast && C == DType::F32) {
+    // __fdividef returns 0 once the denominator passes 2^126 (x below
+    // about -87.3; the true value is under 88 * 2^-126 there): allow
+    // anything between 0 and the value.
+    if (-(X - Ex) > 87)
+      return P + std::fabs(V) + 8 * tinyOf(C);
+    // __expf: 2 + floor(1.173 |x|) ulp (CUDA programming guide, intrinsic
+    // functions), scaled by sigmoid(-x) like expf below; the add rounds
+    // once and __fdividef is within 2 ulp.
+    double NExp = 2 + std::floor(1.173 * (std::fabs(X) + Ex));
+    double Rel = sigmoid(-X) * (2 * NExp + 1) * U + 5 * U;
+    return P + Rel * (std::fabs(V) + P) + 8 * tinyOf(C);
+  }
   double NExp = libraryUlps(Op::Exp, C);
   // exp(-x) / (1 + exp(-x)) = 1 - sigmoid(x) = sigmoid(-x); then the add
   // and the division round once each.
@@ -250,7 +264,7 @@ double geluLike(Op O, double X, double Ex, double V, DType C) {
   return P + 0.5 * (std::fabs(X) + Ex) * ErrOne + U * (std::fabs(V) + P) + 2 * Tiny;
 }
 
-double unaryFloat(Op O, double X, double Ex, double V, DType C) {
+double unaryFloat(Op O, double X, double Ex, double V, DType C, bool Fast) {
   const double U = unitOf(C);
   // Own error of a library call (or, with 0 ulp, of one rounding) on top of
   // the propagated error P.
@@ -323,7 +337,7 @@ double unaryFloat(Op O, double X, double Ex, double V, DType C) {
     return P + Own(P);
   case Op::Sigmoid:
   case Op::Silu:
-    return sigmoidLike(O, X, Ex, V, C);
+    return sigmoidLike(O, X, Ex, V, C, Fast);
   case Op::Gelu:
   case Op::GeluTanh:
     return geluLike(O, X, Ex, V, C);
@@ -423,8 +437,8 @@ class BoundWalker {
 public:
   /// A bound is dropped after its last use (outputs are kept), as the
   /// interpreter drops values.
-  BoundWalker(const Graph &G, const Bindings &B)
-      : G(G), B(B), Bnd(G.size()), LastUse(G.size(), 0), IsOutput(G.size(), false) {
+  BoundWalker(const Graph &G, const Bindings &B, bool FastMath)
+      : G(G), B(B), FastMath(FastMath), Bnd(G.size()), LastUse(G.size(), 0), IsOutput(G.size(), false) {
     for (const GraphOutput &O : G.outputs())
       IsOutput[O.Id] = true;
     for (NodeId Id = 0; Id < G.size(); ++Id)
@@ -473,6 +487,7 @@ private:
 
   const Graph &G;
   const Bindings &B;
+  bool FastMath;
   std::vector<HostTensor> Bnd;
   std::vector<NodeId> LastUse;
   std::vector<bool> IsOutput;
@@ -551,7 +566,7 @@ double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
     E[K] = promote(X[K], E[K], OpT[K], C);
   switch (opKind(O)) {
   case OpKind::Unary:
-    return unaryFloat(O, X[0], E[0], V, C);
+    return unaryFloat(O, X[0], E[0], V, C, FastMath);
   case OpKind::Binary:
     return binaryFloat(O, X[0], E[0], X[1], E[1], V, C);
   case OpKind::Ternary: {
@@ -678,8 +693,8 @@ double libraryUlps(Op O, DType Compute) {
   }
 }
 
-ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B) {
-  BoundWalker W(G, B);
+ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B, bool FastMath) {
+  BoundWalker W(G, B, FastMath);
   ReferenceResult R;
   R.Values = interpretVisiting(
       G, B, [&](NodeId Id, const std::vector<HostTensor> &Vals) {

@@ -33,8 +33,11 @@ struct ReferenceResult {
   std::map<std::string, HostTensor> Bounds;
 };
 
-/// interpret(G, B) plus the bound of every output element.
-ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B);
+/// interpret(G, B) plus the bound of every output element. FastMath: the
+/// bounds of a graph compiled with CompileOptions::FastMath (f32 sigmoid and
+/// silu through __expf and __fdividef).
+ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B,
+                                    bool FastMath = false);
 
 /// Largest number of roundings on any path of a GPU summation of L terms
 /// (see the reduction rule in ErrorBound.cpp); 0 for L <= 1.

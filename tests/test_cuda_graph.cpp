@@ -387,8 +387,11 @@ TEST_CASE("a rejected call leaves graph mode usable; off and on again rebuilds",
   Call B = prepareCall(G, X, Set, 9, 1e-2, -1.0, 1);
   Check(X, B);
   X.setCudaGraph(false);
-  Check(X, A); // direct again
+  // B's upload replaced A's inputs in the shared buffers: upload fresh ones.
+  Call A2 = prepareCall(G, X, Set, 6, 1e-6, 1.0, 0);
+  Check(X, A2); // direct again
   X.setCudaGraph(true);
-  Check(X, B);
+  Call B2 = prepareCall(G, X, Set, 9, 1e-2, -1.0, 1);
+  Check(X, B2);
   CHECK(X.cudaGraphStats().Instantiations == 2);
 }

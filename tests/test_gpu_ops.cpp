@@ -294,7 +294,8 @@ TEST_CASE("f64 -> f16/bf16 casts round once; half constants hold their rounded v
         continue;
       // Values decoded from the stored half bits: equal, or both NaN; zeros
       // keep their sign.
-      const std::vector<double> &Got = runOnDevice(E, B).at("y").Data;
+      std::map<std::string, HostTensor> Out = runOnDevice(E, B);
+      const std::vector<double> &Got = Out.at("y").Data;
       const std::vector<double> &Want = Ref.at("y").Data;
       for (size_t I = 0; I < Vals.size(); ++I) {
         INFO(dtypeName(To).str() << (Fuse ? " fused" : " unfused") << " x = "

@@ -36,6 +36,7 @@ constexpr int ExitUsage = 2;
 struct ShowArgs {
   std::string Example;
   bool Unfused = false;
+  bool FastMath = false;
   bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
        DotGraph = false, Roofline = false;
   std::string Arch;
@@ -74,6 +75,7 @@ int cmdShow(const ShowArgs &A) {
 
   CompileOptions CO;
   CO.Fuse = !A.Unfused;
+  CO.FastMath = A.FastMath;
   CO.Arch = A.Arch;
   CO.WantPtx = A.Ptx || All;
   Compiler C;
@@ -104,7 +106,7 @@ int cmdShow(const ShowArgs &A) {
   fs::create_directories(A.Out, EC);
   if (EC)
     fail("cannot create output directory '{}': {}", A.Out, EC.message());
-  std::string Stem = A.Unfused ? E.Name + ".unfused" : E.Name;
+  std::string Stem = E.Name + (A.Unfused ? ".unfused" : "") + (A.FastMath ? ".fastmath" : "");
   for (const View &V : Views)
     if (V.Selected)
       writeFile(fs::path(A.Out) / fmt::format("{}.{}", Stem, V.Suffix), V.Text());
@@ -208,6 +210,8 @@ int main(int Argc, char **Argv) {
       ->required()
       ->check(exampleValidator());
   ShowCmd->add_flag("--unfused", Show.Unfused, "one kernel per op instead of fused");
+  ShowCmd->add_flag("--fast-math", Show.FastMath,
+                    "sigmoid/silu with __expf and __fdividef (CompileOptions::FastMath)");
   ShowCmd->add_flag("--graph", Show.Graph, "the graph, one node a line");
   ShowCmd->add_flag("--plan", Show.Plan, "the kernel plan and why each boundary exists");
   ShowCmd->add_flag("--cuda", Show.Cuda, "the generated CUDA program");
