@@ -46,6 +46,7 @@ void copyToDevice(CUdeviceptr Dst, const void *Src, size_t Bytes) {
   const Driver &D = Driver::get();
   D.check(D.api().cuMemcpyHtoD(Dst, Src, Bytes),
           fmt::format("cuMemcpyHtoD({} bytes)", Bytes));
+  D.check(D.api().cuStreamSynchronize(nullptr), "cuStreamSynchronize(legacy stream)");
 }
 
 void copyToHost(void *Dst, CUdeviceptr Src, size_t Bytes) {
@@ -62,6 +63,7 @@ void memsetD8(CUdeviceptr Dst, unsigned char Value, size_t Bytes) {
   const Driver &D = Driver::get();
   D.check(D.api().cuMemsetD8(Dst, Value, Bytes),
           fmt::format("cuMemsetD8({} bytes)", Bytes));
+  D.check(D.api().cuStreamSynchronize(nullptr), "cuStreamSynchronize(legacy stream)");
 }
 
 void copyToDeviceAsync(CUdeviceptr Dst, const void *Src, size_t Bytes,

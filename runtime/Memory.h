@@ -37,7 +37,12 @@ private:
   size_t Bytes = 0;
 };
 
-/// Synchronous copies and fills; 0 bytes is a no-op.
+/// Copies and fills that are complete in device memory when they return,
+/// so work on any stream, non-blocking ones included, sees them; 0 bytes
+/// is a no-op. (cuMemcpyHtoD from pageable memory and cuMemsetD8 return
+/// before the device is written, ordered only on the legacy stream, which
+/// a CU_STREAM_NON_BLOCKING stream does not wait for.) copyToHost does not
+/// wait for non-blocking streams either: synchronize the producer first.
 void copyToDevice(CUdeviceptr Dst, const void *Src, size_t Bytes);
 void copyToHost(void *Dst, CUdeviceptr Src, size_t Bytes);
 void memsetD8(CUdeviceptr Dst, unsigned char Value, size_t Bytes);
