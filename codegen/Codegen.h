@@ -29,4 +29,14 @@ std::string emitKernel(const Graph &G, const KernelPlan &P);
 /// One NVRTC program holding all kernels of a compiled graph.
 std::string emitProgram(const Graph &G, llvm::ArrayRef<KernelPlan> Plans);
 
+/// The same kernels split into up to \p Parts programs (each with the device
+/// helpers) for compiling in parallel: every kernel variant in exactly one
+/// part, assigned round robin. Pure and byte-deterministic for given Parts.
+struct ProgramPart {
+  std::string Source;
+  std::vector<std::string> Kernels; // variant names defined by Source
+};
+std::vector<ProgramPart> emitProgramParts(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                                          unsigned Parts);
+
 } // namespace jitfuse::codegen

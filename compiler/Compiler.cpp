@@ -15,6 +15,7 @@
 #include "ir/Printer.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/ImageBundle.h"
 #include "runtime/Nvrtc.h"
 #include "support/Error.h"
 
@@ -185,12 +186,35 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   X->Key = rt::cacheKey(Parts);
   dumpCompile(*X, Opts);
 
+  // Several kernel variants compile as parallel NVRTC programs: the front
+  // end runs once per part, but a cold compile takes the time of the
+  // largest part instead of the sum (ARCHITECTURE.md, "Parallel compile").
+  // The cache key stays that of the whole program, whatever the split.
+  size_t NumVariants = 0;
+  for (const KernelPlan &K : Plans)
+    NumVariants += K.Vecs.size();
+  unsigned Threads = rt::compileThreads();
   auto CompileNow = [&] {
-    rt::CompiledProgram Prog = rt::compileCuda(X->Source, "jitfuse", X->NvrtcOptions,
-                                               Opts.WantPtx);
-    if (Opts.WantPtx)
-      X->Ptx = Prog.Ptx;
-    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), ""};
+    if (Threads <= 1 || NumVariants <= 1) {
+      rt::CompiledProgram Prog = rt::compileCuda(X->Source, "jitfuse", X->NvrtcOptions,
+                                                 Opts.WantPtx);
+      if (Opts.WantPtx)
+        X->Ptx = Prog.Ptx;
+      return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), ""};
+    }
+    std::vector<codegen::ProgramPart> Pieces = codegen::emitProgramParts(G, Plans, Threads);
+    std::vector<std::string> Sources;
+    for (const codegen::ProgramPart &P : Pieces)
+      Sources.push_back(P.Source);
+    std::vector<rt::CompiledProgram> Progs =
+        rt::compileCudaParallel(Sources, "jitfuse", X->NvrtcOptions, Threads);
+    std::vector<rt::BundledImage> Images;
+    std::string Log;
+    for (size_t I = 0; I < Pieces.size(); ++I) {
+      Images.push_back({std::move(Pieces[I].Kernels), std::move(Progs[I].Cubin)});
+      Log += Progs[I].Log;
+    }
+    return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), ""};
   };
   bool Hit = false;
   X->Entry = Cache->getOrCompile(Parts, CompileNow, &Hit);
@@ -221,11 +245,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     for (int V : K.Vecs)
       Names.push_back(K.variantName(V));
   try {
-    X->Mod = std::make_unique<rt::Module>(X->Entry->Cubin, Names);
+    X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
   } catch (const rt::ImageError &) {
     Cache->invalidate(X->Key);
     X->Entry = Cache->getOrCompile(Parts, CompileNow, &Hit);
-    X->Mod = std::make_unique<rt::Module>(X->Entry->Cubin, Names);
+    X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
   }
   for (size_t I = 0; I < Plans.size(); ++I) {
     for (int V : Plans[I].Vecs)

@@ -107,7 +107,7 @@ public:
   std::vector<rt::DeviceBuffer> InterBuffers;
 
   std::shared_ptr<const rt::CacheEntry> Entry;
-  std::unique_ptr<rt::Module> Mod;
+  std::unique_ptr<rt::ModuleSet> Mod;
   CUcontext Ctx = nullptr;
   int Device = 0;
   int SmCount = 0;

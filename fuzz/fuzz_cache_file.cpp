@@ -5,11 +5,15 @@
 // Mode 1: the bytes become a valid entry (CUBIN, log, metadata), which must
 // round-trip, and then a corrupted copy (one byte changed, or truncated)
 // that must parse to a miss with a reason or to an identical entry.
+// Mode 2: the bytes are an image bundle (runtime/ImageBundle.h), the blob a
+// cache entry's CUBIN field may hold; an accepted bundle must re-serialize
+// to the same bytes.
 // Any crash, sanitizer report or exception is a bug.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/CacheFile.h"
 #include "runtime/CacheKey.h"
+#include "runtime/ImageBundle.h"
 
 #include <fmt/format.h>
 
@@ -74,13 +78,26 @@ static void roundTrip(llvm::StringRef Bytes) {
           "an entry was accepted under another key");
 }
 
+static void parseBundle(llvm::StringRef Bytes) {
+  // Start from the magic so the fuzzer explores the fields, not the magic.
+  std::vector<char> Blob(kImageBundleMagic, kImageBundleMagic + 8);
+  Blob.insert(Blob.end(), Bytes.begin(), Bytes.end());
+  std::string Why;
+  auto Parts = parseImageBundle(Blob, &Why);
+  if (Parts)
+    require(bundleImages(*Parts) == Blob, "accepted bundle does not round-trip");
+  else
+    require(!Why.empty(), "a rejected bundle without a reason");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (Size == 0)
     return 0;
   llvm::StringRef Bytes(reinterpret_cast<const char *>(Data + 1), Size - 1);
-  if (Data[0] % 2 == 0)
-    parseRaw(Bytes);
-  else
-    roundTrip(Bytes);
+  switch (Data[0] % 3) {
+  case 0: parseRaw(Bytes); break;
+  case 1: roundTrip(Bytes); break;
+  default: parseBundle(Bytes); break;
+  }
   return 0;
 }

@@ -10,7 +10,8 @@
 //       28     8  u64 payload size
 //       36     8  u64 XXH3-64 of the payload
 //       44     -  payload: three length-prefixed (u64) fields:
-//                 CUBIN bytes, compile log, caller metadata
+//                 CUBIN bytes (one CUBIN, or an image bundle of several:
+//                 runtime/ImageBundle.h), compile log, caller metadata
 //
 // The parser is written for hostile input (it will be fuzzed): every defect
 // is a miss with a reason, never an exception, assert or out-of-bounds read.

@@ -20,8 +20,9 @@
 namespace jitfuse::rt {
 
 /// Bump whenever the entry file layout or the key serialization changes:
-/// both old entries and old keys then stop matching.
-inline constexpr uint32_t kCacheFormatVersion = 1;
+/// both old entries and old keys then stop matching. 2: the CUBIN field
+/// may hold an image bundle (runtime/ImageBundle.h).
+inline constexpr uint32_t kCacheFormatVersion = 2;
 
 struct CacheKeyParts {
   std::string Source;

@@ -3,6 +3,9 @@
 #include "runtime/Module.h"
 
 #include "runtime/Driver.h"
+#include "runtime/ImageBundle.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -93,6 +96,37 @@ CUfunction Module::function(llvm::StringRef Name) const {
     Known += Known.empty() ? K : ", " + K;
   fail("kernel '{}' is not in the module ({}); the module has: {}", N,
        D.errorString(R), Known.empty() ? "<unknown>" : Known);
+}
+
+ModuleSet::ModuleSet(llvm::ArrayRef<char> Blob, llvm::ArrayRef<std::string> KernelNames) {
+  if (!isImageBundle(Blob)) {
+    Modules.emplace_back(Blob, KernelNames);
+    return;
+  }
+  std::string WhyNot;
+  std::optional<std::vector<BundledImage>> Parts = parseImageBundle(Blob, &WhyNot);
+  if (!Parts)
+    throw ImageError(fmt::format("damaged kernel image bundle ({} bytes): {}", Blob.size(),
+                                 WhyNot),
+                     CUDA_ERROR_INVALID_IMAGE);
+  for (unsigned I = 0; I < Parts->size(); ++I) {
+    const BundledImage &P = (*Parts)[I];
+    Modules.emplace_back(P.Image, P.Kernels);
+    for (const std::string &K : P.Kernels)
+      Owner.emplace_back(K, I);
+  }
+  std::sort(Owner.begin(), Owner.end());
+}
+
+CUfunction ModuleSet::function(llvm::StringRef Name) const {
+  if (Owner.empty())
+    return Modules.front().function(Name);
+  auto It = std::lower_bound(Owner.begin(), Owner.end(), Name,
+                             [](const auto &E, llvm::StringRef N) { return E.first < N; });
+  if (It == Owner.end() || It->first != Name)
+    fail("kernel '{}' is not in any of the {} images of the bundle", Name.str(),
+         Modules.size());
+  return Modules[It->second].function(Name);
 }
 
 void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,

@@ -60,6 +60,25 @@ private:
   std::vector<std::string> ExpectedNames;
 };
 
+/// The kernels of one cache entry's blob: one CUBIN, or an image bundle
+/// (runtime/ImageBundle.h) loaded as one module per image.
+class ModuleSet {
+public:
+  /// Throws ImageError when the driver rejects an image or the bundle is
+  /// damaged, jitfuse::Error for any other failure.
+  explicit ModuleSet(llvm::ArrayRef<char> Blob,
+                     llvm::ArrayRef<std::string> KernelNames = {});
+
+  /// Throws jitfuse::Error naming \p Name when no image defines it.
+  CUfunction function(llvm::StringRef Name) const;
+  size_t size() const { return Modules.size(); }
+
+private:
+  std::vector<Module> Modules;
+  /// Bundle: kernel name -> index into Modules, sorted by name.
+  std::vector<std::pair<std::string, unsigned>> Owner;
+};
+
 struct LaunchDims {
   unsigned X = 1, Y = 1, Z = 1;
 };

@@ -12,7 +12,14 @@
 #include <link.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <mutex>
+#include <cstdlib>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #ifndef JITFUSE_CUDA_INCLUDE_DIR
 #error "JITFUSE_CUDA_INCLUDE_DIR must be defined by the build"
@@ -155,6 +162,52 @@ CompiledProgram compileCuda(llvm::StringRef Source, llvm::StringRef ProgramName,
   while (!Out.Ptx.empty() && Out.Ptx.back() == '\0')
     Out.Ptx.pop_back();
   return Out;
+}
+
+std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sources,
+                                                 llvm::StringRef ProgramName,
+                                                 llvm::ArrayRef<std::string> Options,
+                                                 unsigned Threads) {
+  std::vector<CompiledProgram> Out(Sources.size());
+  std::vector<std::exception_ptr> Errors(Sources.size());
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    for (size_t I = Next++; I < Sources.size(); I = Next++) {
+      try {
+        Out[I] = compileCuda(Sources[I], fmt::format("{}_part{}", ProgramName.str(), I),
+                             Options);
+      } catch (...) {
+        Errors[I] = std::current_exception();
+      }
+    }
+  };
+  size_t N = std::min<size_t>(std::max(1u, Threads), Sources.size());
+  std::vector<std::thread> Pool;
+  for (size_t T = 1; T < N; ++T)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+  for (std::exception_ptr &E : Errors)
+    if (E)
+      std::rethrow_exception(E);
+  return Out;
+}
+
+unsigned compileThreads() {
+  if (const char *Env = std::getenv("JITFUSE_COMPILE_THREADS")) {
+    char *End = nullptr;
+    unsigned long V = std::strtoul(Env, &End, 10);
+    if (std::isdigit(static_cast<unsigned char>(Env[0])) && *End == '\0' && V >= 1)
+      return static_cast<unsigned>(std::min(V, 256ul));
+    static std::once_flag Warned;
+    std::call_once(Warned, [Env] {
+      std::fprintf(stderr,
+                   "jitfuse: ignoring JITFUSE_COMPILE_THREADS='%s' (expected an integer >= 1)\n",
+                   Env);
+    });
+  }
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
 const std::string &nvrtcVersionString() {

@@ -33,6 +33,19 @@ CompiledProgram compileCuda(llvm::StringRef Source, llvm::StringRef ProgramName,
                             llvm::ArrayRef<std::string> Options,
                             bool WantPtx = false);
 
+/// Compiles each of \p Sources to a CUBIN (compileCuda without PTX) on up
+/// to \p Threads threads at once; results in the order of Sources. When a
+/// program fails, the error of the first failing one (in that order) is
+/// thrown after every thread has finished.
+std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sources,
+                                                 llvm::StringRef ProgramName,
+                                                 llvm::ArrayRef<std::string> Options,
+                                                 unsigned Threads);
+
+/// Threads compile() uses for NVRTC: JITFUSE_COMPILE_THREADS when set (>= 1),
+/// else min(hardware threads, 8).
+unsigned compileThreads();
+
 /// Identifies the NVRTC in use for cache keys: "<major>.<minor>" plus the
 /// loaded library's file name and size, so a patch-level upgrade (same
 /// major.minor, different code generator) does not reuse stale CUBINs.

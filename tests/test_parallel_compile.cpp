@@ -1,0 +1,243 @@
+//===- tests/test_parallel_compile.cpp - split programs, image bundles ----===//
+//
+// A graph's kernel variants compile as several NVRTC programs in parallel
+// and come back as one cache blob (runtime/ImageBundle.h). These check the
+// split (every variant exactly once, deterministic, each part compiles),
+// the bundle format against hostile bytes, the thread-count setting, and a
+// full compile through the bundle path (run on a GPU by the [gpu] tier,
+// which compiles everything this way on a multi-core machine).
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "codegen/Codegen.h"
+#include "compiler/Schedule.h"
+#include "compiler/Partition.h"
+#include "ir/NN.h"
+#include "runtime/CacheFile.h"
+#include "runtime/KernelCache.h"
+#include "runtime/ImageBundle.h"
+#include "runtime/Nvrtc.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+/// add + RMSNorm unfused: several kernels with 1-4 variants each.
+Graph sampleGraph() {
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", 4096});
+  Value R = G.input("residual", DType::BF16, {"B", 4096});
+  Value W = G.input("weight", DType::BF16, {4096});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value S = X + R;
+  G.output("residual_out", S);
+  G.output("y", nn::rmsNorm(S, W, Eps));
+  return G;
+}
+
+std::vector<KernelPlan> unfusedPlans(const Graph &G) {
+  Partition P = partitionUnfused(G);
+  std::vector<KernelPlan> Plans;
+  for (unsigned I = 0; I < P.Clusters.size(); ++I)
+    Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
+  return Plans;
+}
+
+struct EnvGuard {
+  explicit EnvGuard(const char *Value) {
+    if (const char *Old = std::getenv("JITFUSE_COMPILE_THREADS"))
+      Saved = Old;
+    if (Value)
+      setenv("JITFUSE_COMPILE_THREADS", Value, 1);
+    else
+      unsetenv("JITFUSE_COMPILE_THREADS");
+  }
+  ~EnvGuard() {
+    if (Saved)
+      setenv("JITFUSE_COMPILE_THREADS", Saved->c_str(), 1);
+    else
+      unsetenv("JITFUSE_COMPILE_THREADS");
+  }
+  std::optional<std::string> Saved;
+};
+
+} // namespace
+
+TEST_CASE("emitProgramParts puts every kernel variant in exactly one part",
+          "[codegen][parallel]") {
+  Graph G = sampleGraph();
+  std::vector<KernelPlan> Plans = unfusedPlans(G);
+  std::multiset<std::string> Want;
+  for (const KernelPlan &K : Plans)
+    for (int V : K.Vecs)
+      Want.insert(K.variantName(V));
+  REQUIRE(Want.size() >= 6);
+  for (unsigned N : {1u, 2u, 3u, 5u, 1000u}) {
+    INFO("parts " << N);
+    std::vector<codegen::ProgramPart> Parts = codegen::emitProgramParts(G, Plans, N);
+    CHECK(Parts.size() == std::min<size_t>(N, Want.size()));
+    std::multiset<std::string> Got;
+    for (const codegen::ProgramPart &P : Parts) {
+      CHECK_FALSE(P.Kernels.empty());
+      for (const std::string &K : P.Kernels) {
+        Got.insert(K);
+        // Defined in this part's source, and in no other part.
+        CHECK(P.Source.find("void __launch_bounds__") != std::string::npos);
+        CHECK(P.Source.find(" " + K + "(") != std::string::npos);
+        for (const codegen::ProgramPart &Q : Parts)
+          if (&Q != &P)
+            CHECK(Q.Source.find(" " + K + "(") == std::string::npos);
+      }
+    }
+    CHECK(Got == Want);
+    // Byte-deterministic.
+    std::vector<codegen::ProgramPart> Again = codegen::emitProgramParts(G, Plans, N);
+    for (size_t I = 0; I < Parts.size(); ++I)
+      CHECK(Again[I].Source == Parts[I].Source);
+  }
+}
+
+TEST_CASE("compileCudaParallel compiles every part, in order, and reports the first failure",
+          "[runtime][parallel]") {
+  Graph G = sampleGraph();
+  std::vector<codegen::ProgramPart> Parts = codegen::emitProgramParts(G, unfusedPlans(G), 3);
+  std::vector<std::string> Sources;
+  for (const codegen::ProgramPart &P : Parts)
+    Sources.push_back(P.Source);
+  std::vector<std::string> Opts = rt::defaultNvrtcOptions(9, 0);
+  std::vector<rt::CompiledProgram> Out = rt::compileCudaParallel(Sources, "t", Opts, 2);
+  REQUIRE(Out.size() == 3);
+  for (const rt::CompiledProgram &P : Out)
+    CHECK(P.Cubin.size() > 1000);
+  // Part 1 broken: its error comes back, naming it, after all threads end.
+  Sources[1] += "\nthis is not CUDA;\n";
+  Sources[2] += "\nnor this;\n";
+  CHECK_THROWS_WITH(rt::compileCudaParallel(Sources, "t", Opts, 3), Catch::Contains("t_part1"));
+}
+
+TEST_CASE("Image bundles round-trip and reject damaged bytes", "[runtime][parallel]") {
+  std::vector<rt::BundledImage> Parts = {
+      {{"jf_k0_add_v8", "jf_k1_mul_v1"}, {'\x7f', 'E', 'L', 'F', 1, 2, 3}},
+      {{"jf_k0_add_v1"}, {'\x7f', 'E', 'L', 'F', 9}},
+      {{}, {'x'}}};
+  std::vector<char> Blob = rt::bundleImages(Parts);
+  CHECK(rt::isImageBundle(Blob));
+  std::string Why;
+  auto Back = rt::parseImageBundle(Blob, &Why);
+  REQUIRE(Back.has_value());
+  REQUIRE(Back->size() == 3);
+  for (size_t I = 0; I < 3; ++I) {
+    CHECK((*Back)[I].Kernels == Parts[I].Kernels);
+    CHECK((*Back)[I].Image == Parts[I].Image);
+  }
+  // A plain CUBIN is not a bundle.
+  CHECK_FALSE(rt::isImageBundle(Parts[0].Image));
+  // Every truncation, and one trailing byte, is rejected with a reason.
+  for (size_t N = 0; N < Blob.size(); ++N) {
+    Why.clear();
+    CHECK_FALSE(rt::parseImageBundle(llvm::ArrayRef<char>(Blob).take_front(N), &Why));
+    CHECK_FALSE(Why.empty());
+  }
+  std::vector<char> Long = Blob;
+  Long.push_back(0);
+  CHECK_FALSE(rt::parseImageBundle(Long, &Why));
+  CHECK(Why.find("trailing") != std::string::npos);
+  // Zero images; an empty image; a name list without its final newline.
+  std::vector<char> Zero(rt::kImageBundleMagic, rt::kImageBundleMagic + 8);
+  Zero.insert(Zero.end(), {0, 0, 0, 0});
+  CHECK_FALSE(rt::parseImageBundle(Zero, &Why));
+  CHECK(Why.find("no images") != std::string::npos);
+  std::vector<char> Empty = rt::bundleImages({{{"k"}, {'x'}}});
+  Empty.back() = 0; // keep the size, then claim an empty image
+  Empty.pop_back();
+  for (int I = 0; I < 8; ++I)
+    Empty[Empty.size() - 8 + I] = 0;
+  CHECK_FALSE(rt::parseImageBundle(Empty, &Why));
+  CHECK(Why.find("empty image") != std::string::npos);
+  std::vector<char> NoNewline = rt::bundleImages({{{"k"}, {'x'}}});
+  NoNewline[8 + 4 + 8 + 1] = 'z'; // "k\n" -> "kz"
+  CHECK_FALSE(rt::parseImageBundle(NoNewline, &Why));
+  CHECK(Why.find("newline") != std::string::npos);
+}
+
+TEST_CASE("JITFUSE_COMPILE_THREADS sets the NVRTC thread count; bad values are ignored",
+          "[runtime][parallel]") {
+  unsigned Default;
+  {
+    EnvGuard E(nullptr);
+    Default = rt::compileThreads();
+    CHECK(Default >= 1);
+    CHECK(Default <= 8);
+  }
+  {
+    EnvGuard E("3");
+    CHECK(rt::compileThreads() == 3);
+  }
+  for (const char *Bad : {"0", "-2", "four", "3x", ""}) {
+    EnvGuard E(Bad);
+    CHECK(rt::compileThreads() == Default);
+  }
+}
+
+TEST_CASE("compile() through split programs: a bundle in the cache, the same program",
+          "[runtime][parallel]") {
+  Graph G = sampleGraph();
+  CompileOptions Unfused;
+  Unfused.Fuse = false;
+  Unfused.Arch = "sm_90";
+  std::set<std::string> Variants;
+  for (const KernelPlan &K : unfusedPlans(G))
+    for (int V : K.Vecs)
+      Variants.insert(K.variantName(V));
+  // The one cache entry a fresh Compiler writes for G, parsed.
+  auto EntryFor = [&](const char *Threads, std::string &Source) {
+    EnvGuard E(Threads);
+    char Tmpl[] = "/tmp/jitfuse-parallel-XXXXXX";
+    rt::CacheConfig Cfg;
+    Cfg.Dir = mkdtemp(Tmpl);
+    {
+      Compiler C(Cfg);
+      Source = C.compile(G, Unfused).source();
+    }
+    std::vector<std::filesystem::path> Files;
+    for (const auto &F : std::filesystem::directory_iterator(Cfg.Dir))
+      if (F.path().extension() == ".jfk")
+        Files.push_back(F.path());
+    REQUIRE(Files.size() == 1);
+    std::ifstream In(Files[0], std::ios::binary);
+    std::string Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    std::filesystem::remove_all(Cfg.Dir);
+    std::optional<rt::CacheEntry> Entry =
+        rt::parseCacheEntry(Bytes, Files[0].stem().string());
+    REQUIRE(Entry.has_value());
+    return Entry->Cubin;
+  };
+  std::string SourceOne, SourceThree;
+  std::vector<char> One = EntryFor("1", SourceOne);
+  std::vector<char> Three = EntryFor("3", SourceThree);
+  CHECK_FALSE(rt::isImageBundle(One));
+  REQUIRE(rt::isImageBundle(Three));
+  auto Parts = rt::parseImageBundle(Three);
+  REQUIRE(Parts.has_value());
+  CHECK(Parts->size() == 3);
+  std::set<std::string> InBundle;
+  for (const rt::BundledImage &P : *Parts)
+    InBundle.insert(P.Kernels.begin(), P.Kernels.end());
+  CHECK(InBundle == Variants);
+  // Dumps and the cache key see the whole program, whatever the split.
+  CHECK(SourceOne == SourceThree);
+  CHECK(SourceThree.find("part 1 of") == std::string::npos);
+  if (haveGpu()) {
+    EnvGuard E("3");
+    checkGraph(G, randomBindings(G, {{"B", 7}}, {{"eps", 1e-6}}));
+  }
+}
