@@ -28,6 +28,8 @@ std::string emitKernel(const Graph &G, const KernelPlan &P);
 
 /// One NVRTC program holding all kernels of a compiled graph.
 std::string emitProgram(const Graph &G, llvm::ArrayRef<KernelPlan> Plans);
+/// emitProgram from the emitKernel results, for a caller that keeps them.
+std::string joinProgram(llvm::ArrayRef<std::string> KernelSources);
 
 /// The same kernels split into up to \p Parts programs (each with the device
 /// helpers) for compiling in parallel: every kernel variant in exactly one
