@@ -5,12 +5,43 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+
 namespace jitfuse {
+
+/// The extent of input N that cluster C reads: N's shape, with the last dim
+/// narrowed to the union of the column ranges when every use is a slice.
+static Shape readExtent(const Graph &G, const Cluster &C, NodeId N) {
+  Shape Dims = G.node(N).Dims;
+  std::vector<std::pair<int64_t, int64_t>> Ranges;
+  for (NodeId U : C.Nodes) {
+    const Node &Nd = G.node(U);
+    bool Uses = std::find(Nd.Operands.begin(), Nd.Operands.end(), N) != Nd.Operands.end();
+    if (!Uses)
+      continue;
+    if (Nd.Kind != Op::Slice)
+      return Dims;
+    Ranges.emplace_back(Nd.A0, Nd.A1);
+  }
+  if (Ranges.empty() || Dims.empty() || Dims.back().isDynamic())
+    return Dims;
+  std::sort(Ranges.begin(), Ranges.end());
+  int64_t Width = 0, End = INT64_MIN;
+  for (auto [A, B] : Ranges) {
+    A = std::max(A, End);
+    if (B > A)
+      Width += B - A;
+    End = std::max(End, B);
+  }
+  Dims.back() = Dim(Width);
+  return Dims;
+}
 
 SizeSum clusterTraffic(const Graph &G, const Cluster &C) {
   SizeSum S;
   for (NodeId N : C.Inputs)
-    S.add(SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type)));
+    S.add(SizeExpr::of(readExtent(G, C, N), G.dynamicDims()).times(dtypeBytes(G.node(N).Type)));
   for (NodeId N : C.Outputs)
     S.add(SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type)));
   return S;

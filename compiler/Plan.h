@@ -9,7 +9,9 @@
 namespace jitfuse {
 
 /// Minimal bytes a cluster moves: each input read once, each output written
-/// once.
+/// once. An input the cluster reads only through slices counts the union of
+/// the sliced column ranges, not the whole tensor (the unfused `slice`
+/// kernels of a merged gate_up read half of it).
 SizeSum clusterTraffic(const Graph &G, const Cluster &C);
 
 /// Kernel level as the plan names it: L1, L2 or "reduction".

@@ -72,6 +72,35 @@ TEST_CASE("roofline: predicted bytes, GB/s and % of ceiling per kernel", "[roofl
   CHECK_THROWS_WITH(kernelRoofline(X, Dims, Negative), Catch::Contains("expected >= 0"));
 }
 
+TEST_CASE("roofline: an input read only through slices counts the sliced columns",
+          "[roofline]") {
+  // Hand-computed: f32 [B, 16]; the fused kernel reads columns [0, 12) once
+  // (slices [0, 8) and [4, 12) overlap) and writes [B, 8].
+  Graph G;
+  Value X = G.input("x", DType::F32, {"B", 16});
+  G.output("y", slice(X, 0, 8) * slice(X, 4, 12));
+  CompileOptions O;
+  O.Arch = "sm_90";
+  Executable F = testCompiler().compile(G, O);
+  REQUIRE(F.numKernels() == 1);
+  CHECK(F.kernelBytes({5}) == std::vector<int64_t>{5 * 12 * 4 + 5 * 8 * 4});
+  // Unfused: each slice kernel reads its 8 columns and writes them; the
+  // multiply reads both slices and writes y.
+  O.Fuse = false;
+  Executable U = testCompiler().compile(G, O);
+  CHECK(U.kernelBytes({5}) ==
+        std::vector<int64_t>{5 * 8 * 4 * 2, 5 * 8 * 4 * 2, 5 * 8 * 4 * 3});
+  // A use that is not a slice reads the whole tensor, here beside two slices
+  // of one kernel.
+  Graph H;
+  Value Z = H.input("z", DType::F32, {"B", 16});
+  H.output("v", concat({slice(Z, 8, 16), slice(Z, 0, 8)}) + Z);
+  O.Fuse = true;
+  Executable FH = testCompiler().compile(H, O);
+  REQUIRE(FH.numKernels() == 1);
+  CHECK(FH.kernelBytes({5}) == std::vector<int64_t>{5 * 16 * 4 * 2});
+}
+
 TEST_CASE("GPU: profileKernels times every kernel", "[gpu][roofline]") {
   Graph G = smallGraph();
   CompileOptions Opts;
