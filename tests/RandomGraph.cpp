@@ -716,4 +716,17 @@ Recipe shrinkRecipe(Recipe R, const std::function<bool(const Graph &)> &Fails) {
   return R;
 }
 
+Bindings recipeBindings(const Graph &G, const Recipe &R, uint64_t Seed) {
+  Bindings B;
+  for (const std::string &D : G.dynamicDims())
+    B.Dims[D] = R.Dims.at(D);
+  for (NodeId N : G.scalars())
+    B.Scalars[G.node(N).Name] = R.Scalars.at(G.node(N).Name);
+  std::mt19937_64 Rng(Seed);
+  for (NodeId N : G.inputs())
+    B.Inputs[G.node(N).Name] =
+        randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+  return B;
+}
+
 } // namespace jitfuse::test

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ir/Graph.h"
+#include "ir/Interpreter.h"
 
 #include <llvm/ADT/ArrayRef.h>
 
@@ -72,6 +73,11 @@ Recipe randomRecipe(uint64_t Seed, const GenOptions &Opts = {});
 /// Builds the graph; throws jitfuse::Error when the recipe is invalid (an
 /// argument index out of range, or anything the builder rejects).
 Graph buildGraph(const Recipe &R);
+
+/// Inputs as the GPU tier draws them for graph G built from R: R's dim and
+/// scalar values, then randomTensor for each input in graph order from
+/// Rng(Seed).
+Bindings recipeBindings(const Graph &G, const Recipe &R, uint64_t Seed);
 
 /// One recipe holding all of Rs side by side; names get a "g<k>_" prefix.
 /// Dynamic dims with the same name must have the same value.

@@ -167,6 +167,20 @@ void compareCall(const Graph &G, const Executable &X, const Call &C, const Devic
   }
 }
 
+/// Runs call C through X (graph mode or not) and through Direct, each into
+/// freshly poisoned outputs, and compares the two (compareCall).
+void runBothAndCompare(const Graph &G, Executable &X, Executable &Direct, const Call &C,
+                       DeviceSet &S, rt::Stream &Stream) {
+  poison(S);
+  X.run(C.In, C.Out, C.Scalars, C.Dims, Stream.get());
+  Stream.synchronize();
+  auto GraphBytes = download(S);
+  poison(S);
+  Direct.run(C.In, C.Out, C.Scalars, C.Dims, Stream.get());
+  Stream.synchronize();
+  compareCall(G, X, C, S, GraphBytes, download(S));
+}
+
 Executable compileChain(const Graph &G, bool Fuse) {
   CompileOptions O;
   O.Fuse = Fuse;
@@ -234,18 +248,9 @@ TEST_CASE("CUDA graph replay equals direct launches as pointers, scalars, dims a
       const Step &St = Steps[K];
       INFO("step " << K << ": " << St.Why << " (B=" << St.B << ")");
       DeviceSet &S = Sets[St.Set];
-      CUstream Stream = Streams[K % 2].get();
       Call C = prepareCall(G, X, S, St.B, St.Eps, St.Alpha, St.Misalign);
       CudaGraphStats Before = X.cudaGraphStats();
-      poison(S);
-      X.run(C.In, C.Out, C.Scalars, C.Dims, Stream);
-      Streams[K % 2].synchronize();
-      auto GraphBytes = download(S);
-      poison(S);
-      Direct.run(C.In, C.Out, C.Scalars, C.Dims, Stream);
-      Streams[K % 2].synchronize();
-      auto DirectBytes = download(S);
-      compareCall(G, X, C, S, GraphBytes, DirectBytes);
+      runBothAndCompare(G, X, Direct, C, S, Streams[K % 2]);
 
       const CudaGraphStats &After = X.cudaGraphStats();
       CHECK(After.Replays == Before.Replays + 1);
@@ -374,24 +379,14 @@ TEST_CASE("a rejected call leaves graph mode usable; off and on again rebuilds",
                     Catch::Contains("out of range"));
   CHECK(X.cudaGraphStats().Replays == 1);
 
-  auto Check = [&](Executable &E, const Call &C) {
-    poison(Set);
-    E.run(C.In, C.Out, C.Scalars, C.Dims, S.get());
-    S.synchronize();
-    auto GraphBytes = download(Set);
-    poison(Set);
-    Direct.run(C.In, C.Out, C.Scalars, C.Dims, S.get());
-    S.synchronize();
-    compareCall(G, X, C, Set, GraphBytes, download(Set));
-  };
   Call B = prepareCall(G, X, Set, 9, 1e-2, -1.0, 1);
-  Check(X, B);
+  runBothAndCompare(G, X, Direct, B, Set, S);
   X.setCudaGraph(false);
   // B's upload replaced A's inputs in the shared buffers: upload fresh ones.
   Call A2 = prepareCall(G, X, Set, 6, 1e-6, 1.0, 0);
-  Check(X, A2); // direct again
+  runBothAndCompare(G, X, Direct, A2, Set, S); // direct again
   X.setCudaGraph(true);
   Call B2 = prepareCall(G, X, Set, 9, 1e-2, -1.0, 1);
-  Check(X, B2);
+  runBothAndCompare(G, X, Direct, B2, Set, S);
   CHECK(X.cudaGraphStats().Instantiations == 2);
 }

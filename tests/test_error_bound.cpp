@@ -44,20 +44,6 @@ HostTensor tensor(DType T, std::vector<int64_t> Dims, std::vector<double> Data) 
   return X;
 }
 
-/// Inputs like the GPU tier draws them: randomTensor in graph input order.
-Bindings bindingsFor(const Graph &G, const Recipe &R, uint64_t Seed) {
-  Bindings B;
-  for (const std::string &D : G.dynamicDims())
-    B.Dims[D] = R.Dims.at(D);
-  for (NodeId N : G.scalars())
-    B.Scalars[G.node(N).Name] = R.Scalars.at(G.node(N).Name);
-  std::mt19937_64 Rng(Seed);
-  for (NodeId N : G.inputs())
-    B.Inputs[G.node(N).Name] =
-        randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
-  return B;
-}
-
 //===----------------------------------------------------------------------===//
 // A host f32 stand-in for the GPU
 //===----------------------------------------------------------------------===//
@@ -470,7 +456,7 @@ TEST_CASE("Error bound covers the unfused rounding model and an f32 run on rando
     GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[(S / 20) % 6];
     Recipe Rec = randomRecipe(Base + 2000003 + S, GO);
     Graph G = buildGraph(Rec);
-    Bindings B = bindingsFor(G, Rec, Rec.Seed);
+    Bindings B = recipeBindings(G, Rec, Rec.Seed);
     ReferenceResult R = interpretWithBounds(G, B);
     // Values are exactly interpret()'s.
     std::map<std::string, HostTensor> Plain = interpret(G, B);
@@ -535,7 +521,7 @@ TEST_CASE("GPU tier seed 2000179: the cancellation failure passes the bound, on 
   Recipe Rec = randomRecipe(2000179, GO);
   Graph G = buildGraph(Rec);
   INFO(printAsCpp(G));
-  Bindings B = bindingsFor(G, Rec, Rec.Seed);
+  Bindings B = recipeBindings(G, Rec, Rec.Seed);
   ReferenceResult R = interpretWithBounds(G, B);
   int64_t OldFails = 0;
   for (bool Unf : {false, true}) {

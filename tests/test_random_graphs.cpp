@@ -279,15 +279,7 @@ struct BoundTally {
 /// mismatch; adds to Tally when given.
 std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, bool FastMath,
                           BoundTally *Tally = nullptr) {
-  Bindings B;
-  for (const std::string &D : G.dynamicDims())
-    B.Dims[D] = Values.Dims.at(D);
-  for (NodeId N : G.scalars())
-    B.Scalars[G.node(N).Name] = Values.Scalars.at(G.node(N).Name);
-  std::mt19937_64 Rng(Seed);
-  for (NodeId N : G.inputs())
-    B.Inputs[G.node(N).Name] =
-        randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+  Bindings B = recipeBindings(G, Values, Seed);
   std::string Out;
   try {
     ReferenceResult Ref = interpretWithBounds(G, B, FastMath);
