@@ -1,8 +1,8 @@
 //===- bench/BenchUtil.cpp - device data, timing and statistics -----------===//
 #include "BenchUtil.h"
 
-#include "ir/HostTensor.h"
-#include "ir/Interpreter.h"
+#include "reference/HostTensor.h"
+#include "reference/Interpreter.h"
 #include "support/Error.h"
 
 #include <algorithm>

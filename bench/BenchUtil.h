@@ -1,7 +1,7 @@
-//===- bench/BenchUtil.h - device data, timing and statistics --*- C++ -*-===//
+//===- bench/BenchUtil.h - device data, timing and statistics ---*- C++ -*-===//
 #pragma once
 
-#include "compiler/Compiler.h"
+#include "driver/Compiler.h"
 #include "runtime/Memory.h"
 
 #include <llvm/ADT/ArrayRef.h>

@@ -4,7 +4,7 @@
 #include "BenchUtil.h"
 #include "Workloads.h"
 
-#include "compiler/Compiler.h"
+#include "driver/Compiler.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 #include "support/Error.h"

@@ -1,4 +1,4 @@
-//===- bench/JitLatency.h - C1/C2: compile latency of the JIT --*- C++ -*-===//
+//===- bench/JitLatency.h - C1/C2: compile latency of the JIT ---*- C++ -*-===//
 #pragma once
 
 #include <llvm/ADT/StringRef.h>

@@ -1,4 +1,4 @@
-//===- bench/Workloads.h - the benchmark workloads W1-W8 -------*- C++ -*-===//
+//===- bench/Workloads.h - the benchmark workloads W1-W8 --------*- C++ -*-===//
 //
 // Each workload is a graph builder plus the sizes it is timed at and the small
 // sizes it is checked at against the reference interpreter before timing.

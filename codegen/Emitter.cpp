@@ -3,10 +3,9 @@
 
 #include "codegen/Spelling.h"
 #include "ir/Half.h"
+#include "support/Error.h"
 
 #include <fmt/format.h>
-
-#include <cassert>
 
 namespace jitfuse::codegen {
 
@@ -28,7 +27,7 @@ void Emitter::open(const std::string &Header) {
 }
 
 void Emitter::close(const std::string &Trailer) {
-  assert(Scopes.size() > 1 && "unbalanced scopes");
+  JITFUSE_CHECK(Scopes.size() > 1, "unbalanced scopes");
   --Indent;
   Scopes.pop_back();
   line("}" + Trailer);
@@ -68,7 +67,7 @@ int Emitter::dimIndex(llvm::StringRef Name) const {
 std::string Emitter::dimExpr(const Dim &D) const {
   if (D.isDynamic()) {
     int I = dimIndex(D.Name);
-    assert(I >= 0 && "dynamic dim missing from the plan");
+    JITFUSE_CHECK(I >= 0, "dynamic dim missing from the plan");
     return "d_" + std::to_string(I);
   }
   return D.Size > INT32_MAX ? std::to_string(D.Size) + "LL"
@@ -151,7 +150,7 @@ Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
     return R;
   }
   if (C.Flat) {
-    assert(From == To && "flat kernels only hold same-shape operands");
+    JITFUSE_CHECK(From == To, "flat kernels only hold same-shape operands");
     return C;
   }
   size_t Shift = From.size() - To.size();
@@ -278,7 +277,7 @@ std::string Emitter::elementwise(NodeId N, const Coords &C) {
 
 std::string Emitter::concatValue(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
-  assert(!C.Flat && "flat kernels hold no concat");
+  JITFUSE_CHECK(!C.Flat, "flat kernels hold no concat");
   std::string Var = fresh("v");
   line(computeType(Nd.Type) + " " + Var + ";");
   std::string Last = lastExpr(C);
@@ -365,7 +364,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
   }
   if (Nd.Kind == Op::Scalar) {
     int I = scalarIndex(N);
-    assert(I >= 0 && "scalar missing from the plan");
+    JITFUSE_CHECK(I >= 0, "scalar missing from the plan");
     return "s_" + std::to_string(I);
   }
   if (inputIndex(N) >= 0)
@@ -393,7 +392,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     V = value(Nd.Operands[0], adjust(C, Nd.Dims, G.node(Nd.Operands[0]).Dims));
     break;
   case Op::Slice: {
-    assert(!C.Flat && "flat kernels hold no slice");
+    JITFUSE_CHECK(!C.Flat, "flat kernels hold no slice");
     Coords C2 = C;
     if (C2.ColRel)
       C2.Off += Nd.A0;
@@ -431,8 +430,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     break;
   }
   default:
-    assert(!isReduction(Nd.Kind) && !Nd.isLeaf() &&
-           "reductions and leaves are loaded or reduced, never recomputed");
+    JITFUSE_CHECK(!isReduction(Nd.Kind) && !Nd.isLeaf(), "reductions and leaves are loaded or reduced, never recomputed");
     V = elementwise(N, C);
     break;
   }

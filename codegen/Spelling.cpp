@@ -129,7 +129,7 @@ std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X, bool FastMath) 
   bool D = T == DType::F64;
   // The intrinsics trade the libm expf and the IEEE division (about 60% of
   // a silu's instructions) for ex2.approx and div.approx; their error is
-  // modelled in ir/ErrorBound.cpp. f64 has no such intrinsics.
+  // modelled in reference/ErrorBound.cpp. f64 has no such intrinsics.
   if (FastMath && !D && (O == Op::Sigmoid || O == Op::Silu))
     return fmt::format("__fdividef({}, 1.0f + __expf(-{}))",
                        O == Op::Sigmoid ? std::string("1.0f") : X[0], X[0]);

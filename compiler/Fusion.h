@@ -1,4 +1,4 @@
-//===- compiler/Fusion.h - the fusion pass -----------------------*- C++ -*-===//
+//===- compiler/Fusion.h - the fusion pass ----------------------*- C++ -*-===//
 #pragma once
 
 #include "compiler/Partition.h"

@@ -4,7 +4,6 @@
 #include "support/Error.h"
 
 #include <algorithm>
-#include <cassert>
 #include <set>
 
 namespace jitfuse {
@@ -22,7 +21,7 @@ llvm::StringRef describeReason(BoundaryReason R) {
   case BoundaryReason::SecondRowDomain: return "the consumer's kernel already reduces over another row domain";
   case BoundaryReason::ViewNotFusable: return "this view cannot be computed inside the consumer's loop";
   }
-  assert(false && "unknown reason");
+  JITFUSE_UNREACHABLE("unknown reason");
   return "";
 }
 
@@ -78,7 +77,7 @@ void finalizePartition(const Graph &G, Partition &P) {
     if (State[C] == 2)
       return;
     if (State[C] == 1)
-      fail("partition: the clusters form a cycle (cluster of node %{})",
+      JITFUSE_INTERNAL("partition: the clusters form a cycle (cluster of node %{})",
            P.Clusters[C].Nodes.front());
     State[C] = 1;
     for (unsigned D : Deps[C])
@@ -138,27 +137,27 @@ void verifyPartition(const Graph &G, const Partition &P) {
   for (unsigned C = 0; C < P.Clusters.size(); ++C) {
     const Cluster &Cl = P.Clusters[C];
     if (Cl.Nodes.empty())
-      fail("partition: cluster {} is empty", C);
+      JITFUSE_INTERNAL("partition: cluster {} is empty", C);
     for (NodeId N : Cl.Nodes) {
       if (G.node(N).isLeaf())
-        fail("partition: leaf %{} placed in cluster {}", N, C);
+        JITFUSE_INTERNAL("partition: leaf %{} placed in cluster {}", N, C);
       ++Seen[N];
       if (P.ClusterOf[N] != static_cast<int>(C))
-        fail("partition: node %{} listed in cluster {} but mapped to {}", N, C,
+        JITFUSE_INTERNAL("partition: node %{} listed in cluster {} but mapped to {}", N, C,
              P.ClusterOf[N]);
       for (NodeId Op : G.node(N).Operands)
         if (int OC = P.ClusterOf[Op]; OC > static_cast<int>(C))
-          fail("partition: cluster {} uses %{} from later cluster {}", C, Op, OC);
+          JITFUSE_INTERNAL("partition: cluster {} uses %{} from later cluster {}", C, Op, OC);
     }
     if (Cl.Outputs.empty())
-      fail("partition: cluster {} stores nothing", C);
+      JITFUSE_INTERNAL("partition: cluster {} stores nothing", C);
   }
   for (NodeId N = 0; N < G.size(); ++N) {
     bool Needs = Live[N] && !G.node(N).isLeaf();
     if (Needs && Seen[N] != 1)
-      fail("partition: live node %{} is in {} clusters, expected 1", N, Seen[N]);
+      JITFUSE_INTERNAL("partition: live node %{} is in {} clusters, expected 1", N, Seen[N]);
     if (!Needs && Seen[N] != 0)
-      fail("partition: dead or leaf node %{} is in a cluster", N);
+      JITFUSE_INTERNAL("partition: dead or leaf node %{} is in a cluster", N);
   }
 }
 

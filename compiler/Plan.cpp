@@ -68,7 +68,8 @@ static std::string nodeRef(const Graph &G, NodeId N) {
 }
 
 std::string explainPlan(const Graph &G, const Partition &P,
-                        llvm::ArrayRef<KernelPlan> Plans, bool Fused) {
+                        llvm::ArrayRef<KernelPlan> Plans,
+                        llvm::ArrayRef<SizeSum> KernelBytes, bool Fused) {
   bool Fast = !Plans.empty() && Plans.front().FastMath;
   std::string Out = fmt::format("plan ({}{}): {} kernel{}\n", Fused ? "fused" : "unfused",
                                 Fast ? ", fast math" : "", P.Clusters.size(),
@@ -77,7 +78,7 @@ std::string explainPlan(const Graph &G, const Partition &P,
   for (size_t I = 0; I < P.Clusters.size(); ++I) {
     const Cluster &C = P.Clusters[I];
     const KernelPlan &K = Plans[I];
-    SizeSum Bytes = clusterTraffic(G, C);
+    const SizeSum &Bytes = KernelBytes[I];
     Total.add(Bytes);
     Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
                        clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,

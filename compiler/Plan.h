@@ -18,9 +18,11 @@ SizeSum clusterTraffic(const Graph &G, const Cluster &C);
 llvm::StringRef clusterLevel(KernelKind K);
 
 /// The plan: each kernel with its level, nodes, inputs, outputs and
-/// predicted bytes; why each boundary exists; totals fused vs unfused.
+/// predicted bytes (KernelBytes[I] = clusterTraffic of cluster I); why each
+/// boundary exists; totals fused vs unfused.
 std::string explainPlan(const Graph &G, const Partition &P,
-                        llvm::ArrayRef<KernelPlan> Plans, bool Fused);
+                        llvm::ArrayRef<KernelPlan> Plans,
+                        llvm::ArrayRef<SizeSum> KernelBytes, bool Fused);
 
 /// Graphviz DOT of the plan, one subgraph per kernel.
 std::string planToDot(const Graph &G, const Partition &P);

@@ -1,11 +1,15 @@
 //===- compiler/Schedule.cpp - cluster -> kernel plan ---------------------===//
 //
-// Launch shapes follow the measurements in DESIGN.md: one vector chunk per
-// thread over a large grid for element-wise work; for rows, enough threads
-// that each holds 2-4 chunks so the row stays in registers.
+// Launch shapes follow the measurements in docs/MEASUREMENTS.md: one vector
+// chunk per thread over a large grid for element-wise work; for rows, enough
+// threads that each holds 2-4 chunks so the row stays in registers. The
+// thread counts are codegen's (codegen/LaunchRule.h): the kernels index by
+// them and the reference's error bounds assume them.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Schedule.h"
+
+#include "codegen/LaunchRule.h"
 
 #include <algorithm>
 #include <cassert>
@@ -69,6 +73,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   P.Inputs = C.Inputs;
   P.Outputs = C.Outputs;
   P.Scalars = C.Scalars;
+  P.FastMath = Opts.FastMath;
   P.Name = "jf_k" + std::to_string(Index) + "_" +
            std::string(opName(G.node(C.Outputs.front()).Kind));
 
@@ -120,7 +125,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 
   // Widest vector: 16 bytes of the widest element, dividing the row.
-  int Vec = std::max(1u, 16 / MaxBytes);
+  int Vec = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
   const Dim &Last = P.Domain.empty() ? Dim(1) : P.Domain.back();
   if (!P.Flat) {
     if (Last.isDynamic())
@@ -136,21 +141,22 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     P.Vecs.push_back(V);
 
   if (C.Kind != KernelKind::RowReduce) {
-    P.ThreadsX = 256;
+    P.ThreadsX = codegen::launch::FlatThreads;
     return P;
   }
 
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
-    P.ThreadsX = 256;
+    P.ThreadsX = codegen::launch::DynamicRowThreads;
     return P;
   }
   int64_t Chunks = (Last.Size + Vec - 1) / Vec;
   if (Chunks <= 32) {
     P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
-    P.RowsPerBlock = 128 / P.ThreadsX;
+    P.RowsPerBlock = codegen::launch::ShortRowBlockThreads / P.ThreadsX;
   } else {
-    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(pow2Floor(Chunks / 2), 32, 512));
+    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(
+        pow2Floor(Chunks / 2), codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Last.Size + P.ThreadsX * Vec - 1) / (P.ThreadsX * Vec);

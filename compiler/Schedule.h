@@ -1,4 +1,4 @@
-//===- compiler/Schedule.h - cluster -> kernel plan --------------*- C++ -*-===//
+//===- compiler/Schedule.h - cluster -> kernel plan -------------*- C++ -*-===//
 #pragma once
 
 #include "compiler/Partition.h"
@@ -8,6 +8,8 @@ namespace jitfuse {
 struct ScheduleOptions {
   /// Registers (bytes per thread) a row kernel may spend keeping its row.
   int RowCacheBytes = 256;
+  /// CompileOptions::FastMath, recorded in each plan for codegen.
+  bool FastMath = false;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

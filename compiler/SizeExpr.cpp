@@ -1,10 +1,12 @@
 //===- compiler/SizeExpr.cpp - sizes as polynomials in dynamic dims -------===//
 #include "compiler/SizeExpr.h"
 
+#include "support/Error.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
+
 #include <climits>
 
 namespace jitfuse {
@@ -17,7 +19,7 @@ SizeExpr SizeExpr::of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynName
       continue;
     }
     auto It = std::find(DynNames.begin(), DynNames.end(), D.Name);
-    assert(It != DynNames.end() && "dynamic dim not in the graph's list");
+    JITFUSE_CHECK(It != DynNames.end(), "dynamic dim not in the graph's list");
     E.Dims.push_back(static_cast<unsigned>(It - DynNames.begin()));
   }
   std::sort(E.Dims.begin(), E.Dims.end());

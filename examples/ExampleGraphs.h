@@ -1,4 +1,4 @@
-//===- examples/ExampleGraphs.h - the named example graphs -------*- C++ -*-===//
+//===- examples/ExampleGraphs.h - the named example graphs ------*- C++ -*-===//
 //
 // The graphs the example programs, the `jitfuse` tool and the tests share:
 // each is what a model would hand to jitfuse for one piece of a transformer

@@ -1,12 +1,12 @@
 //===- examples/ExampleRunner.cpp - compile, run and check an example -----===//
 #include "examples/ExampleRunner.h"
 
-#include "compiler/Compiler.h"
-#include "compiler/HostRun.h"
-#include "compiler/Roofline.h"
-#include "ir/Interpreter.h"
+#include "driver/Compiler.h"
+#include "exec/HostRun.h"
+#include "exec/Roofline.h"
+#include "reference/Interpreter.h"
 #include "ir/Printer.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
 #include "support/Error.h"

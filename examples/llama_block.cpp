@@ -6,7 +6,7 @@
 // second compile is a disk-cache hit (as is every later run of this program).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Compiler.h"
+#include "driver/Compiler.h"
 #include "examples/ExampleRunner.h"
 #include "support/Error.h"
 

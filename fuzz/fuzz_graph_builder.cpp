@@ -12,7 +12,7 @@
 #include "codegen/Codegen.h"
 #include "compiler/Fusion.h"
 #include "compiler/Schedule.h"
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 

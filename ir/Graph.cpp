@@ -6,7 +6,6 @@
 #include <llvm/ADT/Hashing.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
 
 namespace jitfuse {
@@ -56,7 +55,7 @@ static size_t hashNode(const Node &N) {
 
 NodeId Graph::addNode(Node N) {
   for ([[maybe_unused]] NodeId Op : N.Operands)
-    assert(Op < Nodes.size() && "operand must precede its user");
+    JITFUSE_CHECK(Op < Nodes.size(), "operand must precede its user");
   bool Shareable = N.Kind != Op::Input && N.Kind != Op::Scalar;
   size_t H = 0;
   if (Shareable) {

@@ -81,8 +81,9 @@ public:
   NodeId addNode(Node N);
   Value value(NodeId Id) { return Value(this, Id); }
 
-  /// Checks the structural invariants (topological order, operand counts,
-  /// shapes of views); throws jitfuse::Error on a broken graph.
+  /// Checks the structural invariants (operand counts, topological order,
+  /// rank limit, outputs that name existing nodes); throws jitfuse::Error on
+  /// a broken graph. Shapes are checked when each node is built, not here.
   void verify() const;
 
 private:

@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Half.h"
 
+#include "support/Error.h"
+
 #include <algorithm>
-#include <cassert>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -177,7 +179,7 @@ double roundToDType(double V, DType T) {
   case DType::Bool:
     return V != 0 ? 1.0 : 0.0;
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return V;
 }
 

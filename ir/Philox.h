@@ -1,4 +1,4 @@
-//===- ir/Philox.h - Philox-4x32-10 counter-based RNG ----------*- C++ -*-===//
+//===- ir/Philox.h - Philox-4x32-10 counter-based RNG -----------*- C++ -*-===//
 //
 // Philox-4x32-10 from Salmon et al., "Parallel Random Numbers: As Easy as
 // 1, 2, 3" (SC'11), with the Random123 constants. A counter-based generator
@@ -6,8 +6,11 @@
 // (index, stream, seed), so fused, unfused and reference runs agree bit for
 // bit. The exact rand_uniform contract is in docs/NUMERICS.md ("Random").
 //
-// Header-only and dependency-free so generated device code and host tests can
-// share one definition of the arithmetic.
+// Header-only and dependency-free, for the reference interpreter and host
+// tests. The generated device code has its own copy of the same arithmetic
+// (jf_philox_uniform in codegen/device/jitfuse_device.cuh: NVRTC compiles
+// only the embedded helpers); the [gpu] rand_uniform and dropout tests check
+// the two agree bit for bit, fused and unfused.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,10 +1,11 @@
 //===- ir/Types.cpp - dtypes, dims and shapes -----------------------------===//
 #include "ir/Types.h"
 
+#include "support/Error.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
 
 namespace jitfuse {
 
@@ -18,7 +19,7 @@ llvm::StringRef dtypeName(DType T) {
   case DType::F32: return "f32";
   case DType::F64: return "f64";
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return "?";
 }
 
@@ -40,7 +41,7 @@ unsigned dtypeBytes(DType T) {
   case DType::I64:
   case DType::F64: return 8;
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return 0;
 }
 

@@ -1,4 +1,4 @@
-//===- runtime/CacheFile.cpp - On-disk kernel cache entry format ---------===//
+//===- runtime/CacheFile.cpp - On-disk kernel cache entry format ----------===//
 
 #include "runtime/CacheFile.h"
 

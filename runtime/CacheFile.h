@@ -1,5 +1,4 @@
-//===- runtime/CacheFile.h - On-disk kernel cache entry format ----*- C++
-//-*-===//
+//===- runtime/CacheFile.h - On-disk kernel cache entry format --*- C++ -*-===//
 //
 // One entry file `<key>.jfk`, all integers little-endian:
 //

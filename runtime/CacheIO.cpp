@@ -1,4 +1,4 @@
-//===- runtime/CacheIO.cpp - File primitives for the kernel cache --------===//
+//===- runtime/CacheIO.cpp - File primitives for the kernel cache ---------===//
 
 #include "runtime/CacheIO.h"
 

@@ -1,5 +1,4 @@
-//===- runtime/CacheIO.h - File primitives for the kernel cache ---*- C++
-//-*-===//
+//===- runtime/CacheIO.h - File primitives for the kernel cache -*- C++ -*-===//
 //
 // POSIX file operations the cache needs, each reporting failure as a reason
 // string instead of throwing: a cache that cannot read or write is a slow

@@ -1,4 +1,4 @@
-//===- runtime/CacheKey.cpp - Kernel cache keys --------------------------===//
+//===- runtime/CacheKey.cpp - Kernel cache keys ---------------------------===//
 
 #include "runtime/CacheKey.h"
 

@@ -1,5 +1,4 @@
-//===- runtime/CacheKey.h - Kernel cache keys ---------------------*- C++
-//-*-===//
+//===- runtime/CacheKey.h - Kernel cache keys -------------------*- C++ -*-===//
 //
 // A cache key names one compiled CUBIN: XXH3-128 over everything that can
 // change the binary. Forgetting a component is the classic stale-cache bug

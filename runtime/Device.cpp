@@ -1,4 +1,4 @@
-//===- runtime/Device.cpp - Devices and primary contexts ----------------===//
+//===- runtime/Device.cpp - Devices and primary contexts ------------------===//
 
 #include "runtime/Device.h"
 

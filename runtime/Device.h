@@ -1,5 +1,4 @@
-//===- runtime/Device.h - Devices and primary contexts ------------*- C++
-//-*-===//
+//===- runtime/Device.h - Devices and primary contexts ----------*- C++ -*-===//
 //
 // Device properties that schedules depend on, and the primary context of any
 // device made current on the calling thread.

@@ -1,4 +1,4 @@
-//===- runtime/Driver.cpp - dlopen'ed CUDA driver API -------------------===//
+//===- runtime/Driver.cpp - dlopen'ed CUDA driver API ---------------------===//
 
 #include "runtime/Driver.h"
 

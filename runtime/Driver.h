@@ -1,5 +1,4 @@
-//===- runtime/Driver.h - The CUDA driver API, loaded at run time -*- C++
-//-*-===//
+//===- runtime/Driver.h - the CUDA driver, dlopen'ed ------------*- C++ -*-===//
 //
 // jitfuse never links libcuda: the library, its tools and its CPU tests must
 // load on machines without a GPU driver. The driver is dlopen'ed on first use

@@ -2,9 +2,10 @@
 
 #include "runtime/ImageBundle.h"
 
+#include "support/Error.h"
+
 #include <llvm/ADT/StringRef.h>
 
-#include <cassert>
 #include <cstdint>
 #include <cstring>
 
@@ -56,7 +57,7 @@ std::optional<std::vector<BundledImage>> bad(std::string *WhyNot, const char *Wh
 } // namespace
 
 std::vector<char> bundleImages(llvm::ArrayRef<BundledImage> Parts) {
-  assert(!Parts.empty() && "a bundle needs at least one image");
+  JITFUSE_CHECK(!Parts.empty(), "a bundle needs at least one image");
   std::vector<char> Out(kImageBundleMagic, kImageBundleMagic + 8);
   uint32_t Count = static_cast<uint32_t>(Parts.size());
   for (int I = 0; I < 4; ++I)
@@ -64,7 +65,7 @@ std::vector<char> bundleImages(llvm::ArrayRef<BundledImage> Parts) {
   for (const BundledImage &P : Parts) {
     std::string Names;
     for (const std::string &K : P.Kernels) {
-      assert(K.find('\n') == std::string::npos && "kernel names are identifiers");
+      JITFUSE_CHECK(K.find('\n') == std::string::npos, "kernel names are identifiers");
       Names += K + "\n";
     }
     putU64(Out, Names.size());

@@ -1,9 +1,10 @@
-//===- runtime/KernelCache.cpp - Memory + disk cache of CUBINs -----------===//
+//===- runtime/KernelCache.cpp - Memory + disk cache of CUBINs ------------===//
 
 #include "runtime/KernelCache.h"
 
 #include "runtime/CacheIO.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <fmt/format.h>
 
@@ -24,43 +25,6 @@ namespace {
 /// A CUBIN is a few MB at most; refuse to slurp a damaged multi-GB file.
 constexpr uint64_t kMaxEntryFileBytes = uint64_t(1) << 30;
 
-const char *getEnv(const char *Name) {
-  const char *V = std::getenv(Name);
-  return V && *V ? V : nullptr;
-}
-
-uint64_t parseByteSize(llvm::StringRef Text) {
-  llvm::StringRef Digits = Text.trim();
-  uint64_t Scale = 1;
-  if (!Digits.empty()) {
-    switch (Digits.back()) {
-    case 'K':
-    case 'k':
-      Scale = uint64_t(1) << 10;
-      break;
-    case 'M':
-    case 'm':
-      Scale = uint64_t(1) << 20;
-      break;
-    case 'G':
-    case 'g':
-      Scale = uint64_t(1) << 30;
-      break;
-    default:
-      break;
-    }
-    if (Scale != 1)
-      Digits = Digits.drop_back();
-  }
-  unsigned long long Value = 0;
-  if (Digits.empty() || Digits.getAsInteger(10, Value) ||
-      Value > UINT64_MAX / Scale)
-    fail("JITFUSE_CACHE_MAX_BYTES='{}' is not a size: expected a byte "
-         "count with an optional K, M or G suffix (e.g. 1073741824 or 512M)",
-         Text.str());
-  return Value * Scale;
-}
-
 /// Keys are validated before they become file names: a malformed one could
 /// otherwise name a file outside the cache directory.
 void requireValidKey(llvm::StringRef Key) {
@@ -72,26 +36,11 @@ void requireValidKey(llvm::StringRef Key) {
 } // namespace
 
 CacheConfig CacheConfig::fromEnv() {
+  Settings S = Settings::fromEnv();
   CacheConfig C;
-  if (const char *Dir = getEnv("JITFUSE_CACHE_DIR"))
-    C.Dir = Dir;
-  else if (const char *Xdg = getEnv("XDG_CACHE_HOME"))
-    C.Dir = fmt::format("{}/jitfuse", Xdg);
-  else if (const char *Home = getEnv("HOME"))
-    C.Dir = fmt::format("{}/.cache/jitfuse", Home);
-
-  if (const char *Mode = getEnv("JITFUSE_CACHE")) {
-    llvm::StringRef M = llvm::StringRef(Mode).trim();
-    if (M.equals_insensitive("off") || M == "0" ||
-        M.equals_insensitive("false") || M.equals_insensitive("no"))
-      C.Enabled = false;
-    else if (!(M.equals_insensitive("on") || M == "1" ||
-               M.equals_insensitive("true") || M.equals_insensitive("yes")))
-      fail("JITFUSE_CACHE='{}' is not understood: expected 'on' or 'off'",
-           Mode);
-  }
-  if (const char *Max = getEnv("JITFUSE_CACHE_MAX_BYTES"))
-    C.MaxBytes = parseByteSize(Max);
+  C.Dir = S.CacheDir;
+  C.Enabled = S.CacheEnabled;
+  C.MaxBytes = S.CacheMaxBytes;
   return C;
 }
 
@@ -124,18 +73,9 @@ KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
 void KernelCache::disableDisk(llvm::StringRef Reason) {
   DiskEnabled = false;
   // One warning per directory per process, however many caches use it.
-  static std::mutex WarnedLock;
-  static std::set<std::string> Warned;
-  {
-    std::lock_guard<std::mutex> Guard(WarnedLock);
-    if (!Warned.insert(Config.Dir).second)
-      return;
-  }
-  std::fprintf(
-      stderr,
-      "jitfuse: warning: kernel cache directory '%s' is not writable (%s); "
-      "caching in memory only\n",
-      Config.Dir.c_str(), Reason.str().c_str());
+  warnOnce("cache-dir:" + Config.Dir,
+           fmt::format("kernel cache directory '{}' is not writable ({}); caching in memory only",
+                       Config.Dir, Reason.str()));
 }
 
 std::string KernelCache::entryPath(llvm::StringRef Key) const {

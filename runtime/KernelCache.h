@@ -1,5 +1,4 @@
-//===- runtime/KernelCache.h - Memory + disk cache of CUBINs ------*- C++
-//-*-===//
+//===- runtime/KernelCache.h - Memory + disk cache of CUBINs ----*- C++ -*-===//
 //
 // getOrCompile() looks in memory, then on disk, then compiles and stores in
 // both. The disk store is shared by every process of the user (atomic

@@ -1,4 +1,4 @@
-//===- runtime/Memory.cpp - Device buffers, streams, events -------------===//
+//===- runtime/Memory.cpp - Device buffers, streams, events ---------------===//
 
 #include "runtime/Memory.h"
 

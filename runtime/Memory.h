@@ -1,5 +1,4 @@
-//===- runtime/Memory.h - Device buffers, streams, events ---------*- C++
-//-*-===//
+//===- runtime/Memory.h - Device buffers, streams, events -------*- C++ -*-===//
 //
 // Move-only RAII owners for driver objects. They act on the calling thread's
 // current context (see primaryContext()); destructors never throw, so a

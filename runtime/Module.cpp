@@ -1,4 +1,4 @@
-//===- runtime/Module.cpp - Loaded CUBINs and kernel launches ------------===//
+//===- runtime/Module.cpp - Loaded CUBINs and kernel launches -------------===//
 
 #include "runtime/Module.h"
 

@@ -1,5 +1,4 @@
-//===- runtime/Module.h - Loaded CUBINs and kernel launches -------*- C++
-//-*-===//
+//===- runtime/Module.h - Loaded CUBINs and kernel launches -----*- C++ -*-===//
 #pragma once
 
 #include "support/Error.h"

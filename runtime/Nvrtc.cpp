@@ -1,8 +1,9 @@
-//===- runtime/Nvrtc.cpp - CUDA C++ to CUBIN with NVRTC ------------------===//
+//===- runtime/Nvrtc.cpp - CUDA C++ to CUBIN with NVRTC -------------------===//
 
 #include "runtime/Nvrtc.h"
 
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
@@ -194,21 +195,7 @@ std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sou
   return Out;
 }
 
-unsigned compileThreads() {
-  if (const char *Env = std::getenv("JITFUSE_COMPILE_THREADS")) {
-    char *End = nullptr;
-    unsigned long V = std::strtoul(Env, &End, 10);
-    if (std::isdigit(static_cast<unsigned char>(Env[0])) && *End == '\0' && V >= 1)
-      return static_cast<unsigned>(std::min(V, 256ul));
-    static std::once_flag Warned;
-    std::call_once(Warned, [Env] {
-      std::fprintf(stderr,
-                   "jitfuse: ignoring JITFUSE_COMPILE_THREADS='%s' (expected an integer >= 1)\n",
-                   Env);
-    });
-  }
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-}
+unsigned compileThreads() { return Settings::fromEnv().CompileThreads; }
 
 const std::string &nvrtcVersionString() {
   static const std::string Version = [] {

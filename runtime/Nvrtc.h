@@ -1,5 +1,4 @@
-//===- runtime/Nvrtc.h - CUDA C++ to CUBIN with NVRTC -------------*- C++
-//-*-===//
+//===- runtime/Nvrtc.h - CUDA C++ to CUBIN with NVRTC -----------*- C++ -*-===//
 //
 // A thin, checked wrapper over NVRTC. Kernels are extern "C", so no
 // name-expression lowering is needed.

@@ -1,7 +1,7 @@
 //===- tests/GraphCheck.cpp - compile, run, compare against the reference -===//
 #include "GraphCheck.h"
 
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "runtime/Driver.h"
 
 #include <catch2/catch.hpp>

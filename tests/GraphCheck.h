@@ -1,4 +1,4 @@
-//===- tests/GraphCheck.h - compile, run, compare against the reference ---===//
+//===- tests/GraphCheck.h - fused vs unfused vs reference -------*- C++ -*-===//
 //
 // The one oracle loop of the GPU tier: compile a graph fused and unfused
 // (NVRTC runs everywhere, so codegen bugs show on CPU-only machines too),
@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "compiler/Compiler.h"
-#include "compiler/HostRun.h"
-#include "ir/Interpreter.h"
+#include "driver/Compiler.h"
+#include "exec/HostRun.h"
+#include "reference/Interpreter.h"
 
 #include <random>
 #include <string>

@@ -1,4 +1,4 @@
-//===- tests/RandomGraph.h - seeded random graphs, shrinker, C++ printer ---===//
+//===- tests/RandomGraph.h - random graph recipes ---------------*- C++ -*-===//
 //
 // Graph is not copyable, so a random graph is kept as a Recipe: a list of op
 // records that builds a Graph through the public builder API. Recipes are
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "ir/Graph.h"
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 
 #include <llvm/ADT/ArrayRef.h>
 

@@ -1,4 +1,4 @@
-//===- tests/test_cache_stress.cpp - many processes and threads, one cache -===//
+//===- tests/test_cache_stress.cpp - concurrent cache users ---------------===//
 //
 // Single-process cache behaviour is covered in test_runtime_cache*.cpp. Here:
 // 8 processes (tests/stress/cache_stress_main.cpp) released together compile
@@ -10,7 +10,7 @@
 #include "GraphCheck.h"
 #include "stress/StressGraphs.h"
 
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "runtime/CacheFile.h"
 #include "runtime/CacheKey.h"
 #include "support/Error.h"

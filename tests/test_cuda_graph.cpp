@@ -12,7 +12,7 @@
 #include "GraphCheck.h"
 
 #include "ir/NN.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "runtime/Memory.h"
 
 #include <catch2/catch.hpp>

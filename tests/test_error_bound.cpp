@@ -1,7 +1,7 @@
-//===- tests/test_error_bound.cpp - the reference's per-element error bound ===//
+//===- tests/test_error_bound.cpp - per-element error bounds --------------===//
 //
-// Hand-computed bounds of small graphs (ir/ErrorBound.h), the bound-aware
-// comparison (ir/Tolerance.h), and two independent soundness checks on random
+// Hand-computed bounds of small graphs (reference/ErrorBound.h), the bound-aware
+// comparison (reference/Tolerance.h), and two independent soundness checks on random
 // graphs: the unfused rounding model (interpret with RoundEveryNode) and a
 // host f32 stand-in for the GPU (every float node computed in float with the
 // device's spellings) must both stay within the bound of the plain reference.
@@ -14,9 +14,9 @@
 #include "RandomGraph.h"
 
 #include "compiler/Partition.h"
-#include "ir/ErrorBound.h"
+#include "reference/ErrorBound.h"
 #include "ir/Half.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

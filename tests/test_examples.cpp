@@ -10,7 +10,7 @@
 #include "GraphCheck.h"
 
 #include "examples/ExampleGraphs.h"
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -3,15 +3,15 @@
 // FastMath spells f32 sigmoid/silu with __expf and __fdividef. The CPU part
 // checks what is emitted and that the error bound stays tight where the
 // intrinsics are accurate; the GPU part runs fused and unfused against the
-// fp64 reference with the FastMath error bound (ir/ErrorBound.h).
+// fp64 reference with the FastMath error bound (reference/ErrorBound.h).
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 
-#include "ir/ErrorBound.h"
+#include "reference/ErrorBound.h"
 #include "ir/Half.h"
 #include "ir/NN.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

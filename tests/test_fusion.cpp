@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
-#include "compiler/Compiler.h"
+#include "driver/Compiler.h"
 #include "compiler/Fusion.h"
 #include "compiler/Plan.h"
 #include "compiler/Schedule.h"
@@ -86,7 +86,7 @@ TEST_CASE("Level 2: residual add + RMSNorm writes both in one kernel", "[fusion]
   // 4 row tensors of 4096 bf16 (x, residual in; r, y out) = 32768 B per row,
   // plus the weight once.
   std::vector<KernelPlan> Plans{scheduleCluster(G, P.Clusters[0], 0)};
-  std::string Plan = explainPlan(G, P, Plans, true);
+  std::string Plan = explainPlan(G, P, Plans, {clusterTraffic(G, P.Clusters[0])}, true);
   CHECK_THAT(Plan, Contains("total: 1 kernel, 32768*B + 8192 bytes"));
   CHECK_THAT(Plan, Contains("unfused: 10 kernels"));
 }
@@ -277,7 +277,7 @@ TEST_CASE("generated source matches the golden files", "[fusion][golden]") {
       Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
     std::string Src;
     for (const KernelPlan &K : Plans)
-      Src += codegen::emitKernel(G, K);
+      Src += codegen::emitKernel(G, K).source();
     std::string Path = std::string(JITFUSE_SOURCE_DIR) + "/tests/golden/" + C.Name + ".cu";
     if (Update) {
       std::ofstream(Path) << Src;

@@ -1,4 +1,4 @@
-//===- tests/test_hostile.cpp - hostile arguments, sizes and names ---------===//
+//===- tests/test_hostile.cpp - hostile arguments, sizes and names --------===//
 //
 // What a careless or malicious caller can do to jitfuse: wrong argument
 // counts, bad pointers, absurd dims, enormous graphs, names that try to
@@ -261,7 +261,7 @@ TEST_CASE("Tensors that can exceed 2^31 elements get 64-bit indexing", "[hostile
     Partition P = fuseGraph(G);
     REQUIRE(P.Clusters.size() == 1);
     KernelPlan K = scheduleCluster(G, P.Clusters[0], 0);
-    return std::make_pair(K, codegen::emitKernel(G, K));
+    return std::make_pair(K, codegen::emitKernel(G, K).source());
   };
   {
     Graph G;

@@ -1,4 +1,4 @@
-//===- tests/test_install.cpp - the installed package works for a consumer ===//
+//===- tests/test_install.cpp - the installed package ---------------------===//
 //
 // Installs this build tree into a temporary prefix, then configures, builds
 // and runs tests/consumer against it with find_package(jitfuse CONFIG), the
@@ -86,7 +86,7 @@ TEST_CASE("installed package builds and runs a consumer", "[install]") {
   INFO("cmake --install:\n" << readFile(InstallLog));
   REQUIRE(Rc == 0);
   CHECK(fs::exists(Prefix / "include/jitfuse/jitfuse.h"));
-  CHECK(fs::exists(Prefix / "include/jitfuse/compiler/Compiler.h"));
+  CHECK(fs::exists(Prefix / "include/jitfuse/driver/Compiler.h"));
   CHECK(fs::exists(Prefix / "include/jitfuse/ir/Ops.def"));
 
   // No build type: the consumer's own code is tiny and -O0 builds fastest.

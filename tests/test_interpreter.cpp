@@ -1,7 +1,7 @@
 //===- tests/test_interpreter.cpp - the fp64 reference interpreter --------===//
 #include "ir/Graph.h"
 #include "ir/Half.h"
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "ir/Philox.h"
 #include "support/Error.h"
 

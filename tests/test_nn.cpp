@@ -5,7 +5,7 @@
 // and compare with the textbook formula written as a plain loop.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "ir/NN.h"
 #include "support/Error.h"
 

@@ -1,8 +1,8 @@
-//===- tests/test_numerics.cpp - f16/bf16, dtype rounding, Philox, tolerance ===//
+//===- tests/test_numerics.cpp - numeric contract cases -------------------===//
 #include "ir/Half.h"
-#include "ir/HostTensor.h"
+#include "reference/HostTensor.h"
 #include "ir/Philox.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-//===- tests/test_random_graphs.cpp - random graphs through the pipeline ---===//
+//===- tests/test_random_graphs.cpp - random graphs through the pipeline --===//
 //
 // CPU tier: thousands of seeded random graphs through partitioning (unfused
 // and the fusion pass), independent partition invariants, scheduling and
@@ -16,8 +16,8 @@
 #include "codegen/Codegen.h"
 #include "compiler/Fusion.h"
 #include "compiler/Schedule.h"
-#include "ir/ErrorBound.h"
-#include "ir/Tolerance.h"
+#include "reference/ErrorBound.h"
+#include "reference/Tolerance.h"
 #include "runtime/Driver.h"
 #include "support/Error.h"
 
@@ -140,6 +140,8 @@ std::string checkPipeline(const Graph &G) {
     }
   } catch (const Error &E) {
     return fmt::format("jitfuse::Error: {}", E.what());
+  } catch (const InternalError &E) {
+    return fmt::format("jitfuse::InternalError: {}", E.what());
   }
   return "";
 }
@@ -274,7 +276,7 @@ struct BoundTally {
 
 /// Compiles G fused and unfused, runs both on inputs seeded by Seed, and
 /// compares with the reference: the rtol rule, or within the reference's
-/// per-element error bound (ir/ErrorBound.h), which covers f32 noise that
+/// per-element error bound (reference/ErrorBound.h), which covers f32 noise that
 /// cancellation makes large relative to the result. Returns "" or every
 /// mismatch; adds to Tally when given.
 std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, bool FastMath,

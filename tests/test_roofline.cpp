@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 
-#include "compiler/HostRun.h"
-#include "compiler/Roofline.h"
+#include "exec/HostRun.h"
+#include "exec/Roofline.h"
 #include "ir/NN.h"
-#include "ir/Tolerance.h"
+#include "reference/Tolerance.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

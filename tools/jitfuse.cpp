@@ -9,8 +9,8 @@
 // compile, 2 a usage error (unknown example, bad flag).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Compiler.h"
-#include "compiler/Roofline.h"
+#include "driver/Compiler.h"
+#include "exec/Roofline.h"
 #include "examples/ExampleGraphs.h"
 #include "examples/ExampleRunner.h"
 #include "ir/Printer.h"

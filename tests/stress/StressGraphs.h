@@ -1,4 +1,4 @@
-//===- tests/stress/StressGraphs.h - graphs shared by the stress helper ---===//
+//===- tests/stress/StressGraphs.h - graphs of the stress tests -*- C++ -*-===//
 //
 // The cache stress test and its helper process must build byte-identical
 // graphs so they agree on the cache keys; both include this header.

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "stress/StressGraphs.h"
 
-#include "compiler/Compiler.h"
+#include "driver/Compiler.h"
 #include "runtime/CacheFile.h"
 #include "support/Error.h"
 

@@ -1,11 +1,10 @@
-//===- ir/Tolerance.cpp - the comparison rule of every GPU test -----------===//
-#include "ir/Tolerance.h"
+//===- reference/Tolerance.cpp - the comparison rule of every GPU test ----===//
+#include "reference/Tolerance.h"
 
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "support/Error.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -123,7 +122,7 @@ double dtypeEpsilon(DType T) {
   case DType::I32:
   case DType::I64: return 0;
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return 0;
 }
 

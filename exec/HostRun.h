@@ -1,4 +1,4 @@
-//===- compiler/HostRun.h - run an executable on host tensors ----*- C++ -*-===//
+//===- exec/HostRun.h - run an executable on host tensors -------*- C++ -*-===//
 //
 // For tests, examples and tools: copies host tensors to the device, runs,
 // and copies the outputs back. Not the hot path (it allocates).
@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "compiler/Compiler.h"
-#include "ir/Interpreter.h"
+#include "exec/Executable.h"
+#include "reference/Interpreter.h"
 
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-//===- ir/ErrorBound.cpp - forward error bounds of the reference ----------===//
+//===- reference/ErrorBound.cpp - forward error bounds of the reference ---===//
 //
 // Running (forward) error analysis, first order, element by element, in
 // topological (id) order over the fp64 values the interpreter holds
@@ -85,8 +85,10 @@
 // reference's own output to its dtype: + u_T |v| + tiny_T.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/ErrorBound.h"
-#include "ir/Tolerance.h"
+#include "reference/ErrorBound.h"
+
+#include "codegen/LaunchRule.h"
+#include "reference/Tolerance.h"
 
 #include "support/Error.h"
 
@@ -662,17 +664,25 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
 int64_t summationDepth(int64_t L) {
   // The kernels sum per thread over a strided run, then in a warp/block
   // shuffle tree (full reductions: per block, then over the blocks'
-  // partials). The per-thread run is at most 4 vector iterations of at most
-  // 8 lanes (static rows: 32 threads or more per 4 chunks) or ceil(L / 256)
-  // terms (dynamic rows, long rows and full reductions use 256 threads or
-  // more); a tree adds at most ceil(log2 L) levels that see data. Adding the
-  // identity is exact and does not count. Any order has depth <= L - 1.
+  // partials). The thread counts are the launch rules' (codegen/LaunchRule.h):
+  // a static row of up to 4 * MaxRowThreads chunks gives each thread at most
+  // MaxChunksPerThread chunks of at most MaxLanes elements; any other run
+  // (dynamic rows, longer rows, flat work) has at least MinLongRunThreads
+  // threads, so at most ceil(L / MinLongRunThreads) terms per thread. A tree
+  // adds at most ceil(log2 L) levels that see data. Adding the identity is
+  // exact and does not count. Any order has depth <= L - 1.
+  namespace launch = codegen::launch;
+  constexpr int64_t MaxLanes = launch::MaxVectorBytes / 2; // 2-byte elements
+  constexpr int64_t ShortRun = launch::MaxChunksPerThread * MaxLanes;
+  constexpr int64_t MinLongRunThreads =
+      std::min({launch::FlatThreads, launch::DynamicRowThreads, launch::MaxRowThreads});
   if (L <= 1)
     return 0;
   int64_t Log2 = 0;
   while ((int64_t(1) << Log2) < L)
     ++Log2;
-  return std::min<int64_t>(L - 1, Log2 + 32 + (L + 255) / 256);
+  return std::min<int64_t>(L - 1, Log2 + ShortRun + (L + MinLongRunThreads - 1) /
+                                                        MinLongRunThreads);
 }
 
 double libraryUlps(Op O, DType Compute) {

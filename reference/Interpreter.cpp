@@ -1,4 +1,4 @@
-//===- ir/Interpreter.cpp - the fp64 CPU reference interpreter ------------===//
+//===- reference/Interpreter.cpp - the fp64 CPU reference interpreter -----===//
 //
 // Straightforward by design: every node is materialized as a HostTensor of
 // doubles, operands are broadcast by copying, and each op's semantics is one
@@ -6,7 +6,7 @@
 // matters is that each line can be checked against docs/NUMERICS.md.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 
 #include "ir/Half.h"
 #include "ir/Philox.h"

@@ -1,4 +1,4 @@
-//===- ir/HostTensor.h - host-side tensors for tests and reference -*- C++ -*-===//
+//===- reference/HostTensor.h - host tensors for tests ----------*- C++ -*-===//
 //
 // A dtype-tagged, row-major tensor whose values are held as doubles. Every
 // jitfuse dtype's values are exactly representable as doubles (i64 up to

@@ -1,10 +1,9 @@
-//===- ir/HostTensor.cpp - host tensors, device byte layout, random data --===//
-#include "ir/HostTensor.h"
+//===- reference/HostTensor.cpp - host tensors, byte layout, data ---------===//
+#include "reference/HostTensor.h"
 
 #include "ir/Half.h"
 #include "support/Error.h"
 
-#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -145,7 +144,7 @@ HostTensor randomTensor(DType Type, llvm::ArrayRef<int64_t> Dims,
       V = roundToDType(static_cast<double>(Dist(Rng)), Type);
     return T;
   }
-  assert(isFloat(Type) && "unhandled dtype");
+  JITFUSE_CHECK(isFloat(Type), "unhandled dtype");
   std::uniform_real_distribution<double> Dist(Lo, Hi);
   for (double &V : T.Data)
     V = roundToDType(Dist(Rng), Type);

@@ -1,5 +1,5 @@
-//===- compiler/ExecutableProfile.cpp - per-kernel timing for the roofline -===//
-#include "compiler/ExecutableImpl.h"
+//===- exec/ExecutableProfile.cpp - per-kernel timing for the roofline ----===//
+#include "exec/ExecutableImpl.h"
 
 #include "support/Error.h"
 

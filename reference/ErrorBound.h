@@ -1,4 +1,4 @@
-//===- ir/ErrorBound.h - forward error bounds of the reference ---*- C++ -*-===//
+//===- reference/ErrorBound.h - forward error bounds ------------*- C++ -*-===//
 //
 // A per-element absolute error bound for every value the reference
 // interpreter computes: how far a *correct* GPU execution (fused or unfused,
@@ -8,13 +8,13 @@
 // and operand errors propagate through each op's derivative. A comparison or
 // rounding step whose outcome the operand errors can flip makes the element
 // *unconstrained* (+inf), and everything depending on it inherits that.
-// The rules are listed in ir/ErrorBound.cpp; docs/NUMERICS.md ("Error
+// The rules are listed in reference/ErrorBound.cpp; docs/NUMERICS.md ("Error
 // bounds") explains the model and how compareTensors uses it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "ir/Interpreter.h"
+#include "reference/Interpreter.h"
 
 #include <cstdint>
 #include <map>

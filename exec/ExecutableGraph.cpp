@@ -1,4 +1,4 @@
-//===- compiler/ExecutableGraph.cpp - run() as one CUDA graph replay ------===//
+//===- exec/ExecutableGraph.cpp - run() as one CUDA graph replay ----------===//
 //
 // Graph mode (Executable::setCudaGraph). The graph has one kernel node per
 // LaunchPlan, each depending on the previous one (the order direct launches
@@ -22,7 +22,7 @@
 // allocation.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/ExecutableImpl.h"
+#include "exec/ExecutableImpl.h"
 
 #include "runtime/Driver.h"
 #include "support/Error.h"

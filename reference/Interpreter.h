@@ -1,4 +1,4 @@
-//===- ir/Interpreter.h - the fp64 CPU reference interpreter ----*- C++ -*-===//
+//===- reference/Interpreter.h - the fp64 reference interpreter -*- C++ -*-===//
 //
 // The oracle every GPU test compares against. It evaluates a graph on the
 // host in double precision with the semantics written down in
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "ir/Graph.h"
-#include "ir/HostTensor.h"
+#include "reference/HostTensor.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/STLFunctionalExtras.h>
@@ -68,7 +68,7 @@ std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
 /// NodeId; only Id's operands are read), with the semantics of interpret()
 /// and no rounding to the node's dtype. View nodes (broadcast, reshape,
 /// slice, concat) only move data, so they may also be applied to tensors
-/// that are not values (ir/ErrorBound.cpp moves error bounds with them).
+/// that are not values (reference/ErrorBound.cpp moves error bounds with them).
 HostTensor evaluateNode(const Graph &G, const Bindings &B, NodeId Id,
                         const std::vector<HostTensor> &Vals);
 

@@ -1,5 +1,5 @@
-//===- compiler/Roofline.cpp - per-kernel bytes, time and bandwidth -------===//
-#include "compiler/Roofline.h"
+//===- exec/Roofline.cpp - per-kernel bytes, time and bandwidth -----------===//
+#include "exec/Roofline.h"
 
 #include "compiler/Plan.h"
 #include "support/Error.h"

@@ -1,4 +1,4 @@
-//===- compiler/ExecutableImpl.h - what run() needs, precomputed -*- C++ -*-===//
+//===- exec/ExecutableImpl.h - what run() needs, precomputed ----*- C++ -*-===//
 //
 // Private to compiler/. Everything run() touches is laid out at compile time
 // so the hot path only fills argument slots and launches.
@@ -7,8 +7,9 @@
 #pragma once
 
 #include "codegen/Codegen.h"
-#include "compiler/Compiler.h"
+#include "exec/Executable.h"
 #include "compiler/SizeExpr.h"
+#include "runtime/CacheFile.h"
 #include "runtime/Memory.h"
 #include "runtime/Module.h"
 
@@ -17,11 +18,6 @@
 #include <vector>
 
 namespace jitfuse {
-
-/// Full reductions launch this many blocks per SM (fixed per device, so the
-/// two-stage sum is bitwise reproducible): 2 per SM left HBM idle (W2 at
-/// 54% of the copy ceiling); 8 keeps enough loads in flight.
-constexpr int FullReduceBlocksPerSm = 8;
 
 /// Where a tensor argument comes from at run time.
 struct TensorSource {
@@ -39,15 +35,18 @@ struct ArgSlot {
   unsigned ElemBytes = 0;
 };
 
+/// One kernel's launch, prepared at compile time from what codegen emitted
+/// (codegen::EmittedKernel): its rule, variants and parameter slots.
 struct LaunchPlan {
-  KernelKind Kind;
-  bool Flat = false;
-  int ThreadsX = 256, RowsPerBlock = 1;
+  explicit LaunchPlan(codegen::LaunchRule Rule) : Rule(Rule) {}
+
+  codegen::LaunchRule Rule;
   SizeExpr Rows;    // product of every domain dim but the last
   SizeExpr RowLen;  // the last domain dim
   SizeExpr Numel;   // whole domain
   std::vector<int> Vecs;
-  std::vector<CUfunction> Fns; // per variant
+  std::vector<std::string> FnNames; // per variant, widest first
+  std::vector<CUfunction> Fns;      // per variant, once loaded
   std::vector<ArgSlot> Slots;
   std::vector<uint64_t> Storage; // one 8-byte slot per parameter
   std::vector<void *> ArgPtrs;   // points into Storage
@@ -71,7 +70,7 @@ struct GraphNodeState {
   std::vector<uint64_t> Args; // same size as LaunchPlan::Storage
 };
 
-/// Graph mode (Executable::setCudaGraph, compiler/ExecutableGraph.cpp): one
+/// Graph mode (Executable::setCudaGraph, exec/ExecutableGraph.cpp): one
 /// kernel node per LaunchPlan, chained in launch order (the stream order of
 /// direct launches). Built on the first graph-mode run, then updated in
 /// place; destroys the graph and its instance.
@@ -119,8 +118,16 @@ public:
   CudaGraphStats GraphStats;
   std::unique_ptr<LaunchGraph> CudaGraph;
 
+  /// Builds Launches (and the intermediate buffers' sizes) from the plan and
+  /// the emitted kernels (exec/LaunchTable.cpp).
+  void buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                     llvm::ArrayRef<codegen::EmittedKernel> Emitted);
+  /// Resolves every launch's variants in Mod and allocates the full
+  /// reductions' partials (exec/LaunchTable.cpp).
+  void bindFunctions();
+
   void setCudaGraph(bool On);
-  // compiler/ExecutableProfile.cpp
+  // exec/ExecutableProfile.cpp
   std::vector<double> profileKernels(llvm::ArrayRef<CUdeviceptr> In,
                                      llvm::ArrayRef<CUdeviceptr> Out,
                                      llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
@@ -141,7 +148,7 @@ private:
   PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out,
                                llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
-  // Graph mode (compiler/ExecutableGraph.cpp).
+  // Graph mode (exec/ExecutableGraph.cpp).
   void runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
                 llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims, CUstream Stream);
   void buildGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,

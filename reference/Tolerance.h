@@ -1,4 +1,4 @@
-//===- ir/Tolerance.h - the comparison rule of every GPU test --*- C++ -*-===//
+//===- reference/Tolerance.h - the comparison rule of GPU tests -*- C++ -*-===//
 //
 // How a GPU result is judged against the fp64 reference. The rule and the
 // reasoning behind its constants are in docs/NUMERICS.md ("Tolerance").
@@ -7,7 +7,7 @@
 #pragma once
 
 #include "ir/Graph.h"
-#include "ir/HostTensor.h"
+#include "reference/HostTensor.h"
 
 #include <llvm/ADT/StringRef.h>
 
@@ -47,7 +47,7 @@ CompareResult compareTensors(const HostTensor &Got, const HostTensor &Ref,
 inline constexpr double BoundSafety = 2;
 
 /// compareTensors with a per-element absolute error bound (an f64 tensor
-/// shaped like Ref, from interpretWithBounds in ir/ErrorBound.h). An element
+/// shaped like Ref, from interpretWithBounds in reference/ErrorBound.h). An element
 /// passes when it passes the rule above, or
 ///   |got - ref| <= BoundSafety * bound,
 /// or its bound is +inf: unconstrained, so any value passes, NaN and Inf

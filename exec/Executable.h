@@ -1,40 +1,22 @@
-//===- compiler/Compiler.h - compile() and the Executable it returns -*- C++ -*-===//
+//===- exec/Executable.h - a compiled graph, ready to run -------*- C++ -*-===//
+//
+// What compile() (driver/Compiler.h) returns: the kernels' launch tables,
+// their module, and everything a user inspects (plan, source, PTX, key).
+//
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include "codegen/KernelPlan.h"
 #include "compiler/Partition.h"
 #include "ir/Graph.h"
-#include "runtime/KernelCache.h"
 
 #include <cuda.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace jitfuse {
-
-struct CompileOptions {
-  /// Fused (default) or one kernel per op; both go through the same codegen.
-  bool Fuse = true;
-  /// Fusion contract: compile fails, showing the plan, unless the graph
-  /// becomes exactly this many kernels.
-  std::optional<unsigned> ExpectKernels;
-  /// Fusion contract: each group of nodes must share one kernel.
-  std::vector<std::vector<NodeId>> SameKernel;
-  /// CUDA device ordinal the executable runs on.
-  int Device = 0;
-  /// Target like "sm_90". Empty: the device's; "sm_90" when no driver.
-  std::string Arch;
-  /// Also produce PTX (a second NVRTC pass) for inspection.
-  bool WantPtx = false;
-  /// Sigmoid and silu computed in f32 use __expf and __fdividef (what
-  /// torch.compile's Triton kernels do) instead of expf and IEEE division:
-  /// error up to 2 + 1.17|x| ulp of exp plus 2 ulp, and 0 below x = -87.3.
-  /// Off by default; docs/NUMERICS.md "Fast math" has the bound.
-  bool FastMath = false;
-};
 
 /// A graph input, output or scalar as the executable expects it.
 struct TensorDesc {
@@ -110,7 +92,7 @@ public:
   /// kernels() order (0 for a kernel with no elements at these dims). Same
   /// arguments and checks as run(); it synchronizes, so it is for tuning,
   /// not for the hot path. Inputs are not rotated: tensors smaller than the
-  /// L2 cache time from L2. compiler/Roofline.h turns the times into GB/s.
+  /// L2 cache time from L2. exec/Roofline.h turns the times into GB/s.
   std::vector<double> profileKernels(llvm::ArrayRef<CUdeviceptr> Inputs,
                                      llvm::ArrayRef<CUdeviceptr> Outputs,
                                      llvm::ArrayRef<double> Scalars = {},
@@ -147,27 +129,6 @@ private:
   friend class Compiler;
   explicit Executable(std::unique_ptr<ExecutableImpl> Impl);
   std::unique_ptr<ExecutableImpl> Impl;
-};
-
-/// Thread-safe: any number of threads may compile() through one Compiler
-/// (and its kernel cache) at once; each gets its own Executable.
-class Compiler {
-public:
-  /// Cache location and bounds from the environment (JITFUSE_CACHE_DIR,
-  /// JITFUSE_CACHE, JITFUSE_CACHE_MAX_BYTES).
-  Compiler();
-  explicit Compiler(rt::CacheConfig Config);
-
-  /// Partitions, schedules, generates CUDA, compiles (or finds in the
-  /// cache) and loads. Throws jitfuse::Error with the plan when a fusion
-  /// contract is not met.
-  Executable compile(const Graph &G, const CompileOptions &Opts = {});
-
-  rt::KernelCache &cache() { return *Cache; }
-  rt::CacheStats cacheStats() const { return Cache->stats(); }
-
-private:
-  std::shared_ptr<rt::KernelCache> Cache;
 };
 
 } // namespace jitfuse

@@ -1,5 +1,5 @@
-//===- compiler/HostRun.cpp - run an executable on host tensors -----------===//
-#include "compiler/HostRun.h"
+//===- exec/HostRun.cpp - run an executable on host tensors ---------------===//
+#include "exec/HostRun.h"
 
 #include "runtime/Memory.h"
 #include "support/Error.h"

@@ -1,5 +1,5 @@
-//===- compiler/Executable.cpp - argument checks and the launch loop ------===//
-#include "compiler/ExecutableImpl.h"
+//===- exec/Executable.cpp - argument checks and the launch loop ----------===//
+#include "exec/ExecutableImpl.h"
 
 #include "ir/Printer.h"
 #include "runtime/Driver.h"
@@ -138,14 +138,6 @@ static uint64_t scalarBits(DType T, double V) {
   return Bits;
 }
 
-static unsigned ceilDiv(int64_t A, int64_t B) {
-  int64_t R = (A + B - 1) / B;
-  if (R > INT32_MAX)
-    fail("run: {} blocks exceed the CUDA grid limit; the tensor is too large",
-         R);
-  return static_cast<unsigned>(R);
-}
-
 void ExecutableImpl::makeCurrent() const {
   rt::Driver &D = rt::Driver::get();
   CUcontext Cur = nullptr;
@@ -177,16 +169,7 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
                                              llvm::ArrayRef<double> Sc,
                                              llvm::ArrayRef<int64_t> Dims) {
   PreparedLaunch P;
-  P.Block.X = L.ThreadsX;
-  if (L.Kind == KernelKind::RowReduce)
-    P.Block.Y = L.RowsPerBlock;
-  int64_t Numel = L.Numel.eval(Dims);
-  int64_t Rows = L.Rows.eval(Dims);
-  if ((Numel == 0 && L.Kind == KernelKind::Elementwise) ||
-      (Rows == 0 && L.Kind == KernelKind::RowReduce)) {
-    P.Skip = true;
-    return P;
-  }
+  codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
   // Widest variant every vectorized pointer allows.
   size_t V = 0;
   for (; V + 1 < L.Vecs.size(); ++V) {
@@ -205,6 +188,11 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
     }
     if (Ok)
       break;
+  }
+  std::optional<codegen::LaunchShape> Shape = L.Rule.shape(Sizes, L.Vecs[V], SmCount);
+  if (!Shape) {
+    P.Skip = true;
+    return P;
   }
   for (size_t S = 0; S < L.Slots.size(); ++S) {
     const ArgSlot &A = L.Slots[S];
@@ -230,25 +218,10 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
       break;
     }
   }
-  int Vec = L.Vecs[V];
   P.Fn = L.Fns[V];
-  switch (L.Kind) {
-  case KernelKind::Elementwise: {
-    int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
-    P.Grid.X = ceilDiv(Chunks, L.ThreadsX);
-    break;
-  }
-  case KernelKind::RowReduce:
-    P.Grid.X = ceilDiv(Rows, L.RowsPerBlock);
-    break;
-  case KernelKind::FullReduce: {
-    int64_t Chunks = L.Flat ? (Numel + Vec - 1) / Vec : Rows * (L.RowLen.eval(Dims) / Vec);
-    int64_t Blocks = std::min<int64_t>((Chunks + L.ThreadsX - 1) / L.ThreadsX,
-                                       std::max(1, FullReduceBlocksPerSm * SmCount));
-    P.Grid.X = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
-    break;
-  }
-  }
+  P.Grid.X = Shape->GridX;
+  P.Block.X = Shape->BlockX;
+  P.Block.Y = Shape->BlockY;
   return P;
 }
 

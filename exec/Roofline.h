@@ -1,4 +1,4 @@
-//===- compiler/Roofline.h - per-kernel bytes, time and bandwidth -*- C++ -*-===//
+//===- exec/Roofline.h - per-kernel bytes, time and bandwidth ---*- C++ -*-===//
 //
 // The plan predicts each kernel's minimal traffic (every input read once,
 // every output written once). After a timed run (Executable::profileKernels)
@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "compiler/Compiler.h"
+#include "exec/Executable.h"
 
 #include <llvm/ADT/ArrayRef.h>
 

@@ -1,0 +1,53 @@
+//===- codegen/LaunchRule.cpp - how a generated kernel is launched --------===//
+#include "codegen/LaunchRule.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace jitfuse::codegen {
+
+static unsigned gridBlocks(int64_t Work, int64_t PerBlock) {
+  int64_t R = (Work + PerBlock - 1) / PerBlock;
+  if (R > INT32_MAX)
+    fail("run: {} blocks exceed the CUDA grid limit; the tensor is too large", R);
+  return static_cast<unsigned>(R);
+}
+
+unsigned LaunchRule::maxBlocks(int SmCount) const {
+  if (Kind != KernelKind::FullReduce)
+    return 0;
+  return static_cast<unsigned>(std::max(1, launch::FullReduceBlocksPerSm * SmCount));
+}
+
+std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec,
+                                             int SmCount) const {
+  LaunchShape L;
+  L.BlockX = static_cast<unsigned>(ThreadsX);
+  // Vector chunks of the domain: a flat kernel walks one range, the others
+  // whole rows of RowLen / Vec chunks (the scheduler makes Vec divide it).
+  auto Chunks = [&] { return Flat ? (S.Numel + Vec - 1) / Vec : S.Rows * (S.RowLen / Vec); };
+  switch (Kind) {
+  case KernelKind::Elementwise:
+    if (S.Numel == 0)
+      return std::nullopt;
+    L.GridX = gridBlocks(Chunks(), ThreadsX);
+    return L;
+  case KernelKind::RowReduce:
+    if (S.Rows == 0)
+      return std::nullopt;
+    L.BlockY = static_cast<unsigned>(RowsPerBlock);
+    L.GridX = gridBlocks(S.Rows, RowsPerBlock);
+    return L;
+  case KernelKind::FullReduce: {
+    // Always launched: an empty reduction still writes its identity.
+    int64_t Blocks = std::min<int64_t>((Chunks() + ThreadsX - 1) / ThreadsX, maxBlocks(SmCount));
+    L.GridX = static_cast<unsigned>(std::max<int64_t>(Blocks, 1));
+    return L;
+  }
+  }
+  JITFUSE_UNREACHABLE("unknown kernel kind");
+}
+
+} // namespace jitfuse::codegen

@@ -1,0 +1,78 @@
+//===- codegen/LaunchRule.h - how a generated kernel is launched -*- C++ -*-===//
+//
+// The launch geometry is part of a kernel's interface, like its parameter
+// list: the skeletons in Codegen.cpp index with blockIdx/threadIdx under
+// exactly these rules, so they live beside them. The scheduler picks among
+// the thread counts below, execution (exec/) asks shape() for each launch and
+// never re-derives a grid, and the reference's error bounds
+// (reference/ErrorBound.cpp) read the same constants for the summation
+// order they bound.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/KernelPlan.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace jitfuse::codegen {
+
+/// The thread counts the schedules are built from.
+namespace launch {
+/// Element-wise and full-reduction blocks: one vector chunk per thread.
+inline constexpr int FlatThreads = 256;
+/// Rows whose length is only known at run time.
+inline constexpr int DynamicRowThreads = 256;
+/// Static rows get pow2Floor(chunks / 2) threads clamped to this range, so a
+/// thread holds 2 to 4 chunks until the row exceeds 4 * MaxRowThreads chunks.
+inline constexpr int MinRowThreads = 32, MaxRowThreads = 512;
+inline constexpr int MaxChunksPerThread = 4;
+/// Rows of at most 32 chunks share a block of this many threads.
+inline constexpr int ShortRowBlockThreads = 128;
+/// Widest access, in bytes.
+inline constexpr int MaxVectorBytes = 16;
+/// Full reductions launch at most this many blocks per SM (fixed per device,
+/// so the two-stage sum is bitwise reproducible): 2 per SM left HBM idle
+/// (W2 at 54% of the copy ceiling); 8 keeps enough loads in flight.
+inline constexpr int FullReduceBlocksPerSm = 8;
+} // namespace launch
+
+/// Grid and block of one launch.
+struct LaunchShape {
+  unsigned GridX = 1;
+  unsigned BlockX = 1, BlockY = 1;
+  unsigned SharedBytes = 0; // dynamic shared memory
+};
+
+/// The sizes a launch depends on, evaluated for the run's dims.
+struct LaunchSizes {
+  int64_t Numel = 0;  // the whole iteration domain
+  int64_t Rows = 0;   // every domain dim but the last
+  int64_t RowLen = 0; // the last domain dim
+};
+
+/// A kernel's launch rule, fixed when it is emitted.
+class LaunchRule {
+public:
+  explicit LaunchRule(const KernelPlan &P)
+      : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock) {}
+
+  /// The launch of the variant with vector width \p Vec on a device with
+  /// \p SmCount SMs; nullopt when there is nothing to do (no elements).
+  /// Throws jitfuse::Error when the grid would exceed CUDA's limit.
+  std::optional<LaunchShape> shape(const LaunchSizes &S, int Vec, int SmCount) const;
+
+  /// Full reductions: the most blocks shape() launches on \p SmCount SMs
+  /// (the size of the per-block partials buffer). 0 for other kinds.
+  unsigned maxBlocks(int SmCount) const;
+
+  KernelKind kind() const { return Kind; }
+
+private:
+  KernelKind Kind;
+  bool Flat;
+  int ThreadsX, RowsPerBlock;
+};
+
+} // namespace jitfuse::codegen

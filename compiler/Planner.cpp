@@ -1,0 +1,57 @@
+//===- compiler/Planner.cpp - stage 1 of compile(): the plan --------------===//
+#include "compiler/Planner.h"
+
+#include "compiler/Fusion.h"
+#include "compiler/Plan.h"
+#include "compiler/Schedule.h"
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+namespace jitfuse {
+
+/// ExpectKernels and SameKernel: fail with the plan when they do not hold.
+static void checkContract(const Graph &G, const Partition &P, const PlanOptions &Opts,
+                          const std::string &Plan) {
+  if (Opts.ExpectKernels && *Opts.ExpectKernels != P.Clusters.size())
+    fail("fusion contract broken: expected {} kernel{}, the plan has {}\n{}",
+         *Opts.ExpectKernels, *Opts.ExpectKernels == 1 ? "" : "s", P.Clusters.size(), Plan);
+  for (const std::vector<NodeId> &Group : Opts.SameKernel) {
+    int Want = -2;
+    for (NodeId N : Group) {
+      if (N >= G.size())
+        fail("fusion contract: node %{} is not in the graph", N);
+      int C = P.ClusterOf[N];
+      if (C < 0)
+        fail("fusion contract: node %{} ({}) is not computed by any kernel "
+             "(a leaf or dead node)",
+             N, opName(G.node(N).Kind).str());
+      if (Want == -2)
+        Want = C;
+      else if (C != Want)
+        fail("fusion contract broken: nodes %{} and %{} were required to share "
+             "a kernel but are in kernels {} and {}\n{}",
+             Group.front(), N, Want, C, Plan);
+    }
+  }
+}
+
+GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
+  G.verify();
+  if (G.outputs().empty())
+    fail("compile: the graph has no outputs; mark results with g.output(name, value)");
+  GraphPlan R;
+  R.Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
+  ScheduleOptions SO;
+  SO.FastMath = Opts.FastMath;
+  for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
+    R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
+    R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
+  }
+  R.GraphText = printGraph(G);
+  R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
+  R.PlanDot = planToDot(G, R.Part);
+  checkContract(G, R.Part, Opts, R.PlanText);
+  return R;
+}
+
+} // namespace jitfuse

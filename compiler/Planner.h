@@ -1,0 +1,40 @@
+//===- compiler/Planner.h - stage 1 of compile(): the plan ------*- C++ -*-===//
+//
+// Everything jitfuse decides about a graph before any CUDA text exists:
+// partition, schedule, byte counts, the texts a user reads, and the fusion
+// contract. Pure: no CUDA, no cache, no environment.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/KernelPlan.h"
+#include "compiler/Partition.h"
+#include "compiler/SizeExpr.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+/// The planning part of CompileOptions (driver/Compiler.h documents them).
+struct PlanOptions {
+  bool Fuse = true;
+  bool FastMath = false;
+  std::optional<unsigned> ExpectKernels;
+  std::vector<std::vector<NodeId>> SameKernel;
+};
+
+struct GraphPlan {
+  Partition Part;
+  std::vector<KernelPlan> Kernels;  // one per cluster, in launch order
+  std::vector<SizeSum> KernelBytes; // minimal traffic of each kernel
+  std::string GraphText, PlanText, PlanDot;
+};
+
+/// Verifies \p G, partitions it (fused or one kernel per op), schedules each
+/// cluster and writes the plan. Throws jitfuse::Error for an invalid graph
+/// and, with the plan in the message, when the fusion contract is broken.
+GraphPlan planGraph(const Graph &G, const PlanOptions &Opts);
+
+} // namespace jitfuse

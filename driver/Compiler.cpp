@@ -1,0 +1,227 @@
+//===- driver/Compiler.cpp - compile() as named stages --------------------===//
+//
+//   plan     compiler/Planner.h   partition, schedule, plan text, contract
+//   emit     codegen/Codegen.h    CUDA text, parameters and launch rules
+//   target   runtime/             arch, SM count, NVRTC options, the key
+//   compile  runtime/KernelCache  find the binary in memory or on disk, or
+//            or find               run NVRTC (in parallel parts)
+//   load     exec/                modules, functions, launch tables
+//
+// Each stage is one function below, called once in that order; the cache
+// key is computed once, in the target stage.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Compiler.h"
+
+#include "codegen/Codegen.h"
+#include "compiler/Planner.h"
+#include "driver/Dump.h"
+#include "exec/ExecutableImpl.h"
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+#include "runtime/ImageBundle.h"
+#include "runtime/Nvrtc.h"
+#include "support/Error.h"
+#include "support/Log.h"
+#include "support/Settings.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace jitfuse {
+
+Compiler::Compiler()
+    : Cache(std::make_shared<rt::KernelCache>(rt::CacheConfig::fromEnv())) {}
+
+Compiler::Compiler(rt::CacheConfig Config)
+    : Cache(std::make_shared<rt::KernelCache>(std::move(Config))) {}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point T) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
+}
+
+std::pair<int, int> parseArch(llvm::StringRef Arch) {
+  unsigned V = 0;
+  if (!Arch.consume_front("sm_") || Arch.getAsInteger(10, V) || V < 50)
+    fail("compile: arch '{}' is not of the form sm_XX (e.g. sm_90)", Arch.str());
+  return {static_cast<int>(V / 10), static_cast<int>(V % 10)};
+}
+
+PlanOptions planOptions(const CompileOptions &Opts) {
+  PlanOptions P;
+  P.Fuse = Opts.Fuse;
+  P.FastMath = Opts.FastMath;
+  P.ExpectKernels = Opts.ExpectKernels;
+  P.SameKernel = Opts.SameKernel;
+  return P;
+}
+
+/// Stage "target": what the binary is built for, and the key naming it.
+struct Target {
+  bool HaveDevice = false;
+  int SmCount = 0;
+  std::string Arch;
+  std::vector<std::string> NvrtcOptions;
+};
+
+Target chooseTarget(const CompileOptions &Opts) {
+  Target T;
+  rt::Driver &D = rt::Driver::get();
+  T.HaveDevice = D.available() && Opts.Device < rt::deviceCount();
+  T.Arch = Opts.Arch;
+  // The SM count sizes the full-reduction grid whatever Arch says: an
+  // explicit Arch must not shrink it to one block.
+  if (T.HaveDevice) {
+    rt::DeviceInfo Info = rt::queryDevice(Opts.Device);
+    T.SmCount = Info.SmCount;
+    if (T.Arch.empty())
+      T.Arch = Info.archName();
+  } else if (T.Arch.empty()) {
+    T.Arch = "sm_90";
+  }
+  auto [Major, Minor] = parseArch(T.Arch);
+  T.NvrtcOptions = rt::defaultNvrtcOptions(Major, Minor);
+  return T;
+}
+
+/// Stage "compile": NVRTC over the program, or over up to \p Threads parts
+/// of it compiled at once. Several kernel variants compile as parallel NVRTC
+/// programs: the front end runs once per part, but a cold compile takes the
+/// time of the largest part instead of the sum (ARCHITECTURE.md, "Parallel
+/// compile"). The cache key stays that of the whole program, whatever the
+/// split.
+rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
+                        const std::string &Source, const Target &T, unsigned Threads,
+                        bool WantPtx, std::string &Ptx) {
+  size_t NumVariants = 0;
+  for (const codegen::EmittedKernel &K : Kernels)
+    NumVariants += K.Variants.size();
+  if (Threads <= 1 || NumVariants <= 1) {
+    rt::CompiledProgram Prog = rt::compileCuda(Source, "jitfuse", T.NvrtcOptions, WantPtx);
+    if (WantPtx)
+      Ptx = Prog.Ptx;
+    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), ""};
+  }
+  std::vector<codegen::ProgramPart> Pieces = codegen::splitProgram(Kernels, Threads);
+  std::vector<std::string> Sources;
+  for (const codegen::ProgramPart &P : Pieces)
+    Sources.push_back(P.Source);
+  std::vector<rt::CompiledProgram> Progs =
+      rt::compileCudaParallel(Sources, "jitfuse", T.NvrtcOptions, Threads);
+  std::vector<rt::BundledImage> Images;
+  std::string Log;
+  for (size_t I = 0; I < Pieces.size(); ++I) {
+    Images.push_back({std::move(Pieces[I].Kernels), std::move(Progs[I].Cubin)});
+    Log += Progs[I].Log;
+  }
+  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), ""};
+}
+
+} // namespace
+
+Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
+  Clock::time_point Start = Clock::now();
+  Settings Env = Settings::fromEnv();
+
+  // Stage "plan".
+  GraphPlan Plan = planGraph(G, planOptions(Opts));
+  double PlanMs = msSince(Start);
+
+  // Stage "emit": each kernel once; its text is both the inspection copy and
+  // part of the program (emission dominates a cache hit's CPU time).
+  std::vector<codegen::EmittedKernel> Emitted;
+  for (const KernelPlan &K : Plan.Kernels)
+    Emitted.push_back(codegen::emitKernel(G, K));
+  auto X = std::make_unique<ExecutableImpl>();
+  X->Source = codegen::joinProgram(Emitted);
+  double EmitMs = msSince(Start) - PlanMs;
+
+  // Stage "target", and the key, once.
+  Target T = chooseTarget(Opts);
+  X->NvrtcOptions = T.NvrtcOptions;
+  X->Key = rt::cacheKey({X->Source, T.NvrtcOptions, rt::nvrtcVersionString(), T.Arch});
+  if (Env.DumpGraph)
+    writeDump(Env, X->Key, "graph.txt", Plan.GraphText);
+  if (Env.DumpPlan)
+    writeDump(Env, X->Key, "plan.txt", Plan.PlanText);
+  if (Env.DumpCuda)
+    writeDump(Env, X->Key, "cu", X->Source);
+
+  // Stage "compile or find".
+  bool WantPtx = Opts.WantPtx || Env.DumpPtx;
+  auto CompileNow = [&] {
+    return runNvrtc(Emitted, X->Source, T, Env.CompileThreads, WantPtx, X->Ptx);
+  };
+  bool Hit = false;
+  X->Entry = Cache->getOrCompile(X->Key, X->Source, CompileNow, &Hit);
+  X->Stats.CacheHit = Hit;
+  X->Log = X->Entry->Log;
+  X->Stats.CompileMs = msSince(Start);
+  if (WantPtx && X->Ptx.empty())
+    X->Ptx = rt::compileCuda(X->Source, "jitfuse", X->NvrtcOptions, true).Ptx;
+  if (Env.DumpPtx)
+    writeDump(Env, X->Key, "ptx", X->Ptx);
+
+  // Stage "load": the executable's tables, then (with a device) the module.
+  X->Device = Opts.Device;
+  X->HaveDevice = T.HaveDevice;
+  X->SmCount = T.SmCount;
+  for (NodeId N : G.inputs())
+    X->Inputs.push_back({G.node(N).Name, G.node(N).Type, G.node(N).Dims});
+  for (const GraphOutput &O : G.outputs())
+    X->Outputs.push_back({O.Name, G.node(O.Id).Type, G.node(O.Id).Dims});
+  for (NodeId N : G.scalars())
+    X->Scalars.push_back({G.node(N).Name, G.node(N).Type, {}});
+  X->DynDims.assign(G.dynamicDims().begin(), G.dynamicDims().end());
+  for (size_t I = 0; I < Plan.Kernels.size(); ++I) {
+    const KernelPlan &K = Plan.Kernels[I];
+    X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
+                          K.RowsPerBlock, Emitted[I].source()});
+  }
+  X->buildLaunches(G, Plan.Kernels, Emitted);
+  X->Part = std::move(Plan.Part);
+  X->KernelBytes = std::move(Plan.KernelBytes);
+  X->GraphText = std::move(Plan.GraphText);
+  X->PlanText = std::move(Plan.PlanText);
+  X->PlanDot = std::move(Plan.PlanDot);
+  Clock::time_point LoadStart = Clock::now();
+  if (X->HaveDevice) {
+    X->Ctx = rt::primaryContext(Opts.Device);
+    std::vector<std::string> Names;
+    for (const codegen::EmittedKernel &K : Emitted)
+      for (const codegen::EmittedKernel::Variant &V : K.Variants)
+        Names.push_back(V.Name);
+    // A CUBIN the driver refuses is a stale or damaged entry: drop it and
+    // compile once more.
+    try {
+      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
+    } catch (const rt::ImageError &) {
+      Cache->invalidate(X->Key);
+      X->Entry = Cache->getOrCompile(X->Key, X->Source, CompileNow, &Hit);
+      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
+    }
+    X->bindFunctions();
+  }
+  X->Stats.LoadMs = msSince(LoadStart);
+
+  logMessage(LogLevel::Info,
+      fmt::format("compiled {} kernel{} ({}) in {:.1f} ms: {}, key {}", Emitted.size(),
+                  Emitted.size() == 1 ? "" : "s", Opts.Fuse ? "fused" : "unfused",
+                  X->Stats.CompileMs + X->Stats.LoadMs,
+                  Hit ? "cache hit"
+                      : fmt::format("NVRTC (cache: {})",
+                                    Cache->diskEnabled() ? Cache->dir() : "memory only"),
+                  X->Key.substr(0, 16)));
+  logMessage(LogLevel::Debug, fmt::format("stages: plan {:.2f} ms, emit {:.2f} ms, compile or find "
+                                   "{:.2f} ms, load {:.2f} ms",
+                                   PlanMs, EmitMs, X->Stats.CompileMs - PlanMs - EmitMs,
+                                   X->Stats.LoadMs));
+  return Executable(std::move(X));
+}
+
+} // namespace jitfuse

@@ -1,0 +1,57 @@
+//===- driver/Compiler.h - compile(): graph in, Executable out --*- C++ -*-===//
+#pragma once
+
+#include "exec/Executable.h"
+#include "ir/Graph.h"
+#include "runtime/KernelCache.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitfuse {
+
+struct CompileOptions {
+  /// Fused (default) or one kernel per op; both go through the same codegen.
+  bool Fuse = true;
+  /// Fusion contract: compile fails, showing the plan, unless the graph
+  /// becomes exactly this many kernels.
+  std::optional<unsigned> ExpectKernels;
+  /// Fusion contract: each group of nodes must share one kernel.
+  std::vector<std::vector<NodeId>> SameKernel;
+  /// CUDA device ordinal the executable runs on.
+  int Device = 0;
+  /// Target like "sm_90". Empty: the device's; "sm_90" when no driver.
+  std::string Arch;
+  /// Also produce PTX (a second NVRTC pass) for inspection.
+  bool WantPtx = false;
+  /// Sigmoid and silu computed in f32 use __expf and __fdividef (what
+  /// torch.compile's Triton kernels do) instead of expf and IEEE division:
+  /// error up to 2 + 1.17|x| ulp of exp plus 2 ulp, and 0 below x = -87.3.
+  /// Off by default; docs/NUMERICS.md "Fast math" has the bound.
+  bool FastMath = false;
+};
+
+/// Thread-safe: any number of threads may compile() through one Compiler
+/// (and its kernel cache) at once; each gets its own Executable.
+class Compiler {
+public:
+  /// Cache location and bounds from the environment (JITFUSE_CACHE_DIR,
+  /// JITFUSE_CACHE, JITFUSE_CACHE_MAX_BYTES).
+  Compiler();
+  explicit Compiler(rt::CacheConfig Config);
+
+  /// Partitions, schedules, generates CUDA, compiles (or finds in the
+  /// cache) and loads. Throws jitfuse::Error with the plan when a fusion
+  /// contract is not met.
+  Executable compile(const Graph &G, const CompileOptions &Opts = {});
+
+  rt::KernelCache &cache() { return *Cache; }
+  rt::CacheStats cacheStats() const { return Cache->stats(); }
+
+private:
+  std::shared_ptr<rt::KernelCache> Cache;
+};
+
+} // namespace jitfuse

@@ -1,0 +1,131 @@
+//===- tests/test_launch_rule.cpp - launch geometry pinned per kernel kind -===//
+//
+// Codegen owns the launch rule (codegen/LaunchRule.h); execution only asks
+// it. These cases pin the geometry of each kind for hand-computed sizes, so
+// a schedule or skeleton change that moves a grid shows up here first.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "compiler/Fusion.h"
+#include "compiler/Schedule.h"
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::codegen;
+
+namespace {
+
+/// The single kernel \p G fuses into, emitted.
+EmittedKernel onlyKernel(const Graph &G) {
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 1);
+  return emitKernel(G, scheduleCluster(G, P.Clusters[0], 0));
+}
+
+void checkShape(const std::optional<LaunchShape> &S, unsigned Grid, unsigned BlockX,
+                unsigned BlockY) {
+  REQUIRE(S.has_value());
+  CHECK(S->GridX == Grid);
+  CHECK(S->BlockX == BlockX);
+  CHECK(S->BlockY == BlockY);
+  CHECK(S->SharedBytes == 0);
+}
+
+} // namespace
+
+TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
+  Graph G;
+  Value X = G.input("x", f32, {"N"});
+  G.output("y", exp(X) + X);
+  EmittedKernel K = onlyKernel(G);
+  REQUIRE(K.Launch.kind() == KernelKind::Elementwise);
+  REQUIRE(K.Variants.front().Vec == 4);
+  // 1000 f32 as float4: 250 chunks, one per thread of a 256-thread block.
+  checkShape(K.Launch.shape({1000, 1, 1000}, 4, 132), 1, 256, 1);
+  // 1025 elements: 257 chunks (the last one partial) need a second block.
+  checkShape(K.Launch.shape({1025, 1, 1025}, 4, 132), 2, 256, 1);
+  // Scalar variant of the same: 1025 threads.
+  checkShape(K.Launch.shape({1025, 1, 1025}, 1, 132), 5, 256, 1);
+  CHECK_FALSE(K.Launch.shape({0, 1, 0}, 4, 132).has_value());
+
+  // A bias broadcast is not flat: whole rows of RowLen / Vec chunks.
+  Graph H;
+  Value A = H.input("a", bf16, {"B", 24});
+  Value Bias = H.input("bias", bf16, {24});
+  H.output("y", A + Bias);
+  EmittedKernel R = onlyKernel(H);
+  REQUIRE(R.Variants.front().Vec == 8);
+  // 100 rows x 3 chunks = 300 chunks -> 2 blocks of 256.
+  checkShape(R.Launch.shape({2400, 100, 24}, 8, 132), 2, 256, 1);
+}
+
+TEST_CASE("Launch rule: row reductions, short and long rows", "[launch]") {
+  {
+    // bf16 rows of 4096: 512 chunks of 8 -> 256 threads per row, one row a block.
+    Graph G;
+    Value X = G.input("x", bf16, {"B", 4096});
+    Value W = G.input("w", bf16, {4096});
+    G.output("y", nn::rmsNorm(X, W, G.scalar("eps", f32)));
+    EmittedKernel K = onlyKernel(G);
+    REQUIRE(K.Launch.kind() == KernelKind::RowReduce);
+    checkShape(K.Launch.shape({7 * 4096, 7, 4096}, 8, 132), 7, 256, 1);
+    CHECK_FALSE(K.Launch.shape({0, 0, 4096}, 8, 132).has_value());
+  }
+  {
+    // f32 rows of 20: 5 chunks -> 8 threads a row, 128 / 8 = 16 rows a block.
+    Graph G;
+    Value X = G.input("x", f32, {"B", 20});
+    G.output("y", nn::softmax(X));
+    EmittedKernel K = onlyKernel(G);
+    REQUIRE(K.Launch.kind() == KernelKind::RowReduce);
+    checkShape(K.Launch.shape({33 * 20, 33, 20}, 4, 132), 3, 8, 16);
+  }
+}
+
+TEST_CASE("Launch rule: full reductions launch a fixed grid per device", "[launch]") {
+  Graph G;
+  Value X = G.input("x", f32, {"N"});
+  G.output("s", sum(abs(X), ReduceScope::All));
+  EmittedKernel K = onlyKernel(G);
+  REQUIRE(K.Launch.kind() == KernelKind::FullReduce);
+  // Capped at 8 blocks per SM: 132 SMs -> 1056 blocks, whatever N.
+  CHECK(K.Launch.maxBlocks(132) == 1056);
+  checkShape(K.Launch.shape({int64_t(1) << 30, 1, int64_t(1) << 30}, 4, 132), 1056, 256, 1);
+  // Small inputs: one block per 256 chunks.
+  checkShape(K.Launch.shape({4096, 1, 4096}, 4, 132), 4, 256, 1);
+  // An empty reduction still launches (it writes the identity).
+  checkShape(K.Launch.shape({0, 1, 0}, 4, 132), 1, 256, 1);
+  // No device (SmCount 0): one block.
+  CHECK(K.Launch.maxBlocks(0) == 1);
+}
+
+TEST_CASE("Launch rule: a grid past CUDA's limit is a clear error", "[launch]") {
+  Graph G;
+  Value X = G.input("x", f32, {"N"});
+  G.output("y", exp(X));
+  EmittedKernel K = onlyKernel(G);
+  int64_t Huge = int64_t(1) << 45;
+  CHECK_THROWS_WITH(K.Launch.shape({Huge, 1, Huge}, 1, 132),
+                    Catch::Contains("exceed the CUDA grid limit"));
+}
+
+TEST_CASE("Emitted kernels list one parameter per argument slot", "[launch]") {
+  Graph G;
+  Value X = G.input("x", f32, {"N"});
+  Value A = G.scalar("alpha", f32);
+  G.output("s", sum(X * A, ReduceScope::All));
+  EmittedKernel K = onlyKernel(G);
+  // in_0, out_0, s_0, d_0 (N), then the partials and the counter.
+  REQUIRE(K.Params.size() == 6);
+  CHECK(K.Params[0].K == KernelParam::Input);
+  CHECK(K.Params[1].K == KernelParam::Output);
+  CHECK(K.Params[2].K == KernelParam::Scalar);
+  CHECK(K.Params[3].K == KernelParam::DynDim);
+  CHECK(K.Params[4].K == KernelParam::Partials);
+  CHECK(K.Params[5].K == KernelParam::Counter);
+  // The variants' names are the __global__ functions the text defines.
+  for (const EmittedKernel::Variant &V : K.Variants)
+    CHECK(K.source().find(" " + V.Name + "(") != std::string::npos);
+}
