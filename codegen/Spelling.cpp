@@ -95,6 +95,12 @@ std::string literal(double V, DType T) {
   case DType::I32:
     return fmt::format("{}", static_cast<int32_t>(V));
   case DType::I64:
+    // The builder saturates i64 constants to +-2^63 (roundToDType); +2^63
+    // stands for INT64_MAX, and -2^63 has no positive literal to negate.
+    if (V >= 9223372036854775808.0)
+      return "9223372036854775807LL";
+    if (V <= -9223372036854775808.0)
+      return "(-9223372036854775807LL - 1)";
     return fmt::format("{}LL", static_cast<int64_t>(V));
   case DType::F64: {
     if (std::isnan(V))

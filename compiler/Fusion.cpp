@@ -269,16 +269,24 @@ void Fuser::absorbCheapProducers() {
   }
 }
 
-/// A cheap producer left alone because several kernels read it: the
-/// forward walk's reason (usually a shape mismatch) is not why it is still
-/// a kernel of its own; say that it is shared and stored once.
+/// A cheap producer left alone because several kernels read it: where the
+/// forward walk refused an edge for a shape mismatch only, absorption would
+/// have recomputed the producer in its consumer, so the shape is not why the
+/// edge remains; say that the producer is shared and stored once. Any other
+/// refusal (a cycle, a full reduction whose prologue is needed elsewhere)
+/// still holds for its own edge and is kept: each boundary states its own
+/// reason, not the cluster's.
 void Fuser::explainShared(unsigned K, size_t NumKernels) {
   std::string Detail = fmt::format(
       "a cheap element-wise producer read by {} kernels; not recomputed in each", NumKernels);
   for (NodeId N : Clusters[K].Nodes)
-    for (NodeId U : Users[N])
-      if (find(Owner[U]) != K)
+    for (NodeId U : Users[N]) {
+      if (find(Owner[U]) == K)
+        continue;
+      auto It = EdgeReason.find({N, U});
+      if (It == EdgeReason.end() || It->second.Reason == BoundaryReason::DomainMismatch)
         EdgeReason[{N, U}] = Refusal{BoundaryReason::MultipleConsumers, Detail};
+    }
 }
 
 unsigned Fuser::newCluster(NodeId N) {

@@ -109,16 +109,6 @@ std::string explainPlan(const Graph &G, const Partition &P,
   return Out;
 }
 
-static std::string dotEscape(const std::string &S) {
-  std::string Out;
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    Out += C;
-  }
-  return Out;
-}
-
 std::string planToDot(const Graph &G, const Partition &P) {
   std::string Out = "digraph jitfuse_plan {\n  compound=true;\n  node [shape=box, "
                     "fontname=\"monospace\"];\n";

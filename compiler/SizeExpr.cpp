@@ -4,6 +4,7 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <llvm/Support/CheckedArithmetic.h>
 
 #include <algorithm>
 
@@ -13,17 +14,36 @@ namespace jitfuse {
 
 SizeExpr SizeExpr::of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynNames) {
   SizeExpr E;
+  std::optional<int64_t> Static = boundedStaticNumel(S);
+  if (!Static)
+    fail("shape {} holds more than 2^48 elements", shapeStr(S));
+  E.Static = *Static;
   for (const Dim &D : S) {
-    if (!D.isDynamic()) {
-      E.Static *= D.Size;
+    if (!D.isDynamic())
       continue;
-    }
     auto It = std::find(DynNames.begin(), DynNames.end(), D.Name);
     JITFUSE_CHECK(It != DynNames.end(), "dynamic dim not in the graph's list");
     E.Dims.push_back(static_cast<unsigned>(It - DynNames.begin()));
   }
   std::sort(E.Dims.begin(), E.Dims.end());
   return E;
+}
+
+SizeExpr SizeExpr::times(int64_t K) const {
+  SizeExpr R = *this;
+  auto S = llvm::checkedMul(Static, K);
+  if (!S)
+    fail("size {} * {} overflows int64", Static, K);
+  R.Static = *S;
+  return R;
+}
+
+void SizeSum::addTerm(const std::vector<unsigned> &Dims, int64_t K) {
+  int64_t &T = Terms[Dims];
+  auto S = llvm::checkedAdd(T, K);
+  if (!S)
+    fail("size sum {} + {} overflows int64", T, K);
+  T = *S;
 }
 
 static int64_t satMul(int64_t A, int64_t B) {

@@ -17,25 +17,25 @@ struct SizeExpr {
   static SizeExpr of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynNames);
   /// Value for bound dims; saturates at INT64_MAX instead of overflowing.
   int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
-  SizeExpr times(int64_t K) const {
-    SizeExpr R = *this;
-    R.Static *= K;
-    return R;
-  }
+  /// Throws when the static factor overflows.
+  SizeExpr times(int64_t K) const;
 };
 
 /// A sum of SizeExprs with equal dim sets merged: "16384*B + 8192".
 class SizeSum {
 public:
-  void add(const SizeExpr &E) { Terms[E.Dims] += E.Static; }
+  /// Both throw when a coefficient overflows.
+  void add(const SizeExpr &E) { addTerm(E.Dims, E.Static); }
   void add(const SizeSum &O) {
     for (auto &[D, K] : O.Terms)
-      Terms[D] += K;
+      addTerm(D, K);
   }
   int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
   std::string str(llvm::ArrayRef<std::string> DynNames) const;
 
 private:
+  void addTerm(const std::vector<unsigned> &Dims, int64_t K);
+
   std::map<std::vector<unsigned>, int64_t> Terms;
 };
 

@@ -45,6 +45,15 @@ const std::string &Executable::ptx() {
 }
 
 std::vector<int64_t> Executable::kernelBytes(llvm::ArrayRef<int64_t> Dims) const {
+  if (Dims.size() != Impl->DynDims.size())
+    fail("kernelBytes: got {} dynamic dim values, the graph has {} ({})",
+         Dims.size(), Impl->DynDims.size(),
+         Impl->DynDims.empty() ? std::string("none")
+                               : fmt::format("{}", fmt::join(Impl->DynDims, ", ")));
+  for (size_t I = 0; I < Dims.size(); ++I)
+    if (Dims[I] < 0)
+      fail("kernelBytes: dynamic dim '{}' = {} is negative; expected >= 0",
+           Impl->DynDims[I], Dims[I]);
   std::vector<int64_t> Out;
   for (const SizeSum &S : Impl->KernelBytes)
     Out.push_back(S.eval(Dims));
@@ -57,8 +66,6 @@ void Executable::run(llvm::ArrayRef<CUdeviceptr> Inputs,
                      CUstream Stream) {
   Impl->run(Inputs, Outputs, Scalars, Dims, Stream);
 }
-
-static constexpr int64_t MaxElements = int64_t(1) << 48;
 
 void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out,
@@ -104,7 +111,14 @@ void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
 
 void ExecutableImpl::growIntermediates(llvm::ArrayRef<int64_t> Dims) {
   for (size_t I = 0; I < InterNumel.size(); ++I) {
-    size_t Bytes = static_cast<size_t>(InterNumel[I].eval(Dims)) * InterElemBytes[I];
+    // eval saturates; an intermediate larger than any input or output (a
+    // broadcast) must not wrap to a small buffer.
+    int64_t N = InterNumel[I].eval(Dims);
+    if (N > MaxElements)
+      fail("run: intermediate {} of kernel plan would hold {} elements with these "
+           "dims; expected at most 2^48",
+           I, N);
+    size_t Bytes = static_cast<size_t>(N) * InterElemBytes[I];
     if (Bytes > InterBuffers[I].size())
       InterBuffers[I] = rt::DeviceBuffer(Bytes);
   }

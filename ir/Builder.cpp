@@ -7,6 +7,8 @@
 #include "ir/Graph.h"
 
 #include "support/Error.h"
+#include <llvm/Support/CheckedArithmetic.h>
+#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
 #include <cassert>
@@ -79,6 +81,10 @@ static Shape broadcastAll(llvm::StringRef OpName, llvm::ArrayRef<Value> Vs) {
 static Value make(Graph &G, Op K, DType T, Shape Dims,
                   llvm::ArrayRef<Value> Operands, int64_t A0 = 0,
                   int64_t A1 = 0) {
+  // Broadcasting two large operands can give a shape no tensor may have.
+  if (!boundedStaticNumel(Dims))
+    fail("{}: result shape {} holds more than 2^48 elements", opName(K).str(),
+         shapeStr(Dims));
   Node N;
   N.Kind = K;
   N.Type = T;
@@ -88,6 +94,30 @@ static Value make(Graph &G, Op K, DType T, Shape Dims,
   N.A0 = A0;
   N.A1 = A1;
   return G.value(G.addNode(std::move(N)));
+}
+
+static llvm::StringRef kindName(OpKind K) {
+  switch (K) {
+  case OpKind::Leaf: return "leaf";
+  case OpKind::Unary: return "unary";
+  case OpKind::Binary: return "binary";
+  case OpKind::Ternary: return "ternary";
+  case OpKind::Reduce: return "reduction";
+  case OpKind::View: return "view";
+  case OpKind::Random: return "random";
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+/// The generic entries take any Op; a wrong kind is a user error, not an
+/// assert, since callers pick the op at run time (from a table or a parser).
+static void checkKind(llvm::StringRef Entry, Op O, OpKind Want) {
+  if (O == Op::Cast)
+    fail("{}: op 'cast' needs a target dtype; use cast(x, dtype)",
+         Entry.str());
+  if (opKind(O) != Want)
+    fail("{}: op '{}' is a {} op; expected a {} op", Entry.str(),
+         opName(O).str(), kindName(opKind(O)).str(), kindName(Want).str());
 }
 
 static bool isTranscendental(Op O) {
@@ -103,7 +133,7 @@ static bool isTranscendental(Op O) {
 }
 
 Value unary(Op O, Value X) {
-  assert(opKind(O) == OpKind::Unary && O != Op::Cast && "not a unary op");
+  checkKind("unary", O, OpKind::Unary);
   Graph &G = sameGraph(opName(O), {X});
   DType T = X.dtype();
   if (O == Op::Not)
@@ -129,7 +159,7 @@ static bool isComparison(Op O) {
 }
 
 Value binary(Op O, Value A, Value B) {
-  assert(opKind(O) == OpKind::Binary && "not a binary op");
+  checkKind("binary", O, OpKind::Binary);
   Graph &G = sameGraph(opName(O), {A, B});
   Shape S = broadcastAll(opName(O), {A, B});
   if (O == Op::And || O == Op::Or || isComparison(O))
@@ -208,7 +238,7 @@ Value fma(Value A, Value B, Value C) {
 }
 
 Value reduce(Op O, Value X, ReduceScope S) {
-  assert(isReduction(O) && "not a reduction");
+  checkKind("reduce", O, OpKind::Reduce);
   Graph &G = sameGraph(opName(O), {X});
   if (S == ReduceScope::LastAxis && X.rank() == 0)
     fail("{}: operand {} has rank 0; there is no last axis to reduce (use "
@@ -245,6 +275,9 @@ static void checkTargetShape(llvm::StringRef OpName, llvm::ArrayRef<Dim> Dims) {
     if (!D.isDynamic() && D.Size < 0)
       fail("{}: target shape {} has negative dim {}; expected sizes >= 0",
            OpName.str(), shapeStr(Dims), D.Size);
+  if (!boundedStaticNumel(Dims))
+    fail("{}: target shape {} holds more than 2^48 elements", OpName.str(),
+         shapeStr(Dims));
 }
 
 Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims) {
@@ -266,13 +299,10 @@ Value reshape(Value X, llvm::ArrayRef<Dim> Dims) {
   // dynamic names.
   auto Split = [](llvm::ArrayRef<Dim> S, int64_t &Static,
                   std::vector<std::string> &Names) {
-    Static = 1;
-    for (const Dim &D : S) {
+    Static = *boundedStaticNumel(S); // both shapes are checked
+    for (const Dim &D : S)
       if (D.isDynamic())
         Names.push_back(D.Name);
-      else
-        Static *= D.Size;
-    }
     std::sort(Names.begin(), Names.end());
   };
   int64_t SA, SB;
@@ -333,7 +363,12 @@ Value concat(llvm::ArrayRef<Value> Xs) {
     if (X.shape().back().isDynamic())
       fail("concat: the last axis of {} is dynamic; expected static",
            describe(X));
-    Total += X.shape().back().Size;
+    // Four [2^62] operands must not wrap around to [0].
+    auto Sum = llvm::checkedAdd(Total, X.shape().back().Size);
+    if (!Sum || *Sum > MaxElements)
+      fail("concat: the last axes of the operands sum to more than 2^48 (at {})",
+           describe(X));
+    Total = *Sum;
   }
   Shape S = First.shape();
   S.back() = Dim(Total);

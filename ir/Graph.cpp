@@ -1,6 +1,7 @@
 //===- ir/Graph.cpp - node arena, hash-consing, lookup, verification ------===//
 #include "ir/Graph.h"
 
+#include "ir/Half.h"
 #include "support/Error.h"
 
 #include <llvm/ADT/Hashing.h>
@@ -25,6 +26,24 @@ constexpr OpInfo OpTable[] = {
 llvm::StringRef opName(Op O) { return OpTable[static_cast<int>(O)].Spelling; }
 OpKind opKind(Op O) { return OpTable[static_cast<int>(O)].Kind; }
 int opArity(Op O) { return OpTable[static_cast<int>(O)].Arity; }
+
+Graph::Graph(Graph &&O)
+    : Nodes(std::move(O.Nodes)), ConsTable(std::move(O.ConsTable)),
+      Inputs(std::move(O.Inputs)), Scalars(std::move(O.Scalars)),
+      Outputs(std::move(O.Outputs)), DynDims(std::move(O.DynDims)),
+      Anchor(std::move(O.Anchor)) {
+  if (Anchor)
+    *Anchor = this;
+  // O keeps no nodes; the moved containers are valid but unspecified.
+  O.Nodes.clear();
+  O.ConsTable.clear();
+  O.Inputs.clear();
+  O.Scalars.clear();
+  O.Outputs.clear();
+  O.DynDims.clear();
+}
+
+Graph::~Graph() = default;
 
 bool Node::operator==(const Node &O) const {
   if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
@@ -105,6 +124,9 @@ Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims) {
     if (!D.isDynamic() && D.Size < 0)
       fail("input '{}': dim {} is negative in shape {}", Name.str(), D.Size,
            shapeStr(Dims));
+  if (!boundedStaticNumel(Dims))
+    fail("input '{}': shape {} holds more than 2^48 elements", Name.str(),
+         shapeStr(Dims));
   Node N;
   N.Kind = Op::Input;
   N.Type = T;
@@ -136,7 +158,12 @@ Value Graph::constant(double V, DType T) {
   Node N;
   N.Kind = Op::Constant;
   N.Type = T;
-  N.F = V;
+  // An integer or bool constant is converted here, once, by the rule the
+  // reference uses for every value (truncate, saturate, NaN -> 0; bool is
+  // V != 0), so the kernel's literal and the interpreter cannot disagree on
+  // an out-of-range or NaN value. Float constants keep V: the emitter and
+  // the interpreter round them to their dtype the same way already.
+  N.F = isFloat(T) ? V : roundToDType(V, T);
   return Value(this, addNode(std::move(N)));
 }
 

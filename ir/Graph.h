@@ -13,6 +13,7 @@
 #include <llvm/ADT/StringRef.h>
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,21 +23,24 @@ namespace jitfuse {
 class Graph;
 
 /// A handle to a node of a graph; what the builder API passes around.
+/// It reaches its graph through the graph's anchor, a heap cell that moves
+/// with the graph, so handles stay valid when the graph is moved (returned
+/// by value, stored in a growing std::vector<Graph>). They do not outlive it.
 class Value {
 public:
   Value() = default;
-  Value(Graph *G, NodeId Id) : G(G), Id(Id) {}
+  inline Value(Graph *G, NodeId Id);
 
-  Graph &graph() const { return *G; }
+  Graph &graph() const { return **Anchor; }
   NodeId id() const { return Id; }
   const Node &node() const;
   DType dtype() const { return node().Type; }
   const Shape &shape() const { return node().Dims; }
   unsigned rank() const { return node().rank(); }
-  bool valid() const { return G != nullptr; }
+  bool valid() const { return Anchor != nullptr; }
 
 private:
-  Graph *G = nullptr;
+  Graph *const *Anchor = nullptr;
   NodeId Id = 0;
 };
 
@@ -50,7 +54,9 @@ public:
   Graph() = default;
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
-  Graph(Graph &&) = default;
+  /// Values built on O now refer to this graph; O is left empty.
+  Graph(Graph &&O);
+  ~Graph();
 
   /// A tensor input with static and/or named dynamic dims.
   Value input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims);
@@ -88,6 +94,13 @@ public:
 
 private:
   void noteDims(llvm::ArrayRef<Dim> Dims);
+  friend class Value;
+  /// The cell Values point to; holds this graph's current address.
+  Graph *const *anchor() {
+    if (!Anchor)
+      Anchor = std::make_unique<Graph *>(this);
+    return Anchor.get();
+  }
 
   std::deque<Node> Nodes; // stable addresses for Value::node()
   std::unordered_multimap<size_t, NodeId> ConsTable;
@@ -95,9 +108,12 @@ private:
   std::vector<NodeId> Scalars;
   std::vector<GraphOutput> Outputs;
   std::vector<std::string> DynDims;
+  std::unique_ptr<Graph *> Anchor; // created with the first Value
 };
 
-inline const Node &Value::node() const { return G->node(Id); }
+inline Value::Value(Graph *G, NodeId Id)
+    : Anchor(G ? G->anchor() : nullptr), Id(Id) {}
+inline const Node &Value::node() const { return graph().node(Id); }
 
 //===----------------------------------------------------------------------===//
 // Builder API. Every function validates its operands and throws

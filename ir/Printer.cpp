@@ -44,17 +44,20 @@ std::string printGraph(const Graph &G) {
   return Out;
 }
 
-/// Escapes a string for a DOT double-quoted label.
-static std::string dotEscape(llvm::StringRef S) {
+std::string dotEscape(llvm::StringRef S) {
   std::string Out;
   for (char C : S) {
-    if (C == '"' || C == '\\')
+    if (C == '"' || C == '\\') {
       Out += '\\';
-    if (C == '\n') {
-      Out += "\\n";
-      continue;
+      Out += C;
+    } else if (C == '\n' || C == '\r') {
+      Out += "\\n"; // a line break in the label, never a raw one
+    } else if (static_cast<unsigned char>(C) < 0x20 || C == 0x7f) {
+      // No DOT escape exists: show it as text "\xHH" (backslash escaped).
+      Out += fmt::format("\\\\x{:02x}", static_cast<unsigned char>(C));
+    } else {
+      Out += C;
     }
-    Out += C;
   }
   return Out;
 }
@@ -64,9 +67,11 @@ std::string graphToDot(const Graph &G) {
                     "fontname=\"monospace\"];\n";
   for (NodeId Id = 0; Id < G.size(); ++Id) {
     const Node &N = G.node(Id);
-    std::string Label = fmt::format("%{} {}{}\\n{}{}", Id,
-                                    opName(N.Kind).str(), dotEscape(attrs(N)),
-                                    dtypeName(N.Type).str(), shapeStr(N.Dims));
+    // Dim names and input names are user text; everything is escaped.
+    std::string Label = fmt::format(
+        "{}\\n{}",
+        dotEscape(fmt::format("%{} {}{}", Id, opName(N.Kind).str(), attrs(N))),
+        dotEscape(dtypeName(N.Type).str() + shapeStr(N.Dims)));
     Out += fmt::format("  n{} [label=\"{}\"{}];\n", Id, Label,
                        N.isLeaf() ? ", style=rounded" : "");
     for (NodeId O : N.Operands)

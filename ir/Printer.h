@@ -14,6 +14,10 @@ std::string printGraph(const Graph &G);
 std::string printNode(const Graph &G, NodeId Id);
 /// Graphviz DOT of the graph (nodes in id order).
 std::string graphToDot(const Graph &G);
+/// Escapes user text for a DOT double-quoted string: quotes and backslashes
+/// escaped, CR and LF as the label line break `\n`, other control bytes as
+/// the visible text `\xHH`. graphToDot and planToDot both use it.
+std::string dotEscape(llvm::StringRef S);
 /// A double as the shortest C-locale literal that round-trips.
 std::string formatDouble(double V);
 

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <llvm/Support/CheckedArithmetic.h>
 
 #include <algorithm>
 
@@ -72,13 +73,33 @@ std::string shapeStr(llvm::ArrayRef<Dim> S) {
 }
 
 std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
-  int64_t N = 1;
-  for (const Dim &D : S) {
+  for (const Dim &D : S)
     if (D.isDynamic())
       return std::nullopt;
-    N *= D.Size;
+  // The builder holds every static shape to MaxElements.
+  std::optional<int64_t> N = boundedStaticNumel(S);
+  assert(N && "static shape beyond MaxElements escaped the builder");
+  return N;
+}
+
+std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes) {
+  int64_t N = 1;
+  for (int64_t Size : Sizes) {
+    assert(Size >= 0 && "sizes are checked to be >= 0 first");
+    auto P = llvm::checkedMul(N, Size);
+    if (!P || *P > MaxElements)
+      return std::nullopt;
+    N = *P;
   }
   return N;
+}
+
+std::optional<int64_t> boundedStaticNumel(llvm::ArrayRef<Dim> S) {
+  llvm::SmallVector<int64_t, 4> Sizes;
+  for (const Dim &D : S)
+    if (!D.isDynamic())
+      Sizes.push_back(D.Size);
+  return boundedProduct(Sizes);
 }
 
 std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,

@@ -63,6 +63,19 @@ using Shape = llvm::SmallVector<Dim, 4>;
 std::string shapeStr(llvm::ArrayRef<Dim> S);
 /// Number of elements when all dims are static; nullopt otherwise.
 std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S);
+
+/// The most elements one tensor may hold, with static dims (checked when a
+/// node is built) or bound dynamic ones (checked by run() and the
+/// interpreter). Element counts below it keep byte counts, and sums of them
+/// over a whole plan, far from int64_t overflow.
+constexpr int64_t MaxElements = int64_t(1) << 48;
+
+/// The product of Sizes (each >= 0), or nullopt when it exceeds MaxElements
+/// (overflow included). Every element count is formed through it; the caller
+/// throws, naming the shape.
+std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes);
+/// boundedProduct of the static dims of S (dynamic dims count as 1).
+std::optional<int64_t> boundedStaticNumel(llvm::ArrayRef<Dim> S);
 /// NumPy broadcast of two shapes; nullopt when they are incompatible.
 std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,
                                      llvm::ArrayRef<Dim> B);

@@ -11,13 +11,15 @@
 namespace jitfuse {
 
 int64_t numelOf(llvm::ArrayRef<int64_t> Dims) {
-  int64_t N = 1;
-  for (int64_t D : Dims) {
+  auto Str = [&] { return fmt::format("[{}]", fmt::join(Dims, ",")); };
+  for (int64_t D : Dims)
     if (D < 0)
-      fail("tensor shape has a negative dim {}", D);
-    N *= D;
-  }
-  return N;
+      fail("tensor shape {} has a negative dim {}", Str(), D);
+  // A wrapped product would size buffers too small for the loops over them.
+  std::optional<int64_t> N = boundedProduct(Dims);
+  if (!N)
+    fail("tensor shape {} holds more than 2^48 elements", Str());
+  return *N;
 }
 
 int64_t HostTensor::numel() const { return numelOf(Dims); }

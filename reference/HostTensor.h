@@ -26,7 +26,8 @@ struct HostTensor {
   int64_t numel() const;
 };
 
-/// Product of Dims (1 for rank 0). Throws on a negative dim.
+/// Product of Dims (1 for rank 0). Throws on a negative dim and on more
+/// than MaxElements (2^48) elements.
 int64_t numelOf(llvm::ArrayRef<int64_t> Dims);
 
 /// The bytes of T in its dtype's device layout (little-endian; f16/bf16 as

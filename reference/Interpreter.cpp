@@ -120,6 +120,9 @@ static void validateBindings(const Graph &G, const Bindings &B) {
       if (D < 0)
         fail("interpret: input '{}' has negative dim in shape {}", Name,
              dimsStr(T.Dims));
+    if (!boundedProduct(T.Dims))
+      fail("interpret: input '{}' of shape {} holds more than 2^48 elements",
+           Name, dimsStr(T.Dims));
     if (static_cast<int64_t>(T.Data.size()) != T.numel())
       fail("interpret: input '{}' of shape {} holds {} values; expected {}",
            Name, dimsStr(T.Dims), T.Data.size(), T.numel());

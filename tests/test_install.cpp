@@ -88,6 +88,7 @@ TEST_CASE("installed package builds and runs a consumer", "[install]") {
   CHECK(fs::exists(Prefix / "include/jitfuse/jitfuse.h"));
   CHECK(fs::exists(Prefix / "include/jitfuse/driver/Compiler.h"));
   CHECK(fs::exists(Prefix / "include/jitfuse/ir/Ops.def"));
+  CHECK(fs::exists(Prefix / "include/jitfuse/runtime/DriverFunctions.def"));
 
   // No build type: the consumer's own code is tiny and -O0 builds fastest.
   const fs::path ConfigureLog = Tmp.Path / "configure.log";
@@ -114,5 +115,13 @@ TEST_CASE("installed package builds and runs a consumer", "[install]") {
   // Level 1 element-wise kernel fused.
   CHECK(countAfter(Out, "unfused kernels") == 3);
   CHECK(countAfter(Out, "fused kernels") == 1);
+  // The consumer compiled a translation unit including every installed
+  // header; count them here independently.
+  int Headers = 0;
+  for (const fs::directory_entry &E :
+       fs::recursive_directory_iterator(Prefix / "include/jitfuse"))
+    Headers += E.path().extension() == ".h";
+  CHECK(Headers > 30);
+  CHECK(countAfter(Out, "installed headers") == Headers);
   Tmp.Keep = false;
 }

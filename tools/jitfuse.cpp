@@ -21,10 +21,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 namespace fs = std::filesystem;
 using namespace jitfuse;
@@ -192,6 +194,48 @@ CLI::Validator archValidator() {
       "sm_XX");
 }
 
+/// A seed is decimal 0..2^64-1. CLI11's own uint64_t conversion takes -1
+/// (wrapping), hex and octal, and a value past 2^64; a typo must not silently
+/// pick another seed.
+std::optional<uint64_t> parseSeed(llvm::StringRef Text) {
+  uint64_t V = 0;
+  if (Text.empty() || Text.find_first_not_of("0123456789") != llvm::StringRef::npos ||
+      Text.getAsInteger(10, V))
+    return std::nullopt;
+  return V;
+}
+
+CLI::Validator seedValidator() {
+  return CLI::Validator(
+      [](std::string &Text) -> std::string {
+        if (parseSeed(Text))
+          return "";
+        return fmt::format("'{}' is not a seed; expected a decimal integer from 0 to "
+                           "18446744073709551615",
+                           Text);
+      },
+      "UINT64");
+}
+
+/// CLI11 reports a word that names no subcommand as "A subcommand is
+/// required"; name the word and the choices instead.
+std::optional<std::string> unknownSubcommand(const CLI::App &App, int Argc,
+                                             char **Argv) {
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef Word(Argv[I]);
+    if (Word.startswith("-"))
+      continue; // the top-level flags (--help, --version) take no value
+    std::vector<std::string> Names;
+    for (const CLI::App *Sub : App.get_subcommands({}))
+      Names.push_back(Sub->get_name());
+    if (std::find(Names.begin(), Names.end(), Word.str()) != Names.end())
+      return std::nullopt;
+    return fmt::format("unknown subcommand '{}'; expected one of: {}", Word.str(),
+                       fmt::join(Names, ", "));
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -229,14 +273,16 @@ int main(int Argc, char **Argv) {
                       "no view is chosen)");
 
   std::string RunExample;
-  uint64_t Seed = 0;
+  std::string SeedText;
   CLI::App *RunCmd = App.add_subcommand(
       "run", "compile fused and unfused, run both on random inputs and check "
              "them against the reference (shows the plan only without a GPU)");
   RunCmd->add_option("example", RunExample, "example name (see `jitfuse list`)")
       ->required()
       ->check(exampleValidator());
-  CLI::Option *SeedOpt = RunCmd->add_option("--seed", Seed, "seed of the random inputs");
+  CLI::Option *SeedOpt =
+      RunCmd->add_option("--seed", SeedText, "seed of the random inputs (decimal, 0 to 2^64-1)")
+          ->check(seedValidator());
   bool Profile = false;
   RunCmd->add_flag("--profile", Profile,
                    "after the check, time every kernel and print the roofline (predicted "
@@ -247,6 +293,10 @@ int main(int Argc, char **Argv) {
       "cache", "show the kernel cache dir (JITFUSE_CACHE_DIR), its entries and size");
   CacheCmd->add_flag("--clear", Clear, "delete the *.jfk and *.cu files in it");
 
+  if (std::optional<std::string> Unknown = unknownSubcommand(App, Argc, Argv)) {
+    fmt::print(stderr, "jitfuse: {} (see jitfuse --help)\n", *Unknown);
+    return ExitUsage;
+  }
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::ParseError &E) {
@@ -265,7 +315,7 @@ int main(int Argc, char **Argv) {
       examples::RunOptions Opts;
       Opts.Profile = Profile;
       if (SeedOpt->count())
-        Opts.Seed = Seed;
+        Opts.Seed = *parseSeed(SeedText);
       return examples::runExample(examples::buildExample(RunExample), Opts);
     }
     if (CacheCmd->parsed())

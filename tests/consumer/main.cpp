@@ -3,6 +3,7 @@
 //   consumer          compiles y = relu(a + b) * s fused and unfused for
 //                     sm_90 (NVRTC only, no GPU needed) and prints
 //                     "unfused kernels: N" and "fused kernels: M"
+//                     and "installed headers: K" (all of them compiled)
 //   consumer readme   compiles the README's API example
 #include <jitfuse/jitfuse.h>
 
@@ -54,6 +55,9 @@ static unsigned kernelCount(bool Fuse) {
   return Exe.numKernels();
 }
 
+/// Defined in the generated all_headers.cpp (see CMakeLists.txt here).
+int jitfuseInstalledHeaders();
+
 int main(int Argc, char **Argv) try {
   if (Argc > 1 && std::strcmp(Argv[1], "readme") == 0) {
     readmeExample();
@@ -61,6 +65,7 @@ int main(int Argc, char **Argv) try {
   }
   fmt::print("unfused kernels: {}\n", kernelCount(/*Fuse=*/false));
   fmt::print("fused kernels: {}\n", kernelCount(/*Fuse=*/true));
+  fmt::print("installed headers: {}\n", jitfuseInstalledHeaders());
   return 0;
 } catch (const std::exception &E) {
   std::fprintf(stderr, "consumer: %s\n", E.what());

@@ -1,0 +1,160 @@
+//===- tests/test_boundary_reasons.cpp - each boundary states its own reason -===//
+//
+// One graph per BoundaryReason the fusion pass (or the unfused partition)
+// produces, checking the reason and the detail on the exact edge, and the
+// FP8-scale pattern whose real reasons a cluster-wide "read by 2 kernels"
+// once overwrote.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Fusion.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+using namespace jitfuse;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const FusionBoundary &boundary(const Partition &P, NodeId From, NodeId To) {
+  for (const FusionBoundary &B : P.Boundaries)
+    if (B.Producer == From && B.Consumer == To)
+      return B;
+  FAIL("no boundary %" << From << " -> %" << To);
+  throw; // unreachable: FAIL throws
+}
+
+} // namespace
+
+TEST_CASE("boundary reason: an FP8 scale's edges keep their own reasons", "[fusion][boundary]") {
+  // x32 = cast(x); amax = reduceMax(abs(x32), All); y = x32 * (448 / amax).
+  // Three kernels: {cast, abs}, {amax}, {div, mul}. The abs -> amax edge
+  // exists because the full reduction cannot take the prologue (the cast is
+  // also read by the second pass); cast -> mul because joining would make a
+  // cycle. Neither node is read by two kernels.
+  Graph G;
+  Value X = G.input("x", bf16, {"N"});
+  Value X32 = cast(X, f32);
+  Value Abs = abs(X32);
+  Value Amax = reduceMax(Abs, ReduceScope::All);
+  Value Scale = 448.0 / Amax;
+  Value Y = X32 * Scale;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 3);
+  CHECK(P.ClusterOf[X32.id()] == P.ClusterOf[Abs.id()]);
+  CHECK(P.ClusterOf[Scale.id()] == P.ClusterOf[Y.id()]);
+
+  const FusionBoundary &Prologue = boundary(P, Abs.id(), Amax.id());
+  CHECK(Prologue.Reason == BoundaryReason::MultipleConsumers);
+  CHECK(Prologue.Detail ==
+        fmt::format("%{} is also used by %{}", X32.id(), Y.id()));
+  const FusionBoundary &Cast = boundary(P, X32.id(), Y.id());
+  CHECK(Cast.Reason == BoundaryReason::WouldCycle);
+  CHECK(boundary(P, Amax.id(), Scale.id()).Reason == BoundaryReason::ReductionResult);
+  for (const FusionBoundary &B : P.Boundaries)
+    CHECK_THAT(B.Detail, !Contains("read by 2 kernels"));
+  CHECK(P.Boundaries.size() == 3);
+}
+
+TEST_CASE("boundary reason: DomainMismatch", "[fusion][boundary]") {
+  // A stored [8] value cannot be recomputed in the [4,8] consumer's kernel.
+  Graph G;
+  Value W = exp(G.input("w", f32, {8}));
+  G.output("w_exp", W);
+  Value Y = G.input("x", f32, {4, 8}) * W;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  const FusionBoundary &B = boundary(P, W.id(), Y.id());
+  CHECK(B.Reason == BoundaryReason::DomainMismatch);
+  CHECK(B.Detail == "[8] vs [4,8]");
+}
+
+TEST_CASE("boundary reason: ReductionResult", "[fusion][boundary]") {
+  Graph G;
+  Value X = G.input("x", f32, {"N"});
+  Value S = sum(X, ReduceScope::All);
+  Value Y = X - S;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  CHECK(boundary(P, S.id(), Y.id()).Reason == BoundaryReason::ReductionResult);
+}
+
+TEST_CASE("boundary reason: RowDomainMismatch", "[fusion][boundary]") {
+  Graph G;
+  Value M = reduceMax(G.input("x", f32, {"B", 128}));
+  Value Y = G.input("z", f32, {"B", 64}) - M;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  const FusionBoundary &B = boundary(P, M.id(), Y.id());
+  CHECK(B.Reason == BoundaryReason::RowDomainMismatch);
+  CHECK(B.Detail == "[B,64] is neither the row [B,128] nor its reduced shape");
+}
+
+TEST_CASE("boundary reason: MultipleConsumers (a full reduction's prologue)",
+          "[fusion][boundary]") {
+  Graph G;
+  Value E = exp(G.input("x", f32, {"N"}));
+  Value S = sum(E, ReduceScope::All);
+  G.output("e", E);
+  G.output("s", S);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  const FusionBoundary &B = boundary(P, E.id(), S.id());
+  CHECK(B.Reason == BoundaryReason::MultipleConsumers);
+  CHECK(B.Detail == fmt::format("%{} is a graph output", E.id()));
+}
+
+TEST_CASE("boundary reason: WouldCycle", "[fusion][boundary]") {
+  // y = e * g(sum(e)) over one domain: merging e's kernel with y's would put
+  // the full reduction between two halves of one kernel.
+  Graph G;
+  Value E = exp(G.input("x", f32, {"N"}));
+  Value S = sum(E, ReduceScope::All);
+  Value Y = E * broadcastTo(sqrt(S), {Dim("N")});
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  const FusionBoundary &B = boundary(P, E.id(), Y.id());
+  CHECK(B.Reason == BoundaryReason::WouldCycle);
+}
+
+TEST_CASE("boundary reason: ClusterTooLarge", "[fusion][boundary]") {
+  // 300 chained element-wise nodes; a kernel holds at most 256.
+  Graph G;
+  std::vector<Value> Chain{G.input("x", f32, {64})};
+  for (int I = 0; I < 300; ++I)
+    Chain.push_back(I % 2 ? exp(Chain.back()) : neg(Chain.back()));
+  G.output("y", Chain.back());
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  const FusionBoundary &B = boundary(P, Chain[256].id(), Chain[257].id());
+  CHECK(B.Reason == BoundaryReason::ClusterTooLarge);
+  CHECK(B.Detail == "cap 256 nodes");
+}
+
+TEST_CASE("boundary reason: SecondRowDomain", "[fusion][boundary]") {
+  // Two row reductions over different rows meet in one [B,1] node.
+  Graph G;
+  Value M1 = reduceMax(G.input("x", f32, {"B", 128}));
+  Value M2 = reduceMax(G.input("z", f32, {"B", 64}));
+  Value Y = M1 + M2;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  const FusionBoundary &B = boundary(P, M2.id(), Y.id());
+  CHECK(B.Reason == BoundaryReason::SecondRowDomain);
+  CHECK(B.Detail == "rows [B,128] and [B,64]");
+}
+
+TEST_CASE("boundary reason: Unfused", "[fusion][boundary]") {
+  Graph G;
+  Value A = exp(G.input("x", f32, {4}));
+  Value Y = neg(A);
+  G.output("y", Y);
+  Partition P = partitionUnfused(G);
+  REQUIRE(P.Clusters.size() == 2);
+  CHECK(boundary(P, A.id(), Y.id()).Reason == BoundaryReason::Unfused);
+}
