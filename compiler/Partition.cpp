@@ -11,7 +11,6 @@ namespace jitfuse {
 llvm::StringRef describeReason(BoundaryReason R) {
   switch (R) {
   case BoundaryReason::Unfused: return "fusion is off (CompileOptions::Fuse = false)";
-  case BoundaryReason::GraphOutput: return "graph output";
   case BoundaryReason::DomainMismatch: return "producer and consumer iterate over different shapes";
   case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel";
   case BoundaryReason::RowDomainMismatch: return "a row reduction's result is used over a different row domain";
@@ -19,7 +18,6 @@ llvm::StringRef describeReason(BoundaryReason R) {
   case BoundaryReason::WouldCycle: return "fusing would create a cycle between kernels";
   case BoundaryReason::ClusterTooLarge: return "the kernel reached the size cap";
   case BoundaryReason::SecondRowDomain: return "the consumer's kernel already reduces over another row domain";
-  case BoundaryReason::ViewNotFusable: return "this view cannot be computed inside the consumer's loop";
   }
   JITFUSE_UNREACHABLE("unknown reason");
   return "";

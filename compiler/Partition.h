@@ -12,7 +12,6 @@ namespace jitfuse {
 /// users can assert on it; describeReason() gives the sentence.
 enum class BoundaryReason : uint8_t {
   Unfused,          // CompileOptions::Fuse was off
-  GraphOutput,      // not a reason to split by itself; kept for the record
   DomainMismatch,   // producer and consumer iterate over different shapes
   ReductionResult,  // a full reduction's scalar starts a new kernel
   RowDomainMismatch,// a row reduction result used over another row domain
@@ -20,7 +19,6 @@ enum class BoundaryReason : uint8_t {
   WouldCycle,       // merging would create a cycle between kernels
   ClusterTooLarge,  // the size cap was reached
   SecondRowDomain,  // the consumer's cluster already owns another row domain
-  ViewNotFusable,   // a view that cannot be expressed in the consumer's loop
 };
 
 llvm::StringRef describeReason(BoundaryReason R);

@@ -78,14 +78,14 @@ std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
       return std::nullopt;
   // The builder holds every static shape to MaxElements.
   std::optional<int64_t> N = boundedStaticNumel(S);
-  assert(N && "static shape beyond MaxElements escaped the builder");
+  JITFUSE_CHECK(N.has_value(), "static shape beyond MaxElements escaped the builder");
   return N;
 }
 
 std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes) {
   int64_t N = 1;
   for (int64_t Size : Sizes) {
-    assert(Size >= 0 && "sizes are checked to be >= 0 first");
+    JITFUSE_CHECK(Size >= 0, "sizes are checked to be >= 0 first");
     auto P = llvm::checkedMul(N, Size);
     if (!P || *P > MaxElements)
       return std::nullopt;
