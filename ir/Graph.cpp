@@ -11,22 +11,6 @@
 
 namespace jitfuse {
 
-namespace {
-struct OpInfo {
-  const char *Spelling;
-  OpKind Kind;
-  int Arity;
-};
-constexpr OpInfo OpTable[] = {
-#define JITFUSE_OP(Name, Spelling, Kind, Arity) {Spelling, OpKind::Kind, Arity},
-#include "ir/Ops.def"
-};
-} // namespace
-
-llvm::StringRef opName(Op O) { return OpTable[static_cast<int>(O)].Spelling; }
-OpKind opKind(Op O) { return OpTable[static_cast<int>(O)].Kind; }
-int opArity(Op O) { return OpTable[static_cast<int>(O)].Arity; }
-
 bool Node::operator==(const Node &O) const {
   if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
       A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size())

@@ -188,7 +188,7 @@ static double wrapInt(uint64_t Bits, DType T) {
 
 static double sigmoidOf(double X) { return 1.0 / (1.0 + std::exp(-X)); }
 
-static double unaryFloat(Op O, double X) {
+double unaryReference(Op O, double X) {
   switch (O) {
   case Op::Neg: return -X;
   case Op::Abs: return std::fabs(X);
@@ -214,14 +214,10 @@ static double unaryFloat(Op O, double X) {
   case Op::Floor: return std::floor(X);
   case Op::Ceil: return std::ceil(X);
   case Op::Not: return X == 0 ? 1.0 : 0.0;
-  case Op::Input: case Op::Scalar: case Op::Constant: case Op::Cast:
-  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Max:
-  case Op::Min: case Op::Pow: case Op::Mod: case Op::Lt: case Op::Le:
-  case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::And:
-  case Op::Or: case Op::Where: case Op::Fma: case Op::ReduceSum:
-  case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceMean:
-  case Op::Broadcast: case Op::Reshape: case Op::Slice: case Op::Concat:
-  case Op::RandUniform:
+  // Every op that is not unary, and cast.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_UNARY(...)
+#include "ir/Ops.def"
     break;
   }
   llvm_unreachable("not a float unary op");
@@ -237,7 +233,15 @@ static double unaryInt(Op O, double X, DType T) {
   case Op::Relu: return V > 0 ? X : 0.0;
   case Op::Floor:
   case Op::Ceil: return X;
-  default:
+  // The builder gives these a float or bool node.
+  case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sqrt:
+  case Op::Rsqrt: case Op::Reciprocal: case Op::Sin: case Op::Cos:
+  case Op::Tanh: case Op::Erf: case Op::Sigmoid: case Op::Silu:
+  case Op::Gelu: case Op::GeluTanh: case Op::Not:
+  // Every op that is not unary, and cast.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_UNARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("interpret: unary op {} has no integer semantics ({} node)",
@@ -256,12 +260,6 @@ static double minPropagatingNaN(double A, double B) {
   return A < B ? A : B;
 }
 
-/// Binary ops whose result is bool, for any operand dtypes.
-static bool isPredicate(Op O) {
-  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
-         O == Op::Eq || O == Op::Ne || O == Op::And || O == Op::Or;
-}
-
 static double predicate(Op O, double A, double B) {
   switch (O) {
   case Op::Lt: return A < B;
@@ -272,7 +270,12 @@ static double predicate(Op O, double A, double B) {
   case Op::Ne: return A != B; // the one comparison true for NaN
   case Op::And: return A != 0 && B != 0;
   case Op::Or: return A != 0 || B != 0;
-  default:
+  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Max:
+  case Op::Min: case Op::Pow: case Op::Mod:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
   llvm_unreachable("not a predicate");
@@ -288,7 +291,12 @@ static double binaryFloat(Op O, double A, double B) {
   case Op::Min: return minPropagatingNaN(A, B);
   case Op::Pow: return std::pow(A, B);
   case Op::Mod: return std::fmod(A, B);
-  default:
+  case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq:
+  case Op::Ne: case Op::And: case Op::Or:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
   llvm_unreachable("not a float binary op");
@@ -309,7 +317,13 @@ static double binaryInt(Op O, double X, double Y, DType T) {
     if (B == 0 || B == -1)
       return 0.0;
     return wrapInt(static_cast<uint64_t>(A % B), T);
-  default:
+  // Div and pow give a float node; predicates are evaluated by predicate().
+  case Op::Div: case Op::Pow: case Op::Lt: case Op::Le: case Op::Gt:
+  case Op::Ge: case Op::Eq: case Op::Ne: case Op::And: case Op::Or:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("interpret: binary op {} has no integer semantics ({} node)",
@@ -389,7 +403,10 @@ HostTensor Evaluator::leaf(const Node &N, HostTensor Out) const {
   case Op::Constant:
     Out.Data = {roundToDType(N.F, N.Type)};
     return Out;
-  default:
+  // Every op that is not a leaf.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_LEAF(...)
+#include "ir/Ops.def"
     break;
   }
   llvm_unreachable("not a leaf");
@@ -415,13 +432,13 @@ HostTensor Evaluator::elementwise(const Node &N,
       else if (N.Kind == Op::Not)
         Out.Data[I] = X == 0 ? 1.0 : 0.0;
       else
-        Out.Data[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryFloat(N.Kind, X);
+        Out.Data[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryReference(N.Kind, X);
     }
     return Out;
   case OpKind::Binary:
     for (size_t I = 0; I < Count; ++I) {
       double A = In[0][I], Bv = In[1][I];
-      if (isPredicate(N.Kind))
+      if (opInfo(N.Kind).Result == ResultRule::Bool)
         Out.Data[I] = predicate(N.Kind, A, Bv);
       else
         Out.Data[I] = IntNode ? binaryInt(N.Kind, A, Bv, T)
@@ -445,7 +462,10 @@ HostTensor Evaluator::elementwise(const Node &N,
         Out.Data[I] = std::fma(A, Bv, C);
     }
     return Out;
-  default:
+  case OpKind::Leaf:
+  case OpKind::Reduce:
+  case OpKind::View:
+  case OpKind::Random:
     break;
   }
   llvm_unreachable("not an element-wise op");
@@ -469,7 +489,7 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
   const double Inf = std::numeric_limits<double>::infinity();
   for (int64_t R = 0; R < Rows; ++R) {
     const double *Row = X.Data.data() + R * Len;
-    double Acc;
+    double Acc = 0;
     switch (N.Kind) {
     case Op::ReduceSum:
     case Op::ReduceMean:
@@ -498,7 +518,10 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
       for (int64_t I = 0; I < Len; ++I)
         Acc = minPropagatingNaN(Acc, Row[I]);
       break;
-    default:
+    // Every op that is not a reduction.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_REDUCE(...)
+#include "ir/Ops.def"
       llvm_unreachable("not a reduction");
     }
     Out.Data[R] = Acc;
@@ -541,7 +564,10 @@ HostTensor Evaluator::view(const Node &N,
       }
     return Out;
   }
-  default:
+  // Every op that is not a view.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_VIEW(...)
+#include "ir/Ops.def"
     break;
   }
   llvm_unreachable("not a view");
