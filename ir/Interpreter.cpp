@@ -213,6 +213,7 @@ double unaryReference(Op O, double X) {
   }
   case Op::Floor: return std::floor(X);
   case Op::Ceil: return std::ceil(X);
+  case Op::Rint: return std::nearbyint(X); // half to even: the default mode
   case Op::Not: return X == 0 ? 1.0 : 0.0;
   // Every op that is not unary, and cast.
 #define JITFUSE_OP(Name, ...) case Op::Name:
@@ -232,7 +233,8 @@ static double unaryInt(Op O, double X, DType T) {
     return wrapInt(V < 0 ? 0 - static_cast<uint64_t>(V) : uint64_t(V), T);
   case Op::Relu: return V > 0 ? X : 0.0;
   case Op::Floor:
-  case Op::Ceil: return X;
+  case Op::Ceil:
+  case Op::Rint: return X;
   // The builder gives these a float or bool node.
   case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sqrt:
   case Op::Rsqrt: case Op::Reciprocal: case Op::Sin: case Op::Cos:

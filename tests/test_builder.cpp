@@ -88,6 +88,8 @@ TEST_CASE("dtype promotion and weak scalars", "[builder]") {
   CHECK(exp(I).dtype() == f32);
   CHECK(exp(B16).dtype() == bf16);
   CHECK(abs(I).dtype() == i32);
+  CHECK(rint(I).dtype() == i32);
+  CHECK(rint(B16).dtype() == bf16);
   // Reductions: mean of ints is float, sum of ints widens.
   CHECK(mean(I).dtype() == f32);
   CHECK(sum(I).dtype() == i64);

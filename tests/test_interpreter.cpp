@@ -88,6 +88,13 @@ TEST_CASE("interp: unary float ops", "[interp]") {
                {-2, -1, 0, 0, 4, NaN, Inf});
   CHECK_VALUES(On([](Value X) { return ceil(X); }),
                {-2, -0.0, 0, 1, 4, NaN, Inf});
+  CHECK_VALUES(unaryOn(DType::F64, {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999999999999994, 3.7, NaN, -Inf},
+                       [](Value X) { return rint(X); })
+                   .Data,
+               {-2, -2, -0.0, 0, 2, 2, 0, 4, NaN, -Inf});
+  CHECK(std::signbit(unaryOn(DType::F64, {-0.5}, [](Value X) { return rint(X); }).Data[0]));
+  CHECK_VALUES(unaryOn(DType::I32, {-7, 0, 5}, [](Value X) { return rint(X); }).Data,
+               {-7, 0, 5});
   CHECK_VALUES(On([](Value X) { return sqrt(X); }),
                {NaN, NaN, 0, std::sqrt(0.5), 2, NaN, Inf});
   CHECK_VALUES(On([](Value X) { return rsqrt(X); }),

@@ -43,6 +43,10 @@ TEST_CASE("opExpr spells each op from its table row as before", "[optable]") {
   CHECK(opExpr(Op::Floor, DType::F32, X) == "floorf(x)");
   CHECK(opExpr(Op::Floor, DType::I32, X) == "x");
   CHECK(opExpr(Op::Ceil, DType::F64, X) == "ceil(x)");
+  CHECK(opExpr(Op::Rint, DType::F32, X) == "rintf(x)");
+  CHECK(opExpr(Op::Rint, DType::BF16, X) == "rintf(x)");
+  CHECK(opExpr(Op::Rint, DType::F64, X) == "rint(x)");
+  CHECK(opExpr(Op::Rint, DType::I64, X) == "x");
   CHECK(opExpr(Op::Not, DType::Bool, X) == "(!x)");
   CHECK(opExpr(Op::Div, DType::F32, AB) == "(a / b)");
   CHECK(opExpr(Op::Max, DType::I32, AB) == "jf_max(a, b)");
@@ -125,6 +129,22 @@ TEST_CASE("flags and library ulps come from the table", "[optable]") {
   CHECK(libraryUlps(Op::Pow, DType::F32) == 8);
   CHECK(libraryUlps(Op::Pow, DType::F64) == 2);
   for (Op O : {Op::Sqrt, Op::Reciprocal, Op::Add, Op::Div, Op::Fma, Op::Mod,
-               Op::Sigmoid, Op::Floor})
+               Op::Sigmoid, Op::Floor, Op::Rint})
     CHECK(libraryUlps(O, DType::F32) == 0);
+}
+
+TEST_CASE("rint: exact, but unconstrained where its operand's error spans a half",
+          "[optable][numerics]") {
+  // Bound Step reads the interpreter's rint: 3 * 0.5 = 1.5 is one f32
+  // rounding away from either side of the jump; 3 * 0.25 = 0.75 is not.
+  Graph G;
+  Value X = G.input("x", f32, {2});
+  G.output("y", rint(X * 3.0));
+  Bindings B;
+  B.Inputs["x"] = HostTensor{DType::F32, {2}, {0.25, 0.5}};
+  ReferenceResult R = interpretWithBounds(G, B);
+  CHECK(R.Values.at("y").Data == std::vector<double>{1, 2});
+  const std::vector<double> &E = R.Bounds.at("y").Data;
+  CHECK(E[0] == std::ldexp(1.0, -24) + std::ldexp(1.0, -149)); // output rounding only
+  CHECK(std::isinf(E[1]));
 }
