@@ -247,11 +247,6 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   return V;
 }
 
-static bool isComparison(Op O) {
-  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
-         O == Op::Eq || O == Op::Ne;
-}
-
 std::string Emitter::elementwise(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
   llvm::SmallVector<std::string, 3> Vals;
@@ -265,7 +260,7 @@ std::string Emitter::elementwise(NodeId N, const Coords &C) {
   DType OT = Nd.Type;
   if (isComparison(Nd.Kind))
     OT = promoteTypes(Types[0], Types[1]);
-  else if (Nd.Kind == Op::And || Nd.Kind == Op::Or || Nd.Kind == Op::Not)
+  else if (isLogical(Nd.Kind))
     OT = DType::Bool;
   for (size_t I = 0; I < Vals.size(); ++I) {
     if (Nd.Kind == Op::Where && I == 0)
@@ -429,10 +424,23 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     V = bind(Nd.Type, promoteValue(DType::F32, Nd.Type, U));
     break;
   }
-  default:
-    JITFUSE_CHECK(!isReduction(Nd.Kind) && !Nd.isLeaf(), "reductions and leaves are loaded or reduced, never recomputed");
+  // Every element-wise op.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_LEAF(...)
+#define JITFUSE_REDUCE(...)
+#define JITFUSE_VIEW(...)
+#define JITFUSE_RANDOM(...)
+#include "ir/Ops.def"
     V = elementwise(N, C);
     break;
+  // Every leaf and reduction.
+#define JITFUSE_OP(...)
+#define JITFUSE_LEAF(Name, ...) case Op::Name:
+#define JITFUSE_REDUCE(Name, ...) case Op::Name:
+#define JITFUSE_VIEW(...)
+#define JITFUSE_RANDOM(...)
+#include "ir/Ops.def"
+    JITFUSE_UNREACHABLE("reductions and leaves are loaded or reduced, never recomputed");
   }
   remember(K, V);
   return V;

@@ -1,9 +1,11 @@
 //===- codegen/Spelling.cpp - CUDA spellings of types, literals, ops ------===//
 #include "codegen/Spelling.h"
 
+#include "support/Error.h"
+
+#include <fmt/args.h>
 #include <fmt/format.h>
 
-#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -19,7 +21,7 @@ std::string computeType(DType T) {
   case DType::F32: return "float";
   case DType::F64: return "double";
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return "";
 }
 
@@ -84,7 +86,7 @@ std::string castValue(DType From, DType To, const std::string &Value) {
   case DType::F64:
     return promoteValue(From, To, Value);
   }
-  assert(false && "unknown dtype");
+  JITFUSE_UNREACHABLE("unknown dtype");
   return "";
 }
 
@@ -127,10 +129,6 @@ std::string literal(double V, DType T) {
   }
 }
 
-static std::string mathFn(const char *Name, DType T, const std::string &A) {
-  return fmt::format("{}{}({})", Name, T == DType::F64 ? "" : "f", A);
-}
-
 std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X, bool FastMath) {
   bool D = T == DType::F64;
   // The intrinsics trade the libm expf and the IEEE division (about 60% of
@@ -139,69 +137,23 @@ std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X, bool FastMath) 
   if (FastMath && !D && (O == Op::Sigmoid || O == Op::Silu))
     return fmt::format("__fdividef({}, 1.0f + __expf(-{}))",
                        O == Op::Sigmoid ? std::string("1.0f") : X[0], X[0]);
-  std::string One = D ? "1.0" : "1.0f", Half = D ? "0.5" : "0.5f";
-  std::string Zero = literal(0, T);
-  switch (O) {
-  case Op::Neg: return "(-" + X[0] + ")";
-  case Op::Abs:
-    return isFloat(T) ? mathFn("fabs", T, X[0])
-                      : fmt::format("({0} < 0 ? -{0} : {0})", X[0]);
-  case Op::Exp: return mathFn("exp", T, X[0]);
-  case Op::Exp2: return mathFn("exp2", T, X[0]);
-  case Op::Log: return mathFn("log", T, X[0]);
-  case Op::Log2: return mathFn("log2", T, X[0]);
-  case Op::Sqrt: return mathFn("sqrt", T, X[0]);
-  case Op::Rsqrt: return mathFn("rsqrt", T, X[0]);
-  case Op::Reciprocal: return fmt::format("({} / {})", One, X[0]);
-  case Op::Sin: return mathFn("sin", T, X[0]);
-  case Op::Cos: return mathFn("cos", T, X[0]);
-  case Op::Tanh: return mathFn("tanh", T, X[0]);
-  case Op::Erf: return mathFn("erf", T, X[0]);
-  case Op::Sigmoid:
-    return fmt::format("({0} / ({0} + {1}))", One, mathFn("exp", T, "-" + X[0]));
-  case Op::Relu: return fmt::format("jf_max({}, {})", X[0], Zero);
-  case Op::Silu:
-    return fmt::format("({} / ({} + {}))", X[0], One, mathFn("exp", T, "-" + X[0]));
-  case Op::Gelu:
-    return fmt::format("({0} * {1} * ({2} + {3}))", Half, X[0], One,
-                       mathFn("erf", T, X[0] + " * " + literal(M_SQRT1_2, T)));
-  case Op::GeluTanh:
-    return fmt::format(
-        "({0} * {1} * ({2} + {3}))", Half, X[0], One,
-        mathFn("tanh", T,
-               fmt::format("{0} * ({1} + {2} * {1} * {1} * {1})",
-                           literal(0.7978845608028654, T), X[0],
-                           literal(0.044715, T))));
-  case Op::Floor: return isFloat(T) ? mathFn("floor", T, X[0]) : X[0];
-  case Op::Ceil: return isFloat(T) ? mathFn("ceil", T, X[0]) : X[0];
-  case Op::Not: return "(!" + X[0] + ")";
-  case Op::Add: return "(" + X[0] + " + " + X[1] + ")";
-  case Op::Sub: return "(" + X[0] + " - " + X[1] + ")";
-  case Op::Mul: return "(" + X[0] + " * " + X[1] + ")";
-  case Op::Div: return "(" + X[0] + " / " + X[1] + ")";
-  case Op::Max: return "jf_max(" + X[0] + ", " + X[1] + ")";
-  case Op::Min: return "jf_min(" + X[0] + ", " + X[1] + ")";
-  case Op::Pow: return fmt::format("pow{}({}, {})", D ? "" : "f", X[0], X[1]);
-  case Op::Mod:
-    return isFloat(T) ? fmt::format("fmod{}({}, {})", D ? "" : "f", X[0], X[1])
-                      : fmt::format("jf_imod({}, {})", X[0], X[1]);
-  case Op::Lt: return "(" + X[0] + " < " + X[1] + ")";
-  case Op::Le: return "(" + X[0] + " <= " + X[1] + ")";
-  case Op::Gt: return "(" + X[0] + " > " + X[1] + ")";
-  case Op::Ge: return "(" + X[0] + " >= " + X[1] + ")";
-  case Op::Eq: return "(" + X[0] + " == " + X[1] + ")";
-  case Op::Ne: return "(" + X[0] + " != " + X[1] + ")";
-  case Op::And: return "(" + X[0] + " && " + X[1] + ")";
-  case Op::Or: return "(" + X[0] + " || " + X[1] + ")";
-  case Op::Where: return "(" + X[0] + " ? " + X[1] + " : " + X[2] + ")";
-  case Op::Fma:
-    return isFloat(T) ? fmt::format("fma{}({}, {}, {})", D ? "" : "f", X[0], X[1], X[2])
-                      : fmt::format("({} * {} + {})", X[0], X[1], X[2]);
-  default:
-    break;
-  }
-  assert(false && "opExpr: not an element-wise op");
-  return "";
+  // Everything else is the template of the op's row in ir/Ops.def.
+  const OpInfo &Info = opInfo(O);
+  const char *Template = isFloat(T) || !Info.CudaInt ? Info.Cuda : Info.CudaInt;
+  JITFUSE_CHECK(Template && opKind(O) != OpKind::Reduce, "opExpr: not an element-wise op");
+  JITFUSE_CHECK(X.size() == static_cast<size_t>(opArity(O)), "opExpr: operand count");
+  fmt::dynamic_format_arg_store<fmt::format_context> Args;
+  for (const std::string &Operand : X)
+    Args.push_back(Operand);
+  Args.push_back(fmt::arg("f", D ? "" : "f"));
+  Args.push_back(fmt::arg("one", D ? "1.0" : "1.0f"));
+  Args.push_back(fmt::arg("half", D ? "0.5" : "0.5f"));
+  Args.push_back(fmt::arg("zero", literal(0, T)));
+  // Named constants the templates use, as literals of the compute type.
+  Args.push_back(fmt::arg("sqrt1_2", literal(M_SQRT1_2, T)));
+  Args.push_back(fmt::arg("sqrt2_pi", literal(0.7978845608028654, T)));
+  Args.push_back(fmt::arg("gelu_k", literal(0.044715, T)));
+  return fmt::vformat(Template, Args);
 }
 
 std::string reduceIdentity(Op O, DType AccT) {
@@ -217,23 +169,19 @@ std::string reduceIdentity(Op O, DType AccT) {
     if (isFloat(AccT))
       return literal(INFINITY, AccT);
     return AccT == DType::I32 ? "2147483647" : "9223372036854775807LL";
-  default:
+  // Every op that is not a reduction.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_REDUCE(...)
+#include "ir/Ops.def"
     break;
   }
-  assert(false && "not a reduction");
+  JITFUSE_UNREACHABLE("not a reduction");
   return "";
 }
 
 std::string reduceFunctor(Op O) {
-  switch (O) {
-  case Op::ReduceSum:
-  case Op::ReduceMean: return "jf_add_op()";
-  case Op::ReduceMax: return "jf_max_op()";
-  case Op::ReduceMin: return "jf_min_op()";
-  default: break;
-  }
-  assert(false && "not a reduction");
-  return "";
+  JITFUSE_CHECK(isReduction(O) && opInfo(O).Cuda, "not a reduction");
+  return opInfo(O).Cuda;
 }
 
 std::string sanitizeIdent(llvm::StringRef S) {

@@ -8,10 +8,8 @@
 
 #include "support/Error.h"
 #include <llvm/Support/CheckedArithmetic.h>
-#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
-#include <cassert>
 
 namespace jitfuse {
 
@@ -106,7 +104,7 @@ static llvm::StringRef kindName(OpKind K) {
   case OpKind::View: return "view";
   case OpKind::Random: return "random";
   }
-  llvm_unreachable("unknown op kind");
+  JITFUSE_UNREACHABLE("unknown op kind");
 }
 
 /// The generic entries take any Op; a wrong kind is a user error, not an
@@ -120,28 +118,16 @@ static void checkKind(llvm::StringRef Entry, Op O, OpKind Want) {
          opName(O).str(), kindName(opKind(O)).str(), kindName(Want).str());
 }
 
-static bool isTranscendental(Op O) {
-  switch (O) {
-  case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sqrt:
-  case Op::Rsqrt: case Op::Reciprocal: case Op::Sin: case Op::Cos:
-  case Op::Tanh: case Op::Erf: case Op::Sigmoid: case Op::Silu:
-  case Op::Gelu: case Op::GeluTanh:
-    return true;
-  default:
-    return false;
-  }
-}
-
 Value unary(Op O, Value X) {
   checkKind("unary", O, OpKind::Unary);
   Graph &G = sameGraph(opName(O), {X});
   DType T = X.dtype();
-  if (O == Op::Not)
+  if (opInfo(O).Result == ResultRule::Bool)
     return make(G, O, DType::Bool, X.shape(), {X});
   if (T == DType::Bool)
     fail("{}: operand {} is bool; expected a numeric dtype (cast it first)",
          opName(O).str(), describe(X));
-  if (isTranscendental(O) && !isFloat(T))
+  if (opInfo(O).Result == ResultRule::FloatPromote && !isFloat(T))
     T = DType::F32;
   return make(G, O, T, X.shape(), {X});
 }
@@ -153,70 +139,28 @@ Value cast(Value X, DType T) {
   return make(G, Op::Cast, T, X.shape(), {X});
 }
 
-static bool isComparison(Op O) {
-  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
-         O == Op::Eq || O == Op::Ne;
-}
-
 Value binary(Op O, Value A, Value B) {
   checkKind("binary", O, OpKind::Binary);
   Graph &G = sameGraph(opName(O), {A, B});
   Shape S = broadcastAll(opName(O), {A, B});
-  if (O == Op::And || O == Op::Or || isComparison(O))
+  if (opInfo(O).Result == ResultRule::Bool)
     return make(G, O, DType::Bool, std::move(S), {A, B});
   DType T = promoteValues({A, B});
   if (T == DType::Bool)
     fail("{}: operands {} and {} are bool; expected numeric dtypes",
          opName(O).str(), describe(A), describe(B));
-  if ((O == Op::Div || O == Op::Pow) && !isFloat(T))
+  if (opInfo(O).Result == ResultRule::FloatPromote && !isFloat(T))
     T = DType::F32; // true division, like PyTorch
   return make(G, O, T, std::move(S), {A, B});
 }
 
-#define JITFUSE_UNARY(Fn, O)                                                   \
-  Value Fn(Value X) { return unary(Op::O, X); }
-JITFUSE_UNARY(neg, Neg)
-JITFUSE_UNARY(abs, Abs)
-JITFUSE_UNARY(exp, Exp)
-JITFUSE_UNARY(exp2, Exp2)
-JITFUSE_UNARY(log, Log)
-JITFUSE_UNARY(log2, Log2)
-JITFUSE_UNARY(sqrt, Sqrt)
-JITFUSE_UNARY(rsqrt, Rsqrt)
-JITFUSE_UNARY(reciprocal, Reciprocal)
-JITFUSE_UNARY(sin, Sin)
-JITFUSE_UNARY(cos, Cos)
-JITFUSE_UNARY(tanh, Tanh)
-JITFUSE_UNARY(erf, Erf)
-JITFUSE_UNARY(sigmoid, Sigmoid)
-JITFUSE_UNARY(relu, Relu)
-JITFUSE_UNARY(silu, Silu)
-JITFUSE_UNARY(gelu, Gelu)
-JITFUSE_UNARY(geluTanh, GeluTanh)
-JITFUSE_UNARY(floor, Floor)
-JITFUSE_UNARY(ceil, Ceil)
-JITFUSE_UNARY(logicalNot, Not)
-#undef JITFUSE_UNARY
-
-#define JITFUSE_BINARY(Fn, O)                                                  \
-  Value Fn(Value A, Value B) { return binary(Op::O, A, B); }
-JITFUSE_BINARY(add, Add)
-JITFUSE_BINARY(sub, Sub)
-JITFUSE_BINARY(mul, Mul)
-JITFUSE_BINARY(div, Div)
-JITFUSE_BINARY(max, Max)
-JITFUSE_BINARY(min, Min)
-JITFUSE_BINARY(pow, Pow)
-JITFUSE_BINARY(mod, Mod)
-JITFUSE_BINARY(lt, Lt)
-JITFUSE_BINARY(le, Le)
-JITFUSE_BINARY(gt, Gt)
-JITFUSE_BINARY(ge, Ge)
-JITFUSE_BINARY(eq, Eq)
-JITFUSE_BINARY(ne, Ne)
-JITFUSE_BINARY(logicalAnd, And)
-JITFUSE_BINARY(logicalOr, Or)
-#undef JITFUSE_BINARY
+// The functions named by the Fn column of ir/Ops.def.
+#define JITFUSE_OP(...)
+#define JITFUSE_UNARY(Name, Fn, ...)                                           \
+  Value Fn(Value X) { return unary(Op::Name, X); }
+#define JITFUSE_BINARY(Name, Fn, ...)                                          \
+  Value Fn(Value A, Value B) { return binary(Op::Name, A, B); }
+#include "ir/Ops.def"
 
 Value where(Value Cond, Value A, Value B) {
   Graph &G = sameGraph("where", {Cond, A, B});
@@ -245,9 +189,9 @@ Value reduce(Op O, Value X, ReduceScope S) {
          "ReduceScope::All)",
          opName(O).str(), describe(X));
   DType T = X.dtype();
-  if (O == Op::ReduceMean && !isFloat(T))
+  if (opInfo(O).Result == ResultRule::FloatPromote && !isFloat(T))
     T = DType::F32;
-  else if (O == Op::ReduceSum && !isFloat(T))
+  else if (opInfo(O).Result == ResultRule::WidenInt && !isFloat(T))
     T = DType::I64;
   else if (T == DType::Bool)
     fail("{}: operand {} is bool; expected a numeric dtype", opName(O).str(),

@@ -11,22 +11,6 @@
 
 namespace jitfuse {
 
-namespace {
-struct OpInfo {
-  const char *Spelling;
-  OpKind Kind;
-  int Arity;
-};
-constexpr OpInfo OpTable[] = {
-#define JITFUSE_OP(Name, Spelling, Kind, Arity) {Spelling, OpKind::Kind, Arity},
-#include "ir/Ops.def"
-};
-} // namespace
-
-llvm::StringRef opName(Op O) { return OpTable[static_cast<int>(O)].Spelling; }
-OpKind opKind(Op O) { return OpTable[static_cast<int>(O)].Kind; }
-int opArity(Op O) { return OpTable[static_cast<int>(O)].Arity; }
-
 Graph::Graph(Graph &&O)
     : Nodes(std::move(O.Nodes)), ConsTable(std::move(O.ConsTable)),
       Inputs(std::move(O.Inputs)), Scalars(std::move(O.Scalars)),

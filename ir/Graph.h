@@ -120,45 +120,14 @@ inline const Node &Value::node() const { return graph().node(Id); }
 // jitfuse::Error naming the op, the operands and what was expected.
 //===----------------------------------------------------------------------===//
 
-Value neg(Value X);
-Value abs(Value X);
-Value exp(Value X);
-Value exp2(Value X);
-Value log(Value X);
-Value log2(Value X);
-Value sqrt(Value X);
-Value rsqrt(Value X);
-Value reciprocal(Value X);
-Value sin(Value X);
-Value cos(Value X);
-Value tanh(Value X);
-Value erf(Value X);
-Value sigmoid(Value X);
-Value relu(Value X);
-Value silu(Value X);
-Value gelu(Value X);
-Value geluTanh(Value X);
-Value floor(Value X);
-Value ceil(Value X);
-Value logicalNot(Value X);
+// One function per JITFUSE_UNARY and JITFUSE_BINARY row of ir/Ops.def,
+// named by its Fn column: Value exp(Value X), Value logicalNot(Value X),
+// Value add(Value A, Value B), ... (the table lists them all).
+#define JITFUSE_OP(...)
+#define JITFUSE_UNARY(Name, Fn, ...) Value Fn(Value X);
+#define JITFUSE_BINARY(Name, Fn, ...) Value Fn(Value A, Value B);
+#include "ir/Ops.def"
 Value cast(Value X, DType T);
-
-Value add(Value A, Value B);
-Value sub(Value A, Value B);
-Value mul(Value A, Value B);
-Value div(Value A, Value B);
-Value max(Value A, Value B);
-Value min(Value A, Value B);
-Value pow(Value A, Value B);
-Value mod(Value A, Value B);
-Value lt(Value A, Value B);
-Value le(Value A, Value B);
-Value gt(Value A, Value B);
-Value ge(Value A, Value B);
-Value eq(Value A, Value B);
-Value ne(Value A, Value B);
-Value logicalAnd(Value A, Value B);
-Value logicalOr(Value A, Value B);
 /// Generic entry for any unary/binary op from Ops.def.
 Value unary(Op O, Value X);
 Value binary(Op O, Value A, Value B);

@@ -4,6 +4,7 @@
 #include "ir/Types.h"
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 
 #include <cstdint>
 #include <string>
@@ -11,22 +12,67 @@
 namespace jitfuse {
 
 enum class Op : uint8_t {
-#define JITFUSE_OP(Name, Spelling, Kind, Arity) Name,
+#define JITFUSE_OP(Name, ...) Name,
 #include "ir/Ops.def"
 };
 
 enum class OpKind : uint8_t { Leaf, Unary, Binary, Ternary, Reduce, View, Random };
 
+/// The columns of ir/Ops.def; the header of that file explains each value.
+enum class ResultRule : uint8_t { Given, Same, Promote, FloatPromote, Bool, WidenInt };
+enum class OpFlag : uint8_t { None, Comparison, Logical };
+enum class BoundRule : uint8_t { Rule, Lipschitz, Step };
+
+/// One row of ir/Ops.def.
+struct OpInfo {
+  const char *Spelling;
+  OpKind Kind;
+  int Arity;
+  ResultRule Result;
+  OpFlag Flag;
+  /// fmt template of the CUDA expression (a reduction's combine functor);
+  /// nullptr where the op is not spelled by opExpr.
+  const char *Cuda;
+  /// The template for integer and bool compute types; nullptr: Cuda.
+  const char *CudaInt;
+  /// Library error in ulp for f32 (also f16/bf16) and f64 compute.
+  double Ulp32;
+  double Ulp64;
+  BoundRule Bound;
+};
+
+inline constexpr OpInfo OpTable[] = {
+#define JITFUSE_OP(Name, Spelling, Kind, Arity, Result, Flag, Cuda, CudaInt,  \
+                   Ulp32, Ulp64, Bound)                                        \
+  {Spelling,         OpKind::Kind,  Arity,          ResultRule::Result,         \
+   OpFlag::Flag,     Cuda,          CudaInt,        Ulp32,                      \
+   Ulp64,            BoundRule::Bound},
+#include "ir/Ops.def"
+};
+
+inline constexpr unsigned NumOps = sizeof(OpTable) / sizeof(OpTable[0]);
+
+/// Every op in table order, for code and tests that enumerate ops.
+inline constexpr Op AllOps[] = {
+#define JITFUSE_OP(Name, ...) Op::Name,
+#include "ir/Ops.def"
+};
+
+constexpr const OpInfo &opInfo(Op O) { return OpTable[static_cast<unsigned>(O)]; }
+inline llvm::StringRef opName(Op O) { return opInfo(O).Spelling; }
+constexpr OpKind opKind(Op O) { return opInfo(O).Kind; }
+constexpr int opArity(Op O) { return opInfo(O).Arity; }
+constexpr bool isReduction(Op O) { return opKind(O) == OpKind::Reduce; }
+constexpr bool isView(Op O) { return opKind(O) == OpKind::View; }
+/// lt le gt ge eq ne: bool from operands promoted to each other.
+constexpr bool isComparison(Op O) { return opInfo(O).Flag == OpFlag::Comparison; }
+/// not and or: their operands are read as truth values.
+constexpr bool isLogical(Op O) { return opInfo(O).Flag == OpFlag::Logical; }
+
 /// Reductions keep the last axis (size 1) or reduce every element to rank 0.
 enum class ReduceScope : int64_t { LastAxis = 0, All = 1 };
 
 using NodeId = uint32_t;
-
-llvm::StringRef opName(Op O);
-OpKind opKind(Op O);
-int opArity(Op O);
-inline bool isReduction(Op O) { return opKind(O) == OpKind::Reduce; }
-inline bool isView(Op O) { return opKind(O) == OpKind::View; }
 
 /// A graph node. Attributes are op-specific:
 ///   Input/Scalar: Name; A0 = position among inputs/scalars.

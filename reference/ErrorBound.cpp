@@ -12,7 +12,8 @@
 // value of magnitude up to m: u*m + tiny (tiny = the compute type's subnormal
 // spacing). A library function documented as "n ulp" (CUDA C++ Programming
 // Guide, Mathematical Functions appendix: n ulp from the *correctly rounded*
-// result, so n + 1/2 ulp from the exact one) contributes (2n+1)*u*|v|.
+// result, so n + 1/2 ulp from the exact one) contributes (2n+1)*u*|v|; n is
+// the op's Ulp32/Ulp64 column in ir/Ops.def.
 //
 //   node                     E
 //   -----------------------  ---------------------------------------------
@@ -24,7 +25,8 @@
 //   operand promotion        + rnd(|x| + Ex) when an f32-computed node reads
 //                            an f64 value, or an integer beyond 2^24, that
 //                            f32 cannot hold
-//   neg abs relu             Ex                           (exact, 1-Lipschitz)
+//   neg abs relu             Ex                           (exact, 1-Lipschitz;
+//                                                          Bound Lipschitz)
 //   max min                  max(Ea, Eb)                  (exact, 1-Lipschitz)
 //   where(c, a, b)           E of the chosen branch; +inf when c uncertain
 //   add sub                  Ea + Eb + rnd
@@ -53,6 +55,7 @@
 //   mod (float)              Ea + |trunc(a/b)| Eb (fmod is exact); +inf if
 //                            a/b +- its error crosses a nonzero integer
 //   floor ceil (float)       0, or +inf if [x - Ex, x + Ex] holds a jump
+//                            (Bound Step: a jump of unaryReference)
 //   lt le gt ge eq ne        0, or +inf (uncertain) if |a - b| <= Ea + Eb
 //                            with Ea + Eb > 0 (or a NaN operand with error)
 //   not and or, cast->bool   +inf if an operand's truth is uncertain
@@ -92,10 +95,8 @@
 
 #include "support/Error.h"
 
-#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cfloat>
 #include <cmath>
 #include <initializer_list>
@@ -140,11 +141,6 @@ double maxFinite(DType T) {
 /// Whether "x is nonzero" may differ between the reference and the GPU.
 bool truthUncertain(double X, double Ex) {
   return Ex > 0 && (std::isnan(X) || Ex >= std::fabs(X));
-}
-
-bool isComparison(Op O) {
-  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
-         O == Op::Eq || O == Op::Ne;
 }
 
 /// max |F'| over x - Ex, x, x + Ex and the listed extrema of F' inside.
@@ -278,14 +274,25 @@ double unaryFloat(Op O, double X, double Ex, double V, DType C, bool Fast) {
   };
   double P = 0;
   switch (O) {
-  case Op::Neg:
-  case Op::Abs:
-  case Op::Relu:
-    return Ex;
-  case Op::Floor:
-    return Ex > 0 && !(std::floor(X - Ex) == std::floor(X + Ex)) ? Inf : 0;
-  case Op::Ceil:
-    return Ex > 0 && !(std::ceil(X - Ex) == std::ceil(X + Ex)) ? Inf : 0;
+  // The rows of Ops.def whose Bound column is Lipschitz or Step.
+#define JITFUSE_OP(...)
+#define JITFUSE_UNARY(Name, Fn, Spelling, Result, Flag, Cuda, CudaInt, Ulp32,  \
+                      Ulp64, Bound)                                            \
+  JITFUSE_BOUND_CASE_##Bound(Name)
+#define JITFUSE_BOUND_CASE_Lipschitz(Name) case Op::Name:
+#define JITFUSE_BOUND_CASE_Step(Name) case Op::Name:
+#define JITFUSE_BOUND_CASE_Rule(Name)
+#include "ir/Ops.def"
+#undef JITFUSE_BOUND_CASE_Lipschitz
+#undef JITFUSE_BOUND_CASE_Step
+#undef JITFUSE_BOUND_CASE_Rule
+    if (opInfo(O).Bound == BoundRule::Lipschitz)
+      return Ex;
+    // Monotone and piecewise constant: the reference's own function tells
+    // whether [x - Ex, x + Ex] holds a jump.
+    return Ex > 0 && !(unaryReference(O, X - Ex) == unaryReference(O, X + Ex))
+               ? Inf
+               : 0;
   case Op::Exp:
   case Op::Exp2:
     if (Ex > 0)
@@ -343,7 +350,11 @@ double unaryFloat(Op O, double X, double Ex, double V, DType C, bool Fast) {
   case Op::Gelu:
   case Op::GeluTanh:
     return geluLike(O, X, Ex, V, C);
-  default:
+  case Op::Not: // bounded in BoundWalker::element
+  // Every op that is not unary, and cast.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_UNARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("error bound: unary op {} on a float node is not modelled",
@@ -405,7 +416,13 @@ double binaryFloat(Op O, double A, double Ea, double B, double Eb, double V,
       return Inf;
     return Ea + std::fabs(std::trunc(Q)) * Eb;
   }
-  default:
+  // Bounded in BoundWalker::element.
+  case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq:
+  case Op::Ne: case Op::And: case Op::Or:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("error bound: binary op {} on a float node is not modelled",
@@ -541,7 +558,7 @@ double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
   }
   if (O == Op::Not)
     return truthUncertain(X[0], E[0]) ? Inf : 0;
-  if (O == Op::And || O == Op::Or) {
+  if (isLogical(O)) {
     bool U0 = truthUncertain(X[0], E[0]), U1 = truthUncertain(X[1], E[1]);
     // A certain false (and) or true (or) operand decides the result.
     bool Decides0 = !U0 && ((X[0] != 0) == (O == Op::Or));
@@ -572,17 +589,20 @@ double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
   case OpKind::Binary:
     return binaryFloat(O, X[0], E[0], X[1], E[1], V, C);
   case OpKind::Ternary: {
-    assert(O == Op::Fma && "unknown ternary op");
+    JITFUSE_CHECK(O == Op::Fma, "unknown ternary op");
     double P = (E[0] > 0 ? std::fabs(X[1]) * E[0] : 0) +
                (E[1] > 0 ? std::fabs(X[0]) * E[1] : 0) + E[0] * E[1] + E[2];
     if (!std::isfinite(V))
       return P;
     return P + unitOf(C) * (std::fabs(V) + P) + tinyOf(C);
   }
-  default:
+  case OpKind::Leaf:
+  case OpKind::Reduce:
+  case OpKind::View:
+  case OpKind::Random:
     break;
   }
-  llvm_unreachable("not an element-wise op");
+  JITFUSE_UNREACHABLE("not an element-wise op");
 }
 
 void BoundWalker::reduction(NodeId Id,
@@ -686,21 +706,7 @@ int64_t summationDepth(int64_t L) {
 }
 
 double libraryUlps(Op O, DType Compute) {
-  bool F64 = Compute == DType::F64;
-  switch (O) {
-  case Op::Exp:
-  case Op::Exp2: return F64 ? 1 : 2;      // expf exp2f / exp exp2
-  case Op::Log:
-  case Op::Log2: return 1;                // logf log2f / log log2
-  case Op::Rsqrt: return F64 ? 1 : 2;     // rsqrtf / rsqrt
-  case Op::Sin:
-  case Op::Cos: return 2;                 // sinf cosf / sin cos
-  case Op::Tanh: return 2;                // tanhf (2) / tanh (1; 2 taken)
-  case Op::Erf: return 2;                 // erff / erf
-  case Op::Pow: return F64 ? 2 : 8;       // powf (8 in older tables, 4 in
-                                          // newer: the larger) / pow
-  default: return 0;                      // IEEE: + - * / sqrt fma fmod
-  }
+  return Compute == DType::F64 ? opInfo(O).Ulp64 : opInfo(O).Ulp32;
 }
 
 ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B, bool FastMath) {

@@ -12,10 +12,8 @@
 #include "ir/Philox.h"
 #include "support/Error.h"
 
-#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -142,13 +140,12 @@ std::vector<double> broadcastValues(const HostTensor &X,
   if (llvm::ArrayRef<int64_t>(X.Dims) == OutDims)
     return X.Data;
   size_t R = OutDims.size();
-  assert(X.Dims.size() <= R && "operand has a higher rank than its user");
+  JITFUSE_CHECK(X.Dims.size() <= R, "operand has a higher rank than its user");
   std::vector<int64_t> Strides(R, 0);
   int64_t Stride = 1;
   for (size_t I = X.Dims.size(); I-- > 0;) {
     size_t O = I + R - X.Dims.size();
-    assert((X.Dims[I] == OutDims[O] || X.Dims[I] == 1) &&
-           "operand does not broadcast to its user");
+    JITFUSE_CHECK((X.Dims[I] == OutDims[O] || X.Dims[I] == 1), "operand does not broadcast to its user");
     Strides[O] = X.Dims[I] == 1 ? 0 : Stride;
     Stride *= X.Dims[I];
   }
@@ -185,13 +182,13 @@ static int64_t asInt(double V) {
 static double wrapInt(uint64_t Bits, DType T) {
   if (T == DType::I32)
     return static_cast<int32_t>(static_cast<uint32_t>(Bits));
-  assert(T == DType::I64 && "not an integer dtype");
+  JITFUSE_CHECK(T == DType::I64, "not an integer dtype");
   return static_cast<double>(static_cast<int64_t>(Bits));
 }
 
 static double sigmoidOf(double X) { return 1.0 / (1.0 + std::exp(-X)); }
 
-static double unaryFloat(Op O, double X) {
+double unaryReference(Op O, double X) {
   switch (O) {
   case Op::Neg: return -X;
   case Op::Abs: return std::fabs(X);
@@ -216,18 +213,15 @@ static double unaryFloat(Op O, double X) {
   }
   case Op::Floor: return std::floor(X);
   case Op::Ceil: return std::ceil(X);
+  case Op::Rint: return std::nearbyint(X); // half to even: the default mode
   case Op::Not: return X == 0 ? 1.0 : 0.0;
-  case Op::Input: case Op::Scalar: case Op::Constant: case Op::Cast:
-  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Max:
-  case Op::Min: case Op::Pow: case Op::Mod: case Op::Lt: case Op::Le:
-  case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::And:
-  case Op::Or: case Op::Where: case Op::Fma: case Op::ReduceSum:
-  case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceMean:
-  case Op::Broadcast: case Op::Reshape: case Op::Slice: case Op::Concat:
-  case Op::RandUniform:
+  // Every op that is not unary, and cast.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_UNARY(...)
+#include "ir/Ops.def"
     break;
   }
-  llvm_unreachable("not a float unary op");
+  JITFUSE_UNREACHABLE("not a float unary op");
 }
 
 /// Unary ops on an integer-typed node (the builder keeps only these integer).
@@ -239,8 +233,17 @@ static double unaryInt(Op O, double X, DType T) {
     return wrapInt(V < 0 ? 0 - static_cast<uint64_t>(V) : uint64_t(V), T);
   case Op::Relu: return V > 0 ? X : 0.0;
   case Op::Floor:
-  case Op::Ceil: return X;
-  default:
+  case Op::Ceil:
+  case Op::Rint: return X;
+  // The builder gives these a float or bool node.
+  case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sqrt:
+  case Op::Rsqrt: case Op::Reciprocal: case Op::Sin: case Op::Cos:
+  case Op::Tanh: case Op::Erf: case Op::Sigmoid: case Op::Silu:
+  case Op::Gelu: case Op::GeluTanh: case Op::Not:
+  // Every op that is not unary, and cast.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_UNARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("interpret: unary op {} has no integer semantics ({} node)",
@@ -259,12 +262,6 @@ static double minPropagatingNaN(double A, double B) {
   return A < B ? A : B;
 }
 
-/// Binary ops whose result is bool, for any operand dtypes.
-static bool isPredicate(Op O) {
-  return O == Op::Lt || O == Op::Le || O == Op::Gt || O == Op::Ge ||
-         O == Op::Eq || O == Op::Ne || O == Op::And || O == Op::Or;
-}
-
 static double predicate(Op O, double A, double B) {
   switch (O) {
   case Op::Lt: return A < B;
@@ -275,10 +272,15 @@ static double predicate(Op O, double A, double B) {
   case Op::Ne: return A != B; // the one comparison true for NaN
   case Op::And: return A != 0 && B != 0;
   case Op::Or: return A != 0 || B != 0;
-  default:
+  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Max:
+  case Op::Min: case Op::Pow: case Op::Mod:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
-  llvm_unreachable("not a predicate");
+  JITFUSE_UNREACHABLE("not a predicate");
 }
 
 static double binaryFloat(Op O, double A, double B) {
@@ -291,10 +293,15 @@ static double binaryFloat(Op O, double A, double B) {
   case Op::Min: return minPropagatingNaN(A, B);
   case Op::Pow: return std::pow(A, B);
   case Op::Mod: return std::fmod(A, B);
-  default:
+  case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq:
+  case Op::Ne: case Op::And: case Op::Or:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
-  llvm_unreachable("not a float binary op");
+  JITFUSE_UNREACHABLE("not a float binary op");
 }
 
 static double binaryInt(Op O, double X, double Y, DType T) {
@@ -312,7 +319,13 @@ static double binaryInt(Op O, double X, double Y, DType T) {
     if (B == 0 || B == -1)
       return 0.0;
     return wrapInt(static_cast<uint64_t>(A % B), T);
-  default:
+  // Div and pow give a float node; predicates are evaluated by predicate().
+  case Op::Div: case Op::Pow: case Op::Lt: case Op::Le: case Op::Gt:
+  case Op::Ge: case Op::Eq: case Op::Ne: case Op::And: case Op::Or:
+  // Every op that is not binary.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_BINARY(...)
+#include "ir/Ops.def"
     break;
   }
   fail("interpret: binary op {} has no integer semantics ({} node)",
@@ -375,7 +388,7 @@ HostTensor Evaluator::eval(NodeId Id,
     return Out;
   }
   }
-  llvm_unreachable("unknown op kind");
+  JITFUSE_UNREACHABLE("unknown op kind");
 }
 
 HostTensor Evaluator::leaf(const Node &N, HostTensor Out) const {
@@ -392,10 +405,13 @@ HostTensor Evaluator::leaf(const Node &N, HostTensor Out) const {
   case Op::Constant:
     Out.Data = {roundToDType(N.F, N.Type)};
     return Out;
-  default:
+  // Every op that is not a leaf.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_LEAF(...)
+#include "ir/Ops.def"
     break;
   }
-  llvm_unreachable("not a leaf");
+  JITFUSE_UNREACHABLE("not a leaf");
 }
 
 HostTensor Evaluator::elementwise(const Node &N,
@@ -418,13 +434,13 @@ HostTensor Evaluator::elementwise(const Node &N,
       else if (N.Kind == Op::Not)
         Out.Data[I] = X == 0 ? 1.0 : 0.0;
       else
-        Out.Data[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryFloat(N.Kind, X);
+        Out.Data[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryReference(N.Kind, X);
     }
     return Out;
   case OpKind::Binary:
     for (size_t I = 0; I < Count; ++I) {
       double A = In[0][I], Bv = In[1][I];
-      if (isPredicate(N.Kind))
+      if (opInfo(N.Kind).Result == ResultRule::Bool)
         Out.Data[I] = predicate(N.Kind, A, Bv);
       else
         Out.Data[I] = IntNode ? binaryInt(N.Kind, A, Bv, T)
@@ -438,7 +454,7 @@ HostTensor Evaluator::elementwise(const Node &N,
         Out.Data[I] = A != 0 ? Bv : C;
         continue;
       }
-      assert(N.Kind == Op::Fma && "unknown ternary op");
+      JITFUSE_CHECK(N.Kind == Op::Fma, "unknown ternary op");
       if (IntNode)
         Out.Data[I] = wrapInt(static_cast<uint64_t>(asInt(A)) *
                                       static_cast<uint64_t>(asInt(Bv)) +
@@ -448,10 +464,13 @@ HostTensor Evaluator::elementwise(const Node &N,
         Out.Data[I] = std::fma(A, Bv, C);
     }
     return Out;
-  default:
+  case OpKind::Leaf:
+  case OpKind::Reduce:
+  case OpKind::View:
+  case OpKind::Random:
     break;
   }
-  llvm_unreachable("not an element-wise op");
+  JITFUSE_UNREACHABLE("not an element-wise op");
 }
 
 HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
@@ -462,17 +481,17 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
     Len = X.numel();
     Rows = 1;
   } else {
-    assert(!X.Dims.empty() && "last-axis reduction of a rank-0 value");
+    JITFUSE_CHECK(!X.Dims.empty(), "last-axis reduction of a rank-0 value");
     Len = X.Dims.back();
     Rows = numelOf(llvm::ArrayRef<int64_t>(X.Dims).drop_back());
   }
-  assert(Rows == Out.numel() && "reduction result has the wrong shape");
+  JITFUSE_CHECK(Rows == Out.numel(), "reduction result has the wrong shape");
   Out.Data.resize(static_cast<size_t>(Rows));
   bool IntNode = isInt(N.Type);
   const double Inf = std::numeric_limits<double>::infinity();
   for (int64_t R = 0; R < Rows; ++R) {
     const double *Row = X.Data.data() + R * Len;
-    double Acc;
+    double Acc = 0;
     switch (N.Kind) {
     case Op::ReduceSum:
     case Op::ReduceMean:
@@ -501,8 +520,11 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
       for (int64_t I = 0; I < Len; ++I)
         Acc = minPropagatingNaN(Acc, Row[I]);
       break;
-    default:
-      llvm_unreachable("not a reduction");
+    // Every op that is not a reduction.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_REDUCE(...)
+#include "ir/Ops.def"
+      JITFUSE_UNREACHABLE("not a reduction");
     }
     Out.Data[R] = Acc;
   }
@@ -520,7 +542,7 @@ HostTensor Evaluator::view(const Node &N,
   case Op::Reshape:
     // Row-major reinterpretation: the element order is unchanged. The builder
     // proved equal element counts (same static product, same dynamic names).
-    assert(X.numel() == Out.numel() && "reshape changes the element count");
+    JITFUSE_CHECK(X.numel() == Out.numel(), "reshape changes the element count");
     Out.Data = X.Data;
     return Out;
   case Op::Slice: {
@@ -544,10 +566,13 @@ HostTensor Evaluator::view(const Node &N,
       }
     return Out;
   }
-  default:
+  // Every op that is not a view.
+#define JITFUSE_OP(Name, ...) case Op::Name:
+#define JITFUSE_VIEW(...)
+#include "ir/Ops.def"
     break;
   }
-  llvm_unreachable("not a view");
+  JITFUSE_UNREACHABLE("not a view");
 }
 
 //===----------------------------------------------------------------------===//

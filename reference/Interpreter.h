@@ -72,6 +72,10 @@ std::map<std::string, HostTensor> interpretVisiting(const Graph &G,
 HostTensor evaluateNode(const Graph &G, const Bindings &B, NodeId Id,
                         const std::vector<HostTensor> &Vals);
 
+/// The reference value of float unary op O (not cast or not) at X, in f64:
+/// the interpreter's rule, which ir/ErrorBound.cpp also reads (BoundRule::Step).
+double unaryReference(Op O, double X);
+
 /// X's values laid out over OutDims by NumPy broadcasting (X's dims aligned
 /// from the right; a dim of 1 repeats). X must broadcast to OutDims.
 std::vector<double> broadcastValues(const HostTensor &X,

@@ -3,12 +3,12 @@
 #include "runtime/CacheFile.h"
 
 #include "runtime/CacheKey.h"
+#include "support/Error.h"
 
 #include <fmt/format.h>
 
 #include <xxhash.h>
 
-#include <cassert>
 #include <cstring>
 
 namespace jitfuse::rt {
@@ -91,7 +91,7 @@ std::optional<CacheEntry> miss(std::string *WhyNot, std::string Reason) {
 
 std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry) {
   std::optional<RawCacheKey> Raw = parseCacheKey(Key);
-  assert(Raw && "serializing a cache entry under a malformed key");
+  JITFUSE_CHECK(Raw, "serializing a cache entry under a malformed key");
 
   std::string Payload;
   Payload.reserve(Entry.Cubin.size() + Entry.Log.size() +
@@ -107,8 +107,7 @@ std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry) {
   Out.append(reinterpret_cast<const char *>(Raw->data()), Raw->size());
   appendU64(Out, Payload.size());
   appendU64(Out, XXH3_64bits(Payload.data(), Payload.size()));
-  assert(Out.size() == kCacheHeaderSize &&
-         "header layout drifted from kCacheHeaderSize");
+  JITFUSE_CHECK(Out.size() == kCacheHeaderSize, "header layout drifted from kCacheHeaderSize");
   Out += Payload;
   return Out;
 }
@@ -133,7 +132,7 @@ std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
   bool HeaderOk = R.read(Magic, sizeof(Magic)) && R.readU32(Version) &&
                   R.read(StoredKey.data(), StoredKey.size()) &&
                   R.readU64(PayloadSize) && R.readU64(Checksum);
-  assert(HeaderOk && "header reads failed after the size check");
+  JITFUSE_CHECK(HeaderOk, "header reads failed after the size check");
   (void)HeaderOk;
 
   if (std::memcmp(Magic, kCacheMagic, sizeof(kCacheMagic)) != 0)

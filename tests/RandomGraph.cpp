@@ -29,7 +29,7 @@ static Value arg(const RecipeOp &Rop, const std::vector<Value> &Vals, size_t K) 
 static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &Rop) {
   // The builder asserts (not throws) on an op of the wrong kind, so check it.
   auto NeedKind = [&](OpKind K) {
-    if (static_cast<unsigned>(Rop.O) > static_cast<unsigned>(Op::RandUniform) ||
+    if (static_cast<unsigned>(Rop.O) >= NumOps ||
         opKind(Rop.O) != K || Rop.O == Op::Cast)
       fail("recipe: op {} is not of the expected kind", static_cast<int>(Rop.O));
   };

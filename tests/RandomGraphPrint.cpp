@@ -15,7 +15,7 @@ namespace jitfuse::test {
 
 static llvm::StringRef opEnumName(Op O) {
   switch (O) {
-#define JITFUSE_OP(Name, Spelling, Kind, Arity)                                \
+#define JITFUSE_OP(Name, ...)                                                  \
   case Op::Name:                                                               \
     return #Name;
 #include "ir/Ops.def"

@@ -88,6 +88,13 @@ TEST_CASE("interp: unary float ops", "[interp]") {
                {-2, -1, 0, 0, 4, NaN, Inf});
   CHECK_VALUES(On([](Value X) { return ceil(X); }),
                {-2, -0.0, 0, 1, 4, NaN, Inf});
+  CHECK_VALUES(unaryOn(DType::F64, {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999999999999994, 3.7, NaN, -Inf},
+                       [](Value X) { return rint(X); })
+                   .Data,
+               {-2, -2, -0.0, 0, 2, 2, 0, 4, NaN, -Inf});
+  CHECK(std::signbit(unaryOn(DType::F64, {-0.5}, [](Value X) { return rint(X); }).Data[0]));
+  CHECK_VALUES(unaryOn(DType::I32, {-7, 0, 5}, [](Value X) { return rint(X); }).Data,
+               {-7, 0, 5});
   CHECK_VALUES(On([](Value X) { return sqrt(X); }),
                {NaN, NaN, 0, std::sqrt(0.5), 2, NaN, Inf});
   CHECK_VALUES(On([](Value X) { return rsqrt(X); }),
@@ -138,6 +145,32 @@ TEST_CASE("interp: unary float ops", "[interp]") {
                        [](Value X) { return sigmoid(X); })
                    .Data,
                {0, 1});
+}
+
+TEST_CASE("interp: every unary op of ir/Ops.def evaluates; NaN in, NaN out",
+          "[interp]") {
+  // Enumerates the table, so a new op is covered without a test edit: each
+  // float unary op has a reference value and propagates NaN; an op that keeps
+  // integer dtypes has integer semantics (integers stay integers).
+  unsigned Count = 0;
+  for (Op O : AllOps) {
+    if (opKind(O) != OpKind::Unary || O == Op::Cast || O == Op::Not)
+      continue;
+    INFO("op " << opName(O).str());
+    ++Count;
+    HostTensor Y = unaryOn(DType::F64, {NaN, 0.25, -3, 2},
+                           [O](Value X) { return unary(O, X); });
+    REQUIRE(Y.Data.size() == 4);
+    CHECK(std::isnan(Y.Data[0]));
+    if (opInfo(O).Result != ResultRule::Same)
+      continue;
+    HostTensor I = unaryOn(DType::I64, {-3, 0, 7},
+                           [O](Value X) { return unary(O, X); });
+    CHECK(I.Type == DType::I64);
+    for (double V : I.Data)
+      CHECK(V == std::trunc(V));
+  }
+  CHECK(Count >= 20);
 }
 
 TEST_CASE("interp: binary ops, NaN propagation and comparisons", "[interp]") {
