@@ -2,6 +2,7 @@
 #include "compiler/Dump.h"
 
 #include "compiler/ExecutableImpl.h"
+#include "runtime/CacheIO.h"
 #include "runtime/Nvrtc.h"
 
 #include <llvm/ADT/SmallVector.h>
@@ -10,7 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <set>
 
 namespace jitfuse {
 
@@ -38,10 +40,18 @@ static void emit(const ExecutableImpl &X, llvm::StringRef Ext, const std::string
   std::error_code EC;
   std::filesystem::create_directories(Dir, EC);
   std::string Path = std::string(Dir) + "/jitfuse_" + X.Key.substr(0, 16) + "." + Ext.str();
-  std::ofstream F(Path, std::ios::binary);
-  F << Text;
-  if (!F)
-    std::fprintf(stderr, "jitfuse: warning: could not write dump file '%s'\n", Path.c_str());
+  // Temp file + rename: whatever sits at Path (a planted symlink to a
+  // victim, a FIFO that would block the open) is replaced, never opened.
+  std::string Err = rt::writeFileAtomically(Path, Text);
+  if (Err.empty())
+    return;
+  // One warning per dump directory, not one per compile.
+  static std::mutex WarnedLock;
+  static std::set<std::string> Warned;
+  std::lock_guard<std::mutex> Guard(WarnedLock);
+  if (Warned.insert(Dir).second)
+    std::fprintf(stderr, "jitfuse: warning: could not write dump file '%s' (%s)\n", Path.c_str(),
+                 Err.c_str());
 }
 
 void dumpCompile(const ExecutableImpl &X, const CompileOptions &) {

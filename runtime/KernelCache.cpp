@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -21,8 +22,9 @@ namespace jitfuse::rt {
 
 namespace {
 
-/// A CUBIN is a few MB at most; refuse to slurp a damaged multi-GB file.
-constexpr uint64_t kMaxEntryFileBytes = uint64_t(1) << 30;
+/// A CUBIN (or a bundle of a program's CUBINs) is a few MB at most; an
+/// entry past this is refused before it is read, and never written.
+constexpr uint64_t kMaxEntryFileBytes = uint64_t(256) << 20;
 
 const char *getEnv(const char *Name) {
   const char *V = std::getenv(Name);
@@ -61,6 +63,26 @@ uint64_t parseByteSize(llvm::StringRef Text) {
   return Value * Scale;
 }
 
+/// JITFUSE_CACHE / JITFUSE_CACHE_SHARED: on|1|true|yes or off|0|false|no.
+bool parseSwitch(const char *Name, llvm::StringRef Text) {
+  llvm::StringRef M = Text.trim();
+  if (M.equals_insensitive("off") || M == "0" ||
+      M.equals_insensitive("false") || M.equals_insensitive("no"))
+    return false;
+  if (M.equals_insensitive("on") || M == "1" || M.equals_insensitive("true") ||
+      M.equals_insensitive("yes"))
+    return true;
+  fail("{}='{}' is not understood: expected 'on' or 'off'", Name, Text.str());
+}
+
+/// `<pid>.<16 hex>`: the tail writeFileAtomically and probeWritable add.
+bool isTempTail(llvm::StringRef Tail) {
+  auto [Pid, Hex] = Tail.split('.');
+  return !Pid.empty() && Pid.find_first_not_of("0123456789") == Pid.npos &&
+         Hex.size() == 16 &&
+         Hex.find_first_not_of("0123456789abcdef") == Hex.npos;
+}
+
 /// Keys are validated before they become file names: a malformed one could
 /// otherwise name a file outside the cache directory.
 void requireValidKey(llvm::StringRef Key) {
@@ -80,19 +102,35 @@ CacheConfig CacheConfig::fromEnv() {
   else if (const char *Home = getEnv("HOME"))
     C.Dir = fmt::format("{}/.cache/jitfuse", Home);
 
-  if (const char *Mode = getEnv("JITFUSE_CACHE")) {
-    llvm::StringRef M = llvm::StringRef(Mode).trim();
-    if (M.equals_insensitive("off") || M == "0" ||
-        M.equals_insensitive("false") || M.equals_insensitive("no"))
-      C.Enabled = false;
-    else if (!(M.equals_insensitive("on") || M == "1" ||
-               M.equals_insensitive("true") || M.equals_insensitive("yes")))
-      fail("JITFUSE_CACHE='{}' is not understood: expected 'on' or 'off'",
-           Mode);
-  }
+  if (const char *Mode = getEnv("JITFUSE_CACHE"))
+    C.Enabled = parseSwitch("JITFUSE_CACHE", Mode);
   if (const char *Max = getEnv("JITFUSE_CACHE_MAX_BYTES"))
     C.MaxBytes = parseByteSize(Max);
+  if (const char *Shared = getEnv("JITFUSE_CACHE_SHARED"))
+    C.Shared = parseSwitch("JITFUSE_CACHE_SHARED", Shared);
   return C;
+}
+
+CacheFileName classifyCacheFileName(llvm::StringRef Name) {
+  CacheFileName Out;
+  if (Name.consume_front(".probe.tmp.")) {
+    if (isTempTail(Name))
+      Out.Kind = CacheFileKind::Temp;
+    return Out;
+  }
+  if (Name.size() < 32 || !isValidCacheKey(Name.take_front(32)))
+    return Out;
+  llvm::StringRef Key = Name.take_front(32);
+  llvm::StringRef Rest = Name.drop_front(32);
+  if (Rest == ".jfk" || Rest == ".cu") {
+    Out.Kind = Rest == ".jfk" ? CacheFileKind::Entry : CacheFileKind::Source;
+    Out.Key = Key.str();
+    return Out;
+  }
+  if ((Rest.consume_front(".jfk.tmp.") || Rest.consume_front(".cu.tmp.")) &&
+      isTempTail(Rest))
+    Out.Kind = CacheFileKind::Temp;
+  return Out;
 }
 
 KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
@@ -102,15 +140,20 @@ KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
     disableDisk("no directory configured; set JITFUSE_CACHE_DIR");
     return;
   }
-  std::error_code EC;
-  fs::create_directories(Config.Dir, EC);
-  if (EC) {
-    disableDisk(fmt::format("cannot create it: {}", EC.message()));
+  if (std::string Err = createPrivateDirs(Config.Dir); !Err.empty()) {
+    disableDisk(fmt::format("cannot create it: {}", Err));
     return;
   }
+  std::error_code EC;
   if (!fs::is_directory(Config.Dir, EC)) {
     disableDisk("it is not a directory");
     return;
+  }
+  if (!Config.Shared) {
+    if (std::string Why = checkTrusted(Config.Dir); !Why.empty()) {
+      distrust("directory", Config.Dir, Why);
+      return;
+    }
   }
   // Writability is probed, not predicted from permission bits: root ignores
   // them, and read-only mounts are invisible to them.
@@ -121,21 +164,37 @@ KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
   DiskEnabled = true;
 }
 
-void KernelCache::disableDisk(llvm::StringRef Reason) {
-  DiskEnabled = false;
-  // One warning per directory per process, however many caches use it.
+void KernelCache::warnOnce(llvm::StringRef Cause,
+                           const std::string &Message) const {
+  // One warning per cause per directory per process, however many caches
+  // use it: the library is quiet unless something is wrong.
   static std::mutex WarnedLock;
-  static std::set<std::string> Warned;
+  static std::set<std::pair<std::string, std::string>> Warned;
   {
     std::lock_guard<std::mutex> Guard(WarnedLock);
-    if (!Warned.insert(Config.Dir).second)
+    if (!Warned.emplace(Config.Dir, Cause.str()).second)
       return;
   }
-  std::fprintf(
-      stderr,
-      "jitfuse: warning: kernel cache directory '%s' is not writable (%s); "
-      "caching in memory only\n",
-      Config.Dir.c_str(), Reason.str().c_str());
+  std::fprintf(stderr, "jitfuse: warning: %s\n", Message.c_str());
+}
+
+void KernelCache::disableDisk(llvm::StringRef Reason) {
+  DiskEnabled = false;
+  warnOnce("memory-only",
+           fmt::format("kernel cache directory '{}' is not writable ({}); "
+                       "caching in memory only",
+                       Config.Dir, Reason.str()));
+}
+
+void KernelCache::distrust(llvm::StringRef What, const std::string &Path,
+                           llvm::StringRef Reason) {
+  DiskEnabled = false;
+  warnOnce("memory-only",
+           fmt::format("kernel cache {} '{}' is {}; caching in memory only "
+                       "(whoever can write the cache can run code in this "
+                       "process; set JITFUSE_CACHE_SHARED=1 to trust a shared "
+                       "cache)",
+                       What.str(), Path, Reason.str()));
 }
 
 std::string KernelCache::entryPath(llvm::StringRef Key) const {
@@ -229,7 +288,22 @@ KernelCache::getOrCompile(llvm::StringRef KeyRef, llvm::StringRef Source,
 
 KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
   std::string Path = entryPath(Key);
-  FileRead File = readWholeFile(Path, kMaxEntryFileBytes);
+  ReadOptions Opts;
+  Opts.MaxBytes = kMaxEntryFileBytes;
+  Opts.RequireTrusted = !Config.Shared;
+  Opts.HeaderBytes = kCacheHeaderSize;
+  auto CheckHeader = [&](llvm::StringRef Header, uint64_t FileSize) {
+    return checkCacheHeader(Header, Key, FileSize);
+  };
+  Opts.CheckHeader = CheckHeader;
+  FileRead File = readRegularFile(Path, Opts);
+  if (File.Untrusted) {
+    // Neither served nor removed: not ours to judge.
+    distrust("entry", Path, File.Error);
+    std::lock_guard<std::mutex> Guard(Lock);
+    LastMissReason = fmt::format("{}: {}", Path, File.Error);
+    return nullptr;
+  }
   std::string WhyNot;
   std::optional<CacheEntry> Parsed;
   if (File.Bytes)
@@ -240,7 +314,8 @@ KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
   if (!Parsed) {
     bool Corrupt = !File.NotFound;
     // Remove the damaged entry now, so it cannot outlive a failing compile;
-    // the store after the compile writes a good one.
+    // the store after the compile writes a good one. (A FIFO or symlink goes
+    // too; a non-empty directory stays, and the store says so.)
     if (Corrupt) {
       std::error_code EC;
       fs::remove(Path, EC);
@@ -260,9 +335,22 @@ KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
 
 void KernelCache::storeToDisk(const std::string &Key, llvm::StringRef Source,
                               const CacheEntry &Entry) {
-  std::string Err =
-      writeFileAtomically(entryPath(Key), serializeCacheEntry(Key, Entry));
+  std::string Bytes = serializeCacheEntry(Key, Entry);
+  if (Bytes.size() > kMaxEntryFileBytes)
+    return; // It would be refused when read back.
+  std::string Path = entryPath(Key);
+  std::string Err = writeFileAtomically(Path, Bytes);
   if (!Err.empty()) {
+    // Something in the way of this one entry is no reason to give up the
+    // whole disk cache, nor to call the directory unwritable.
+    std::error_code EC;
+    if (fs::is_directory(fs::symlink_status(Path, EC))) {
+      warnOnce("entry-is-directory",
+               fmt::format("kernel cache entry path '{}' is a directory; "
+                           "that kernel is not cached on disk",
+                           Path));
+      return;
+    }
     disableDisk(Err);
     return;
   }
@@ -272,61 +360,90 @@ void KernelCache::storeToDisk(const std::string &Key, llvm::StringRef Source,
 }
 
 void KernelCache::sweep(const std::string &Keep) {
-  struct Candidate {
-    fs::path Path;
-    uint64_t Size;
-    fs::file_time_type MTime;
+  // A key's entry and source are evicted together and count together.
+  struct KeyFiles {
+    uint64_t Size = 0;
+    fs::file_time_type MTime{};
+    bool HasEntry = false;
   };
-  std::vector<Candidate> Entries;
+  std::map<std::string, KeyFiles> Keys;
   uint64_t Total = 0;
   auto Now = fs::file_time_type::clock::now();
-  std::string KeepName = Keep + ".jfk";
 
   std::error_code EC;
   for (fs::directory_iterator It(Config.Dir, EC), End; !EC && It != End;
        It.increment(EC)) {
-    std::error_code StatEC;
-    if (!It->is_regular_file(StatEC))
-      continue;
     const fs::path &P = It->path();
-    std::string Name = P.filename().string();
+    CacheFileName Name = classifyCacheFileName(P.filename().string());
+    if (Name.Kind == CacheFileKind::Foreign)
+      continue;
+    std::error_code StatEC;
+    if (!fs::is_regular_file(It->symlink_status(StatEC)))
+      continue;
     fs::file_time_type MTime = It->last_write_time(StatEC);
     if (StatEC)
       continue; // Removed by another process meanwhile.
-    if (Name.find(".tmp.") != std::string::npos) {
+    if (Name.Kind == CacheFileKind::Temp) {
       if (Now - MTime > std::chrono::seconds(kStaleTempSeconds))
         fs::remove(P, StatEC);
       continue;
     }
-    if (!llvm::StringRef(Name).endswith(".jfk"))
-      continue;
     uint64_t Size = It->file_size(StatEC);
     if (StatEC)
       continue;
     Total += Size;
-    if (Name != KeepName)
-      Entries.push_back({P, Size, MTime});
+    KeyFiles &K = Keys[Name.Key];
+    K.Size += Size;
+    if (Name.Kind == CacheFileKind::Entry) {
+      K.HasEntry = true;
+      K.MTime = MTime;
+    } else if (!K.HasEntry) {
+      K.MTime = std::max(K.MTime, MTime);
+    }
+  }
+  if (EC) {
+    // E.g. a directory with write but no read permission: stores work, but
+    // nothing can be evicted.
+    warnOnce("cannot-list",
+             fmt::format("cannot list kernel cache directory '{}' ({}); old "
+                         "entries are not evicted, so it may grow past "
+                         "JITFUSE_CACHE_MAX_BYTES",
+                         Config.Dir, EC.message()));
+    return;
   }
   if (Total <= Config.MaxBytes)
     return;
 
-  // Oldest first; the name breaks ties so concurrent sweepers agree.
-  std::sort(Entries.begin(), Entries.end(),
+  struct Candidate {
+    const std::string *Key;
+    const KeyFiles *Files;
+  };
+  std::vector<Candidate> Candidates;
+  for (const auto &[Key, Files] : Keys)
+    if (Key != Keep)
+      Candidates.push_back({&Key, &Files});
+  // Sources whose entry is gone are worth nothing: they go first. Then the
+  // oldest entries; the key breaks ties so concurrent sweepers agree.
+  std::sort(Candidates.begin(), Candidates.end(),
             [](const Candidate &A, const Candidate &B) {
-              return A.MTime != B.MTime ? A.MTime < B.MTime : A.Path < B.Path;
+              if (A.Files->HasEntry != B.Files->HasEntry)
+                return !A.Files->HasEntry;
+              if (A.Files->MTime != B.Files->MTime)
+                return A.Files->MTime < B.Files->MTime;
+              return *A.Key < *B.Key;
             });
   uint64_t Evicted = 0;
-  for (const Candidate &C : Entries) {
+  for (const Candidate &C : Candidates) {
     if (Total <= Config.MaxBytes)
       break;
     std::error_code RemoveEC;
-    bool Removed = fs::remove(C.Path, RemoveEC);
-    Total -= C.Size;
-    if (!Removed)
-      continue; // Another process evicted it first.
-    fs::path Source = C.Path;
-    fs::remove(Source.replace_extension(".cu"), RemoveEC);
-    ++Evicted;
+    // Another process may have evicted it first; then there is nothing to
+    // count.
+    bool Removed =
+        C.Files->HasEntry && fs::remove(entryPath(*C.Key), RemoveEC);
+    fs::remove(sourcePath(*C.Key), RemoveEC);
+    Total -= C.Files->Size;
+    Evicted += Removed;
   }
   std::lock_guard<std::mutex> Guard(Lock);
   Stats.Evictions += Evicted;
@@ -342,6 +459,7 @@ void KernelCache::invalidate(llvm::StringRef Key) {
     return;
   std::error_code EC;
   fs::remove(entryPath(Key), EC);
+  fs::remove(sourcePath(Key), EC);
 }
 
 } // namespace jitfuse::rt
