@@ -565,5 +565,15 @@ TEST_CASE("jitfuse cache survives symlink loops and clears only its own files",
     INFO(Name);
     CHECK(readFile(Dir / Name) == "the user's");
   }
+  CHECK_FALSE(fs::exists(fs::symlink_status(Dir / (KeyLoop + ".jfk"))));
+  CHECK(fs::is_symlink(Dir / "self.cu"));
+
+  // The tool says when the library would refuse the directory.
+  CHECK(Show.Out.find("refused") == std::string::npos);
+  fs::permissions(Dir.str(), fs::perms::group_write, fs::perm_options::add);
+  ToolRun Refused = runTool({"cache"}, Scratch);
+  INFO(Refused.Out);
+  CHECK(Refused.Out.find("trust:       refused, writable by group or others") !=
+        std::string::npos);
 #endif
 }

@@ -14,6 +14,7 @@
 #include "examples/ExampleGraphs.h"
 #include "examples/ExampleRunner.h"
 #include "ir/Printer.h"
+#include "runtime/CacheIO.h"
 #include "runtime/KernelCache.h"
 #include "support/Error.h"
 
@@ -132,6 +133,13 @@ int cmdCache(bool Clear) {
   if (Cfg.Dir.empty() || !fs::is_directory(Cfg.Dir, EC)) {
     fmt::print("entries:     0 (the directory does not exist yet)\n");
     return 0;
+  }
+  if (!Cfg.Shared) {
+    // What the library would say with its one warning, said here on demand.
+    if (std::string Why = rt::checkTrusted(Cfg.Dir); !Why.empty())
+      fmt::print("trust:       refused, {}: compiles cache in memory only "
+                 "(JITFUSE_CACHE_SHARED=1 trusts it)\n",
+                 Why);
   }
   // Only the names jitfuse creates: the directory may be shared with the
   // user's own files (a `kernel.cu` in $HOME). Non-throwing calls
