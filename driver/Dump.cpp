@@ -1,13 +1,13 @@
 //===- driver/Dump.cpp - JITFUSE_DUMP=graph,plan,cuda,ptx -----------------===//
 #include "driver/Dump.h"
 
+#include "runtime/CacheIO.h"
 #include "support/Log.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 namespace jitfuse {
 
@@ -21,10 +21,12 @@ void writeDump(const Settings &S, llvm::StringRef Key, llvm::StringRef Ext,
   std::error_code EC;
   std::filesystem::create_directories(S.DumpDir, EC);
   std::string Path = fmt::format("{}/jitfuse_{}.{}", S.DumpDir, Key.substr(0, 16).str(), Ext.str());
-  std::ofstream F(Path, std::ios::binary);
-  F.write(Text.data(), static_cast<std::streamsize>(Text.size()));
-  if (!F)
-    warnOnce("dump:" + Path, fmt::format("could not write dump file '{}'", Path));
+  // Temp file + rename: whatever sits at Path (a planted symlink to a
+  // victim, a FIFO that would block the open) is replaced, never opened.
+  std::string Err = rt::writeFileAtomically(Path, Text);
+  if (!Err.empty())
+    warnOnce("dump-dir:" + S.DumpDir,
+             fmt::format("could not write dump file '{}' ({})", Path, Err));
 }
 
 } // namespace jitfuse

@@ -9,6 +9,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace jitfuse::rt {
@@ -112,43 +113,66 @@ std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry) {
   return Out;
 }
 
-std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
-                                          llvm::StringRef Key,
-                                          std::string *WhyNot) {
+namespace {
+
+struct Header {
+  uint64_t PayloadSize = 0;
+  uint64_t Checksum = 0;
+};
+
+/// Validates the header of a FileSize-byte entry whose first bytes are
+/// \p Bytes; fills \p H. Returns "" or the reason for a miss.
+std::string readHeader(llvm::StringRef Bytes, llvm::StringRef Key,
+                       uint64_t FileSize, Header &H) {
   std::optional<RawCacheKey> Expected = parseCacheKey(Key);
   if (!Expected)
-    return miss(WhyNot, fmt::format("malformed key '{}'", Key.str()));
-  if (Bytes.size() < kCacheHeaderSize)
-    return miss(WhyNot,
-                fmt::format("truncated header: {} bytes, expected at least {}",
-                            Bytes.size(), kCacheHeaderSize));
+    return fmt::format("malformed key '{}'", Key.str());
+  if (FileSize < kCacheHeaderSize || Bytes.size() < kCacheHeaderSize)
+    return fmt::format("truncated header: {} bytes, expected at least {}",
+                       std::min<uint64_t>(FileSize, Bytes.size()),
+                       kCacheHeaderSize);
 
   Reader R(Bytes);
   char Magic[sizeof(kCacheMagic)];
   uint32_t Version = 0;
   RawCacheKey StoredKey{};
-  uint64_t PayloadSize = 0, Checksum = 0;
   // The size check above makes these reads infallible.
   bool HeaderOk = R.read(Magic, sizeof(Magic)) && R.readU32(Version) &&
                   R.read(StoredKey.data(), StoredKey.size()) &&
-                  R.readU64(PayloadSize) && R.readU64(Checksum);
+                  R.readU64(H.PayloadSize) && R.readU64(H.Checksum);
   JITFUSE_CHECK(HeaderOk, "header reads failed after the size check");
   (void)HeaderOk;
 
   if (std::memcmp(Magic, kCacheMagic, sizeof(kCacheMagic)) != 0)
-    return miss(WhyNot, "bad magic: not a jitfuse kernel cache entry");
+    return "bad magic: not a jitfuse kernel cache entry";
   if (Version != kCacheFormatVersion)
-    return miss(WhyNot, fmt::format("format version {}, expected {}", Version,
-                                    kCacheFormatVersion));
+    return fmt::format("format version {}, expected {}", Version,
+                       kCacheFormatVersion);
   if (StoredKey != *Expected)
-    return miss(WhyNot, "entry holds a different key than its file name");
-  if (PayloadSize != R.remaining())
-    return miss(WhyNot,
-                fmt::format("payload size {} in header, {} bytes present",
-                            PayloadSize, R.remaining()));
+    return "entry holds a different key than its file name";
+  if (H.PayloadSize != FileSize - kCacheHeaderSize)
+    return fmt::format("payload size {} in header, {} bytes present",
+                       H.PayloadSize, FileSize - kCacheHeaderSize);
+  return "";
+}
+
+} // namespace
+
+std::string checkCacheHeader(llvm::StringRef Bytes, llvm::StringRef Key,
+                             uint64_t FileSize) {
+  Header H;
+  return readHeader(Bytes, Key, FileSize, H);
+}
+
+std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
+                                          llvm::StringRef Key,
+                                          std::string *WhyNot) {
+  Header H;
+  if (std::string Why = readHeader(Bytes, Key, Bytes.size(), H); !Why.empty())
+    return miss(WhyNot, std::move(Why));
 
   llvm::StringRef Payload = Bytes.substr(kCacheHeaderSize);
-  if (XXH3_64bits(Payload.data(), Payload.size()) != Checksum)
+  if (XXH3_64bits(Payload.data(), Payload.size()) != H.Checksum)
     return miss(WhyNot, "payload checksum mismatch");
 
   Reader P(Payload);

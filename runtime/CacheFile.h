@@ -41,6 +41,15 @@ inline constexpr size_t kCacheHeaderSize = 8 + 4 + 16 + 8 + 8;
 /// The complete file contents for \p Entry under \p Key (a valid key).
 std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry);
 
+/// Checks the header at the start of \p Bytes (at least kCacheHeaderSize
+/// bytes of a file of \p FileSize bytes) against \p Key: magic, version,
+/// key, and a payload size that matches the file. Returns "" or why the file
+/// is not the entry, in parseCacheEntry's words. A reader calls it after
+/// reading the header only, so a foreign or oversized file is refused
+/// without reading the rest.
+std::string checkCacheHeader(llvm::StringRef Bytes, llvm::StringRef Key,
+                             uint64_t FileSize);
+
 /// Parses file contents \p Bytes expected to hold the entry for \p Key.
 /// Returns nullopt and sets \p WhyNot (when non-null) on any defect: wrong
 /// magic, version or key, truncation, payload size or checksum mismatch,

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -22,8 +23,17 @@ namespace jitfuse::rt {
 
 namespace {
 
-/// A CUBIN is a few MB at most; refuse to slurp a damaged multi-GB file.
-constexpr uint64_t kMaxEntryFileBytes = uint64_t(1) << 30;
+/// A CUBIN (or a bundle of a program's CUBINs) is a few MB at most; an
+/// entry past this is refused before it is read, and never written.
+constexpr uint64_t kMaxEntryFileBytes = uint64_t(256) << 20;
+
+/// `<pid>.<16 hex>`: the tail writeFileAtomically and probeWritable add.
+bool isTempTail(llvm::StringRef Tail) {
+  auto [Pid, Hex] = Tail.split('.');
+  return !Pid.empty() && Pid.find_first_not_of("0123456789") == Pid.npos &&
+         Hex.size() == 16 &&
+         Hex.find_first_not_of("0123456789abcdef") == Hex.npos;
+}
 
 /// Keys are validated before they become file names: a malformed one could
 /// otherwise name a file outside the cache directory.
@@ -41,7 +51,30 @@ CacheConfig CacheConfig::fromEnv() {
   C.Dir = S.CacheDir;
   C.Enabled = S.CacheEnabled;
   C.MaxBytes = S.CacheMaxBytes;
+  C.Shared = S.CacheShared;
   return C;
+}
+
+CacheFileName classifyCacheFileName(llvm::StringRef Name) {
+  CacheFileName Out;
+  if (Name.consume_front(".probe.tmp.")) {
+    if (isTempTail(Name))
+      Out.Kind = CacheFileKind::Temp;
+    return Out;
+  }
+  if (Name.size() < 32 || !isValidCacheKey(Name.take_front(32)))
+    return Out;
+  llvm::StringRef Key = Name.take_front(32);
+  llvm::StringRef Rest = Name.drop_front(32);
+  if (Rest == ".jfk" || Rest == ".cu") {
+    Out.Kind = Rest == ".jfk" ? CacheFileKind::Entry : CacheFileKind::Source;
+    Out.Key = Key.str();
+    return Out;
+  }
+  if ((Rest.consume_front(".jfk.tmp.") || Rest.consume_front(".cu.tmp.")) &&
+      isTempTail(Rest))
+    Out.Kind = CacheFileKind::Temp;
+  return Out;
 }
 
 KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
@@ -51,15 +84,20 @@ KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
     disableDisk("no directory configured; set JITFUSE_CACHE_DIR");
     return;
   }
-  std::error_code EC;
-  fs::create_directories(Config.Dir, EC);
-  if (EC) {
-    disableDisk(fmt::format("cannot create it: {}", EC.message()));
+  if (std::string Err = createPrivateDirs(Config.Dir); !Err.empty()) {
+    disableDisk(fmt::format("cannot create it: {}", Err));
     return;
   }
+  std::error_code EC;
   if (!fs::is_directory(Config.Dir, EC)) {
     disableDisk("it is not a directory");
     return;
+  }
+  if (!Config.Shared) {
+    if (std::string Why = checkTrusted(Config.Dir); !Why.empty()) {
+      distrust("directory", Config.Dir, Why);
+      return;
+    }
   }
   // Writability is probed, not predicted from permission bits: root ignores
   // them, and read-only mounts are invisible to them.
@@ -70,12 +108,30 @@ KernelCache::KernelCache(CacheConfig Cfg) : Config(std::move(Cfg)) {
   DiskEnabled = true;
 }
 
+void KernelCache::warnOnce(llvm::StringRef Cause,
+                           const std::string &Message) const {
+  // One warning per cause per directory per process, however many caches
+  // use it: the library is quiet unless something is wrong.
+  ::jitfuse::warnOnce(fmt::format("cache:{}:{}", Config.Dir, Cause.str()), Message);
+}
+
 void KernelCache::disableDisk(llvm::StringRef Reason) {
   DiskEnabled = false;
-  // One warning per directory per process, however many caches use it.
-  warnOnce("cache-dir:" + Config.Dir,
-           fmt::format("kernel cache directory '{}' is not writable ({}); caching in memory only",
+  warnOnce("memory-only",
+           fmt::format("kernel cache directory '{}' is not writable ({}); "
+                       "caching in memory only",
                        Config.Dir, Reason.str()));
+}
+
+void KernelCache::distrust(llvm::StringRef What, const std::string &Path,
+                           llvm::StringRef Reason) {
+  DiskEnabled = false;
+  warnOnce("memory-only",
+           fmt::format("kernel cache {} '{}' is {}; caching in memory only "
+                       "(whoever can write the cache can run code in this "
+                       "process; set JITFUSE_CACHE_SHARED=1 to trust a shared "
+                       "cache)",
+                       What.str(), Path, Reason.str()));
 }
 
 std::string KernelCache::entryPath(llvm::StringRef Key) const {
@@ -169,7 +225,22 @@ KernelCache::getOrCompile(llvm::StringRef KeyRef, llvm::StringRef Source,
 
 KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
   std::string Path = entryPath(Key);
-  FileRead File = readWholeFile(Path, kMaxEntryFileBytes);
+  ReadOptions Opts;
+  Opts.MaxBytes = kMaxEntryFileBytes;
+  Opts.RequireTrusted = !Config.Shared;
+  Opts.HeaderBytes = kCacheHeaderSize;
+  auto CheckHeader = [&](llvm::StringRef Header, uint64_t FileSize) {
+    return checkCacheHeader(Header, Key, FileSize);
+  };
+  Opts.CheckHeader = CheckHeader;
+  FileRead File = readRegularFile(Path, Opts);
+  if (File.Untrusted) {
+    // Neither served nor removed: not ours to judge.
+    distrust("entry", Path, File.Error);
+    std::lock_guard<std::mutex> Guard(Lock);
+    LastMissReason = fmt::format("{}: {}", Path, File.Error);
+    return nullptr;
+  }
   std::string WhyNot;
   std::optional<CacheEntry> Parsed;
   if (File.Bytes)
@@ -180,7 +251,8 @@ KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
   if (!Parsed) {
     bool Corrupt = !File.NotFound;
     // Remove the damaged entry now, so it cannot outlive a failing compile;
-    // the store after the compile writes a good one.
+    // the store after the compile writes a good one. (A FIFO or symlink goes
+    // too; a non-empty directory stays, and the store says so.)
     if (Corrupt) {
       std::error_code EC;
       fs::remove(Path, EC);
@@ -200,9 +272,22 @@ KernelCache::EntryPtr KernelCache::loadFromDisk(const std::string &Key) {
 
 void KernelCache::storeToDisk(const std::string &Key, llvm::StringRef Source,
                               const CacheEntry &Entry) {
-  std::string Err =
-      writeFileAtomically(entryPath(Key), serializeCacheEntry(Key, Entry));
+  std::string Bytes = serializeCacheEntry(Key, Entry);
+  if (Bytes.size() > kMaxEntryFileBytes)
+    return; // It would be refused when read back.
+  std::string Path = entryPath(Key);
+  std::string Err = writeFileAtomically(Path, Bytes);
   if (!Err.empty()) {
+    // Something in the way of this one entry is no reason to give up the
+    // whole disk cache, nor to call the directory unwritable.
+    std::error_code EC;
+    if (fs::is_directory(fs::symlink_status(Path, EC))) {
+      warnOnce("entry-is-directory",
+               fmt::format("kernel cache entry path '{}' is a directory; "
+                           "that kernel is not cached on disk",
+                           Path));
+      return;
+    }
     disableDisk(Err);
     return;
   }
@@ -212,61 +297,90 @@ void KernelCache::storeToDisk(const std::string &Key, llvm::StringRef Source,
 }
 
 void KernelCache::sweep(const std::string &Keep) {
-  struct Candidate {
-    fs::path Path;
-    uint64_t Size;
-    fs::file_time_type MTime;
+  // A key's entry and source are evicted together and count together.
+  struct KeyFiles {
+    uint64_t Size = 0;
+    fs::file_time_type MTime{};
+    bool HasEntry = false;
   };
-  std::vector<Candidate> Entries;
+  std::map<std::string, KeyFiles> Keys;
   uint64_t Total = 0;
   auto Now = fs::file_time_type::clock::now();
-  std::string KeepName = Keep + ".jfk";
 
   std::error_code EC;
   for (fs::directory_iterator It(Config.Dir, EC), End; !EC && It != End;
        It.increment(EC)) {
-    std::error_code StatEC;
-    if (!It->is_regular_file(StatEC))
-      continue;
     const fs::path &P = It->path();
-    std::string Name = P.filename().string();
+    CacheFileName Name = classifyCacheFileName(P.filename().string());
+    if (Name.Kind == CacheFileKind::Foreign)
+      continue;
+    std::error_code StatEC;
+    if (!fs::is_regular_file(It->symlink_status(StatEC)))
+      continue;
     fs::file_time_type MTime = It->last_write_time(StatEC);
     if (StatEC)
       continue; // Removed by another process meanwhile.
-    if (Name.find(".tmp.") != std::string::npos) {
+    if (Name.Kind == CacheFileKind::Temp) {
       if (Now - MTime > std::chrono::seconds(kStaleTempSeconds))
         fs::remove(P, StatEC);
       continue;
     }
-    if (!llvm::StringRef(Name).endswith(".jfk"))
-      continue;
     uint64_t Size = It->file_size(StatEC);
     if (StatEC)
       continue;
     Total += Size;
-    if (Name != KeepName)
-      Entries.push_back({P, Size, MTime});
+    KeyFiles &K = Keys[Name.Key];
+    K.Size += Size;
+    if (Name.Kind == CacheFileKind::Entry) {
+      K.HasEntry = true;
+      K.MTime = MTime;
+    } else if (!K.HasEntry) {
+      K.MTime = std::max(K.MTime, MTime);
+    }
+  }
+  if (EC) {
+    // E.g. a directory with write but no read permission: stores work, but
+    // nothing can be evicted.
+    warnOnce("cannot-list",
+             fmt::format("cannot list kernel cache directory '{}' ({}); old "
+                         "entries are not evicted, so it may grow past "
+                         "JITFUSE_CACHE_MAX_BYTES",
+                         Config.Dir, EC.message()));
+    return;
   }
   if (Total <= Config.MaxBytes)
     return;
 
-  // Oldest first; the name breaks ties so concurrent sweepers agree.
-  std::sort(Entries.begin(), Entries.end(),
+  struct Candidate {
+    const std::string *Key;
+    const KeyFiles *Files;
+  };
+  std::vector<Candidate> Candidates;
+  for (const auto &[Key, Files] : Keys)
+    if (Key != Keep)
+      Candidates.push_back({&Key, &Files});
+  // Sources whose entry is gone are worth nothing: they go first. Then the
+  // oldest entries; the key breaks ties so concurrent sweepers agree.
+  std::sort(Candidates.begin(), Candidates.end(),
             [](const Candidate &A, const Candidate &B) {
-              return A.MTime != B.MTime ? A.MTime < B.MTime : A.Path < B.Path;
+              if (A.Files->HasEntry != B.Files->HasEntry)
+                return !A.Files->HasEntry;
+              if (A.Files->MTime != B.Files->MTime)
+                return A.Files->MTime < B.Files->MTime;
+              return *A.Key < *B.Key;
             });
   uint64_t Evicted = 0;
-  for (const Candidate &C : Entries) {
+  for (const Candidate &C : Candidates) {
     if (Total <= Config.MaxBytes)
       break;
     std::error_code RemoveEC;
-    bool Removed = fs::remove(C.Path, RemoveEC);
-    Total -= C.Size;
-    if (!Removed)
-      continue; // Another process evicted it first.
-    fs::path Source = C.Path;
-    fs::remove(Source.replace_extension(".cu"), RemoveEC);
-    ++Evicted;
+    // Another process may have evicted it first; then there is nothing to
+    // count.
+    bool Removed =
+        C.Files->HasEntry && fs::remove(entryPath(*C.Key), RemoveEC);
+    fs::remove(sourcePath(*C.Key), RemoveEC);
+    Total -= C.Files->Size;
+    Evicted += Removed;
   }
   std::lock_guard<std::mutex> Guard(Lock);
   Stats.Evictions += Evicted;
@@ -282,6 +396,7 @@ void KernelCache::invalidate(llvm::StringRef Key) {
     return;
   std::error_code EC;
   fs::remove(entryPath(Key), EC);
+  fs::remove(sourcePath(Key), EC);
 }
 
 } // namespace jitfuse::rt

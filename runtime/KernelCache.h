@@ -4,7 +4,9 @@
 // both. The disk store is shared by every process of the user (atomic
 // renames, checksummed entries), bounded in size (LRU by mtime), and optional:
 // an unusable directory degrades to memory-only with one warning, never an
-// exception.
+// exception. The directory is trusted code (whoever can write it can run
+// code in this process), so one that another user owns or can write is
+// refused the same way unless the user opts into sharing it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,13 +31,20 @@ struct CacheConfig {
   std::string Dir;
   /// False keeps the in-memory map but never touches the disk.
   bool Enabled = true;
-  /// Bound on the total size of the *.jfk files in Dir.
+  /// Bound on the total size of the `<key>.jfk` entries and `<key>.cu`
+  /// sources in Dir.
   uint64_t MaxBytes = uint64_t(1) << 30;
+  /// Trust a directory and entries that other users own or can write (a
+  /// cache shared by a group). Off: such a directory or entry makes the
+  /// cache memory-only with one warning, since its writers could run code
+  /// in this process.
+  bool Shared = false;
 
   /// JITFUSE_CACHE_DIR (default $XDG_CACHE_HOME/jitfuse, else
   /// $HOME/.cache/jitfuse), JITFUSE_CACHE=off|on, JITFUSE_CACHE_MAX_BYTES
-  /// (bytes, with an optional K/M/G suffix; default 1 GiB). Throws
-  /// jitfuse::Error on a value it cannot understand.
+  /// (bytes, with an optional K/M/G suffix; default 1 GiB),
+  /// JITFUSE_CACHE_SHARED=1|0 (default 0). Throws jitfuse::Error on a value
+  /// it cannot understand.
   static CacheConfig fromEnv();
 };
 
@@ -50,6 +59,25 @@ struct CacheStats {
   double CompileSeconds = 0;
   uint64_t Evictions = 0;
 };
+
+/// What a file name in the cache directory is to jitfuse. Only these names
+/// are ever read, counted, swept or deleted: a user's `notes.tmp.txt` or
+/// `my_kernel.cu` in the same directory is none of the cache's business.
+enum class CacheFileKind {
+  Foreign, ///< Not a name jitfuse creates.
+  Entry,   ///< `<key>.jfk`
+  Source,  ///< `<key>.cu`
+  Temp,    ///< `<key>.jfk|cu.tmp.<pid>.<16 hex>`, `.probe.tmp.<pid>.<16 hex>`
+};
+
+struct CacheFileName {
+  CacheFileKind Kind = CacheFileKind::Foreign;
+  /// The key of an Entry or Source, else "".
+  std::string Key;
+};
+
+/// Classifies a file name (no directory part) of the cache directory.
+CacheFileName classifyCacheFileName(llvm::StringRef Name);
 
 class KernelCache {
 public:
@@ -72,8 +100,9 @@ public:
                llvm::function_ref<CacheEntry()> Compile,
                bool *WasHit = nullptr);
 
-  /// Forgets \p Key in memory and deletes its disk entry, e.g. after the
-  /// driver refused the CUBIN (ImageError), so the next lookup recompiles.
+  /// Forgets \p Key in memory and deletes its disk entry and source, e.g.
+  /// after the driver refused the CUBIN (ImageError), so the next lookup
+  /// recompiles.
   /// Throws jitfuse::Error if \p Key is not a cache key.
   void invalidate(llvm::StringRef Key);
 
@@ -96,10 +125,19 @@ private:
   EntryPtr loadFromDisk(const std::string &Key);
   void storeToDisk(const std::string &Key, llvm::StringRef Source,
                    const CacheEntry &Entry);
-  /// Removes stale temp files and, over the size bound, the least recently
-  /// used entries other than \p Keep.
+  /// Removes jitfuse's stale temp files and, over the size bound, sources
+  /// without an entry and then the least recently used entries (with their
+  /// sources) other than \p Keep.
   void sweep(const std::string &Keep);
+  /// Memory-only from now on: the directory cannot be written.
   void disableDisk(llvm::StringRef Reason);
+  /// Memory-only from now on: \p Path (the directory or an entry) fails
+  /// the ownership and permission rules (untrustedReason).
+  void distrust(llvm::StringRef What, const std::string &Path,
+                llvm::StringRef Reason);
+  /// Prints \p Message unless this process already printed one for
+  /// \p Cause in this cache's directory.
+  void warnOnce(llvm::StringRef Cause, const std::string &Message) const;
 
   CacheConfig Config;
   std::atomic<bool> DiskEnabled{false};

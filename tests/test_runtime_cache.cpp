@@ -1,6 +1,8 @@
 // KernelCache against a real directory: hits, healing of damaged entries,
 // degraded directories, the size bound and concurrency. No GPU needed: the
 // "compiler" here is a lambda producing bytes derived from the key parts.
+#include "CacheTestUtil.h"
+
 #include "runtime/CacheFile.h"
 #include "runtime/KernelCache.h"
 
@@ -27,127 +29,7 @@
 namespace fs = std::filesystem;
 using namespace jitfuse;
 using namespace jitfuse::rt;
-
-namespace {
-
-/// A fresh mkdtemp directory, removed with its contents at scope exit.
-class TempDir {
-public:
-  TempDir() {
-    std::string Pattern =
-        (fs::temp_directory_path() / "jitfuse-cache-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(Pattern.data()) != nullptr);
-    Path = Pattern;
-  }
-  ~TempDir() {
-    std::error_code EC;
-    fs::permissions(Path, fs::perms::owner_all, fs::perm_options::add, EC);
-    fs::remove_all(Path, EC);
-  }
-  std::string str() const { return Path.string(); }
-  fs::path operator/(const std::string &Name) const { return Path / Name; }
-
-private:
-  fs::path Path;
-};
-
-using test::ScopedEnv;
-
-/// Runs \p Fn with stderr redirected to a file and returns what it printed.
-template <typename FnT> std::string captureStderr(FnT Fn) {
-  TempDir Dir;
-  std::string File = (Dir / "stderr.txt").string();
-  std::fflush(stderr);
-  int Saved = ::dup(2);
-  int Fd = ::open(File.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  REQUIRE(Fd >= 0);
-  ::dup2(Fd, 2);
-  ::close(Fd);
-  try {
-    Fn();
-  } catch (...) {
-    std::fflush(stderr);
-    ::dup2(Saved, 2);
-    ::close(Saved);
-    throw;
-  }
-  std::fflush(stderr);
-  ::dup2(Saved, 2);
-  ::close(Saved);
-  std::ifstream In(File);
-  std::stringstream SS;
-  SS << In.rdbuf();
-  return SS.str();
-}
-
-CacheKeyParts partsFor(const std::string &Name) {
-  return {"extern \"C\" __global__ void " + Name + "() {}",
-          {"--gpu-architecture=sm_90", "--std=c++17"},
-          "13.0",
-          "sm_90"};
-}
-
-/// The fake compiler's output: recognizably tied to its source.
-CacheEntry fakeCompile(const CacheKeyParts &Parts, size_t CubinBytes = 64) {
-  CacheEntry E;
-  E.Cubin.assign(CubinBytes, 'c');
-  std::copy(Parts.Source.begin(),
-            Parts.Source.begin() + std::min(CubinBytes, Parts.Source.size()),
-            E.Cubin.begin());
-  E.Log = "log for " + Parts.Source;
-  E.Metadata = "meta";
-  return E;
-}
-
-CacheConfig configIn(const TempDir &Dir, uint64_t MaxBytes = uint64_t(1)
-                                                             << 30) {
-  CacheConfig C;
-  C.Dir = Dir.str();
-  C.Enabled = true;
-  C.MaxBytes = MaxBytes;
-  return C;
-}
-
-std::string readFile(const fs::path &P) {
-  std::ifstream In(P, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(In), {});
-}
-
-void writeFile(const fs::path &P, const std::string &Bytes) {
-  std::ofstream Out(P, std::ios::binary | std::ios::trunc);
-  Out << Bytes;
-}
-
-void setAge(const fs::path &P, std::chrono::seconds Age) {
-  fs::last_write_time(P, fs::file_time_type::clock::now() - Age);
-}
-
-size_t countFiles(const std::string &Dir) {
-  if (!fs::exists(Dir))
-    return 0;
-  return static_cast<size_t>(
-      std::distance(fs::directory_iterator(Dir), fs::directory_iterator()));
-}
-
-/// One lookup with a fresh cache instance (a new process, as far as the
-/// disk is concerned); returns whether it was a hit.
-bool lookupFresh(const CacheConfig &Config, const CacheKeyParts &Parts,
-                 int *Compiles = nullptr) {
-  KernelCache Cache(Config);
-  bool Hit = false;
-  auto E = Cache.getOrCompile(
-      Parts,
-      [&] {
-        if (Compiles)
-          ++*Compiles;
-        return fakeCompile(Parts);
-      },
-      &Hit);
-  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
-  return Hit;
-}
-
-} // namespace
+using namespace jitfuse::test;
 
 TEST_CASE("Cache round trip: miss, memory hit, disk hit", "[runtime][cache]") {
   TempDir Dir;

@@ -14,6 +14,7 @@
 #include "examples/ExampleGraphs.h"
 #include "examples/ExampleRunner.h"
 #include "ir/Printer.h"
+#include "runtime/CacheIO.h"
 #include "runtime/KernelCache.h"
 #include "support/Error.h"
 
@@ -123,38 +124,50 @@ std::string cacheDirOrigin() {
   return "$HOME/.cache/jitfuse";
 }
 
-bool isCacheFile(const fs::directory_entry &D) {
-  std::string Ext = D.path().extension().string();
-  return D.is_regular_file() && (Ext == ".jfk" || Ext == ".cu");
-}
-
 int cmdCache(bool Clear) {
   rt::CacheConfig Cfg = rt::CacheConfig::fromEnv();
   fmt::print("cache dir:   {} (from {})\n", Cfg.Dir.empty() ? "(none)" : Cfg.Dir,
              cacheDirOrigin());
   fmt::print("disk cache:  {} (JITFUSE_CACHE), bound {} bytes "
-             "(JITFUSE_CACHE_MAX_BYTES)\n",
-             Cfg.Enabled ? "on" : "off", Cfg.MaxBytes);
+             "(JITFUSE_CACHE_MAX_BYTES), {} (JITFUSE_CACHE_SHARED)\n",
+             Cfg.Enabled ? "on" : "off", Cfg.MaxBytes, Cfg.Shared ? "shared" : "private");
   std::error_code EC;
   if (Cfg.Dir.empty() || !fs::is_directory(Cfg.Dir, EC)) {
     fmt::print("entries:     0 (the directory does not exist yet)\n");
     return 0;
   }
+  if (!Cfg.Shared) {
+    // What the library would say with its one warning, said here on demand.
+    if (std::string Why = rt::checkTrusted(Cfg.Dir); !Why.empty())
+      fmt::print("trust:       refused, {}: compiles cache in memory only "
+                 "(JITFUSE_CACHE_SHARED=1 trusts it)\n",
+                 Why);
+  }
+  // Only the names jitfuse creates: the directory may be shared with the
+  // user's own files (a `kernel.cu` in $HOME). Non-throwing calls
+  // throughout: a symlink loop or an unreadable target is skipped, not fatal.
   uint64_t Entries = 0, EntryBytes = 0, Sources = 0, SourceBytes = 0;
   std::vector<fs::path> ToRemove;
-  for (const fs::directory_entry &D : fs::directory_iterator(Cfg.Dir, EC)) {
-    if (!isCacheFile(D))
+  for (fs::directory_iterator It(Cfg.Dir, EC), End; !EC && It != End; It.increment(EC)) {
+    rt::CacheFileName Name = rt::classifyCacheFileName(It->path().filename().string());
+    if (Name.Kind != rt::CacheFileKind::Entry && Name.Kind != rt::CacheFileKind::Source)
       continue;
-    uint64_t Size = D.file_size(EC);
-    bool Kernel = D.path().extension() == ".jfk";
+    std::error_code StatEC;
+    fs::file_status St = It->symlink_status(StatEC);
+    if (StatEC || fs::is_directory(St))
+      continue;
+    ToRemove.push_back(It->path());
+    if (!fs::is_regular_file(St))
+      continue; // A symlink or FIFO the cache would refuse: removed, not counted.
+    uint64_t Size = It->file_size(StatEC);
+    bool Kernel = Name.Kind == rt::CacheFileKind::Entry;
     (Kernel ? Entries : Sources) += 1;
-    (Kernel ? EntryBytes : SourceBytes) += EC ? 0 : Size;
-    ToRemove.push_back(D.path());
+    (Kernel ? EntryBytes : SourceBytes) += StatEC ? 0 : Size;
   }
   if (EC)
     fail("cannot list cache dir '{}': {}", Cfg.Dir, EC.message());
-  fmt::print("entries:     {} kernel binaries (*.jfk), {} bytes\n", Entries, EntryBytes);
-  fmt::print("sources:     {} CUDA sources (*.cu), {} bytes\n", Sources, SourceBytes);
+  fmt::print("entries:     {} kernel binaries (<key>.jfk), {} bytes\n", Entries, EntryBytes);
+  fmt::print("sources:     {} CUDA sources (<key>.cu), {} bytes\n", Sources, SourceBytes);
   fmt::print("total:       {} bytes\n", EntryBytes + SourceBytes);
   if (!Clear)
     return 0;
@@ -291,7 +304,8 @@ int main(int Argc, char **Argv) {
   bool Clear = false;
   CLI::App *CacheCmd = App.add_subcommand(
       "cache", "show the kernel cache dir (JITFUSE_CACHE_DIR), its entries and size");
-  CacheCmd->add_flag("--clear", Clear, "delete the *.jfk and *.cu files in it");
+  CacheCmd->add_flag("--clear", Clear,
+                     "delete the kernel cache's <key>.jfk and <key>.cu files in it (nothing else)");
 
   if (std::optional<std::string> Unknown = unknownSubcommand(App, Argc, Argv)) {
     fmt::print(stderr, "jitfuse: {} (see jitfuse --help)\n", *Unknown);
@@ -322,6 +336,14 @@ int main(int Argc, char **Argv) {
       return cmdCache(Clear);
   } catch (const Error &E) {
     fmt::print(stderr, "jitfuse: error: {}\n", E.what());
+    return 1;
+  } catch (const std::exception &E) {
+    // Not a jitfuse::Error (a std::filesystem or allocation failure): still
+    // a message and exit 1, never std::terminate.
+    fmt::print(stderr, "jitfuse: error: {}\n", E.what());
+    return 1;
+  } catch (...) {
+    fmt::print(stderr, "jitfuse: error: unknown exception\n");
     return 1;
   }
   return ExitUsage;
