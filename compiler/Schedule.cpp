@@ -73,9 +73,9 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   P.Inputs = C.Inputs;
   P.Outputs = C.Outputs;
   P.Scalars = C.Scalars;
-  P.FastMath = Opts.FastMath;
   P.Name = "jf_k" + std::to_string(Index) + "_" +
            std::string(opName(G.node(C.Outputs.front()).Kind));
+  P.FastMath = Opts.FastMath;
 
   // Domain.
   if (C.Kind == KernelKind::Elementwise) {

@@ -53,12 +53,7 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
 }
 
 PlanOptions planOptions(const CompileOptions &Opts) {
-  PlanOptions P;
-  P.Fuse = Opts.Fuse;
-  P.FastMath = Opts.FastMath;
-  P.ExpectKernels = Opts.ExpectKernels;
-  P.SameKernel = Opts.SameKernel;
-  return P;
+  return {Opts.Fuse, Opts.FastMath, Opts.ExpectKernels, Opts.SameKernel};
 }
 
 /// Stage "target": what the binary is built for, and the key naming it.
@@ -105,7 +100,7 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
     rt::CompiledProgram Prog = rt::compileCuda(Source, "jitfuse", T.NvrtcOptions, WantPtx);
     if (WantPtx)
       Ptx = Prog.Ptx;
-    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), ""};
+    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log)};
   }
   std::vector<codegen::ProgramPart> Pieces = codegen::splitProgram(Kernels, Threads);
   std::vector<std::string> Sources;
@@ -119,7 +114,7 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
     Images.push_back({std::move(Pieces[I].Kernels), std::move(Progs[I].Cubin)});
     Log += Progs[I].Log;
   }
-  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), ""};
+  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log)};
 }
 
 } // namespace
@@ -144,7 +139,9 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "target", and the key, once.
   Target T = chooseTarget(Opts);
   X->NvrtcOptions = T.NvrtcOptions;
-  X->Key = rt::cacheKey({X->Source, T.NvrtcOptions, rt::nvrtcVersionString(), T.Arch});
+  const rt::CacheKey Key =
+      rt::cacheKey({X->Source, T.NvrtcOptions, rt::nvrtcVersionString(), T.Arch});
+  X->Key = Key.str();
   if (Env.DumpGraph)
     writeDump(Env, X->Key, "graph.txt", Plan.GraphText);
   if (Env.DumpPlan)
@@ -158,7 +155,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     return runNvrtc(Emitted, X->Source, T, Env.CompileThreads, WantPtx, X->Ptx);
   };
   bool Hit = false;
-  X->Entry = Cache->getOrCompile(X->Key, X->Source, CompileNow, &Hit);
+  X->Entry = Cache->getOrCompile(Key, X->Source, CompileNow, &Hit);
   X->Stats.CacheHit = Hit;
   X->Log = X->Entry->Log;
   X->Stats.CompileMs = msSince(Start);
@@ -199,11 +196,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     // A CUBIN the driver refuses is a stale or damaged entry: drop it and
     // compile once more.
     try {
-      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
+      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Image, Names);
     } catch (const rt::ImageError &) {
-      Cache->invalidate(X->Key);
-      X->Entry = Cache->getOrCompile(X->Key, X->Source, CompileNow, &Hit);
-      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Cubin, Names);
+      Cache->invalidate(Key);
+      X->Entry = Cache->getOrCompile(Key, X->Source, CompileNow, &Hit);
+      X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Image, Names);
     }
     X->bindFunctions();
   }

@@ -56,15 +56,14 @@ static void roundTrip(llvm::StringRef Bytes) {
   size_t C1 = std::min<size_t>(U8(0), Rest.size());
   size_t C2 = std::min<size_t>(C1 + U8(1), Rest.size());
   CacheEntry In;
-  In.Cubin.assign(Rest.begin(), Rest.begin() + C1);
+  In.Image.assign(Rest.begin(), Rest.begin() + C1);
   In.Log = Rest.slice(C1, C2).str();
-  In.Metadata = Rest.drop_front(C2).str();
-  const std::string Key = cacheKey({Rest.str(), {"-x"}, "v", "sm_90"});
+  const std::string Key = cacheKey({Rest.str(), {"-x"}, "v", "sm_90"}).str();
   std::string File = serializeCacheEntry(Key, In);
   std::string Why;
   auto Out = parseCacheEntry(File, Key, &Why);
   require(Out.has_value(), "a serialized entry does not parse");
-  require(Out->Cubin == In.Cubin && Out->Log == In.Log && Out->Metadata == In.Metadata,
+  require(Out->Image == In.Image && Out->Log == In.Log,
           "round trip changed the entry");
   std::string Bad = File;
   if (Pos & 0x80000000u)

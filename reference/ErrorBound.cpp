@@ -600,9 +600,11 @@ double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
   case OpKind::Reduce:
   case OpKind::View:
   case OpKind::Random:
-    break;
+    // Their bounds are not per-element arithmetic; the walker handles them
+    // before it gets here.
+    JITFUSE_UNREACHABLE("element(): a leaf, reduction, view or random op");
   }
-  JITFUSE_UNREACHABLE("not an element-wise op");
+  JITFUSE_UNREACHABLE("unknown op kind");
 }
 
 void BoundWalker::reduction(NodeId Id,

@@ -95,11 +95,9 @@ std::string serializeCacheEntry(llvm::StringRef Key, const CacheEntry &Entry) {
   JITFUSE_CHECK(Raw, "serializing a cache entry under a malformed key");
 
   std::string Payload;
-  Payload.reserve(Entry.Cubin.size() + Entry.Log.size() +
-                  Entry.Metadata.size() + 24);
-  appendField(Payload, Entry.Cubin.data(), Entry.Cubin.size());
+  Payload.reserve(Entry.Image.size() + Entry.Log.size() + 16);
+  appendField(Payload, Entry.Image.data(), Entry.Image.size());
   appendField(Payload, Entry.Log.data(), Entry.Log.size());
-  appendField(Payload, Entry.Metadata.data(), Entry.Metadata.size());
 
   std::string Out;
   Out.reserve(kCacheHeaderSize + Payload.size());
@@ -176,8 +174,8 @@ std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
     return miss(WhyNot, "payload checksum mismatch");
 
   Reader P(Payload);
-  llvm::StringRef Cubin, Log, Metadata;
-  if (!P.readField(Cubin) || !P.readField(Log) || !P.readField(Metadata))
+  llvm::StringRef Image, Log;
+  if (!P.readField(Image) || !P.readField(Log))
     return miss(WhyNot, "malformed payload fields");
   if (P.remaining() != 0)
     return miss(WhyNot,
@@ -185,9 +183,8 @@ std::optional<CacheEntry> parseCacheEntry(llvm::StringRef Bytes,
                             P.remaining()));
 
   CacheEntry Entry;
-  Entry.Cubin.assign(Cubin.begin(), Cubin.end());
+  Entry.Image.assign(Image.begin(), Image.end());
   Entry.Log = Log.str();
-  Entry.Metadata = Metadata.str();
   return Entry;
 }
 

@@ -28,10 +28,11 @@
 namespace jitfuse::rt {
 
 struct CacheEntry {
-  std::vector<char> Cubin;
+  /// What the driver loads: one CUBIN, or an image bundle of several
+  /// (runtime/ImageBundle.h) when the program was compiled in parts.
+  std::vector<char> Image;
+  /// NVRTC's log (warnings); often empty.
   std::string Log;
-  /// Free-form text the caller wants back on a hit (e.g. kernel names).
-  std::string Metadata;
 };
 
 inline constexpr char kCacheMagic[8] = {'J', 'I', 'T', 'F',

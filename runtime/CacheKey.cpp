@@ -31,7 +31,7 @@ int hexDigit(char C) {
 
 } // namespace
 
-std::string cacheKey(const CacheKeyParts &Parts) {
+CacheKey cacheKey(const CacheKeyParts &Parts) {
   std::string Buf;
   Buf.reserve(Parts.Source.size() + 256);
   appendField(Buf, "jitfuse-kernel-cache");
@@ -53,7 +53,13 @@ std::string cacheKey(const CacheKeyParts &Parts) {
     Key.push_back(Hex[Byte >> 4]);
     Key.push_back(Hex[Byte & 0xf]);
   }
-  return Key;
+  return CacheKey(std::move(Key));
+}
+
+std::optional<CacheKey> CacheKey::parse(llvm::StringRef Text) {
+  if (!isValidCacheKey(Text))
+    return std::nullopt;
+  return CacheKey(Text.str());
 }
 
 bool isValidCacheKey(llvm::StringRef Key) {

@@ -20,8 +20,9 @@ namespace jitfuse::rt {
 
 /// Bump whenever the entry file layout or the key serialization changes:
 /// both old entries and old keys then stop matching. 2: the CUBIN field
-/// may hold an image bundle (runtime/ImageBundle.h).
-inline constexpr uint32_t kCacheFormatVersion = 2;
+/// may hold an image bundle (runtime/ImageBundle.h). 3: the unused metadata
+/// field is gone (payload: image, log).
+inline constexpr uint32_t kCacheFormatVersion = 3;
 
 struct CacheKeyParts {
   std::string Source;
@@ -32,9 +33,29 @@ struct CacheKeyParts {
 
 using RawCacheKey = std::array<uint8_t, 16>;
 
-/// 32 lowercase hex characters; identical across processes and machines for
+/// A kernel cache key: 32 lowercase hex characters naming one compiled
+/// binary. Only cacheKey() (which hashes) and parse() (which validates) make
+/// one, so holding a CacheKey means the hash was computed and the text is a
+/// safe file name: the cache takes keys only in this form.
+class CacheKey {
+public:
+  /// The key spelled by \p Text, or nullopt unless it is exactly 32
+  /// lowercase hex characters.
+  static std::optional<CacheKey> parse(llvm::StringRef Text);
+
+  const std::string &str() const { return Hex; }
+  operator llvm::StringRef() const { return Hex; }
+  friend bool operator==(const CacheKey &A, const CacheKey &B) { return A.Hex == B.Hex; }
+
+private:
+  explicit CacheKey(std::string Hex) : Hex(std::move(Hex)) {}
+  friend CacheKey cacheKey(const CacheKeyParts &Parts);
+  std::string Hex;
+};
+
+/// XXH3-128 of the parts; identical across processes and machines for
 /// identical parts.
-std::string cacheKey(const CacheKeyParts &Parts);
+CacheKey cacheKey(const CacheKeyParts &Parts);
 
 /// True for exactly 32 lowercase hex characters (what cacheKey returns).
 bool isValidCacheKey(llvm::StringRef Key);

@@ -35,24 +35,11 @@ bool isTempTail(llvm::StringRef Tail) {
          Hex.find_first_not_of("0123456789abcdef") == Hex.npos;
 }
 
-/// Keys are validated before they become file names: a malformed one could
-/// otherwise name a file outside the cache directory.
-void requireValidKey(llvm::StringRef Key) {
-  if (!isValidCacheKey(Key))
-    fail("'{}' is not a kernel cache key: expected 32 lowercase hex characters",
-         Key.str());
-}
-
 } // namespace
 
 CacheConfig CacheConfig::fromEnv() {
   Settings S = Settings::fromEnv();
-  CacheConfig C;
-  C.Dir = S.CacheDir;
-  C.Enabled = S.CacheEnabled;
-  C.MaxBytes = S.CacheMaxBytes;
-  C.Shared = S.CacheShared;
-  return C;
+  return {S.CacheDir, S.CacheEnabled, S.CacheMaxBytes, S.CacheShared};
 }
 
 CacheFileName classifyCacheFileName(llvm::StringRef Name) {
@@ -160,11 +147,10 @@ KernelCache::getOrCompile(const CacheKeyParts &Parts,
 }
 
 std::shared_ptr<const CacheEntry>
-KernelCache::getOrCompile(llvm::StringRef KeyRef, llvm::StringRef Source,
+KernelCache::getOrCompile(const CacheKey &TheKey, llvm::StringRef Source,
                           llvm::function_ref<CacheEntry()> Compile,
                           bool *WasHit) {
-  requireValidKey(KeyRef);
-  std::string Key = KeyRef.str();
+  const std::string &Key = TheKey.str();
   if (WasHit)
     *WasHit = true;
 
@@ -386,8 +372,8 @@ void KernelCache::sweep(const std::string &Keep) {
   Stats.Evictions += Evicted;
 }
 
-void KernelCache::invalidate(llvm::StringRef Key) {
-  requireValidKey(Key);
+void KernelCache::invalidate(const CacheKey &TheKey) {
+  llvm::StringRef Key = TheKey;
   {
     std::lock_guard<std::mutex> Guard(Lock);
     Memory.erase(Key.str());

@@ -93,18 +93,17 @@ public:
   getOrCompile(const CacheKeyParts &Parts,
                llvm::function_ref<CacheEntry()> Compile,
                bool *WasHit = nullptr);
-  /// Same with a precomputed key; \p Source is written beside the entry as
-  /// `<key>.cu` for inspection only.
+  /// Same with a key computed once by the caller; \p Source is written
+  /// beside the entry as `<key>.cu` for inspection only.
   std::shared_ptr<const CacheEntry>
-  getOrCompile(llvm::StringRef Key, llvm::StringRef Source,
+  getOrCompile(const CacheKey &Key, llvm::StringRef Source,
                llvm::function_ref<CacheEntry()> Compile,
                bool *WasHit = nullptr);
 
   /// Forgets \p Key in memory and deletes its disk entry and source, e.g.
   /// after the driver refused the CUBIN (ImageError), so the next lookup
   /// recompiles.
-  /// Throws jitfuse::Error if \p Key is not a cache key.
-  void invalidate(llvm::StringRef Key);
+  void invalidate(const CacheKey &Key);
 
   CacheStats stats() const;
   /// Why the most recent disk lookup missed ("" if none did).

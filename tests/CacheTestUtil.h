@@ -94,12 +94,11 @@ inline CacheKeyParts partsFor(const std::string &Name) {
 /// The fake compiler's output: recognizably tied to its source.
 inline CacheEntry fakeCompile(const CacheKeyParts &Parts, size_t CubinBytes = 64) {
   CacheEntry E;
-  E.Cubin.assign(CubinBytes, 'c');
+  E.Image.assign(CubinBytes, 'c');
   std::copy(Parts.Source.begin(),
             Parts.Source.begin() + std::min(CubinBytes, Parts.Source.size()),
-            E.Cubin.begin());
+            E.Image.begin());
   E.Log = "log for " + Parts.Source;
-  E.Metadata = "meta";
   return E;
 }
 
@@ -147,7 +146,7 @@ inline bool lookupFresh(const CacheConfig &Config, const CacheKeyParts &Parts,
         return fakeCompile(Parts);
       },
       &Hit);
-  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  CHECK(E->Image == fakeCompile(Parts).Image);
   return Hit;
 }
 

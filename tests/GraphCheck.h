@@ -11,6 +11,7 @@
 #include "driver/Compiler.h"
 #include "exec/HostRun.h"
 #include "reference/Interpreter.h"
+#include "support/Error.h"
 
 #include <random>
 #include <string>
@@ -59,5 +60,16 @@ DType coarsestComputed(const Graph &G, NodeId Out);
 /// The random tier's rtol for output Out: toleranceFor the coarsest computed
 /// dtype on its path and its longest reduction.
 double pathTolerance(const Graph &G, NodeId Out, const std::map<std::string, int64_t> &Dims);
+
+/// The message of the jitfuse::Error \p F throws ("" when it does not
+/// throw).
+template <typename Fn> std::string errorOf(Fn &&F) {
+  try {
+    F();
+  } catch (const Error &E) {
+    return E.what();
+  }
+  return "";
+}
 
 } // namespace jitfuse::test

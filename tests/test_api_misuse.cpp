@@ -28,15 +28,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-/// The message of the jitfuse::Error F throws ("" when it does not throw).
-template <typename Fn> std::string errorOf(Fn &&F) {
-  try {
-    F();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
 
 Executable compileSm90(const Graph &G) {
   CompileOptions Opts;

@@ -71,7 +71,7 @@ TEST_CASE("A FIFO, symlink or directory at an entry path is a miss, not a "
           "[cache][hostile]") {
   TempDir Dir, Elsewhere;
   CacheKeyParts Parts = partsFor("fifo");
-  std::string Key = cacheKey(Parts);
+  std::string Key = cacheKey(Parts).str();
   fs::path Entry = Dir / (Key + ".jfk");
   std::string Kind = GENERATE(as<std::string>{}, "fifo", "symlink",
                               "directory");
@@ -96,7 +96,7 @@ TEST_CASE("A FIFO, symlink or directory at an entry path is a miss, not a "
     int Compiles = 0;
     bool Hit = true;
     auto E = lookup(Cache, Parts, Compiles, Hit);
-    if (Hit || Compiles != 1 || E->Cubin != fakeCompile(Parts).Cubin)
+    if (Hit || Compiles != 1 || E->Image != fakeCompile(Parts).Image)
       return 1;
     if (Cache.lastMissReason().find("not a regular file") == std::string::npos)
       return 2;
@@ -105,7 +105,7 @@ TEST_CASE("A FIFO, symlink or directory at an entry path is a miss, not a "
     // Another key still reaches the disk.
     CacheKeyParts Other = partsFor("other");
     lookup(Cache, Other, Compiles, Hit);
-    if (!fs::is_regular_file(Dir / (cacheKey(Other) + ".jfk")))
+    if (!fs::is_regular_file(Dir / (cacheKey(Other).str() + ".jfk")))
       return 4;
     return 0;
   });
@@ -157,7 +157,7 @@ TEST_CASE("A cache directory or entry others can write is refused unless "
           "[cache][hostile]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("shared");
-  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  fs::path Entry = Dir / (cacheKey(Parts).str() + ".jfk");
   std::string What = GENERATE(as<std::string>{}, "group-writable directory",
                               "world-writable directory",
                               "group-writable entry", "world-writable entry");
@@ -184,7 +184,7 @@ TEST_CASE("A cache directory or entry others can write is refused unless "
       bool Hit = true;
       auto E = lookup(Cache, Parts, Compiles, Hit);
       CHECK_FALSE(Hit); // Never served from a directory others can write.
-      CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+      CHECK(E->Image == fakeCompile(Parts).Image);
       CHECK_FALSE(Cache.diskEnabled());
     }
   });
@@ -220,7 +220,7 @@ TEST_CASE("A cache directory or entry owned by another user is refused",
   // directory an unprivileged user controls.
   TempDir Dir;
   CacheKeyParts Parts = partsFor("owner");
-  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  fs::path Entry = Dir / (cacheKey(Parts).str() + ".jfk");
   bool IsEntry = GENERATE(false, true);
   INFO((IsEntry ? "entry" : "directory"));
   if (IsEntry) {
@@ -247,7 +247,7 @@ TEST_CASE("The stale-temp sweep and eviction touch only jitfuse's own files",
           "[cache][hostile]") {
   TempDir Dir;
   CacheKeyParts A = partsFor("a"), B = partsFor("b");
-  std::string KeyA = cacheKey(A);
+  std::string KeyA = cacheKey(A).str();
   // Things a user keeps in $HOME or /tmp, old enough to look stale.
   std::vector<std::string> Foreign = {
       "notes.tmp.txt",       "backup.tmp.1",        "my_project_kernel.cu",
@@ -277,7 +277,7 @@ TEST_CASE("The stale-temp sweep and eviction touch only jitfuse's own files",
     CHECK_FALSE(fs::exists(Dir / Name));
   }
   CHECK_FALSE(fs::exists(Dir / (KeyA + ".jfk")));
-  CHECK(fs::exists(Dir / (cacheKey(B) + ".jfk")));
+  CHECK(fs::exists(Dir / (cacheKey(B).str() + ".jfk")));
 }
 
 TEST_CASE("Orphan sources count toward the bound and are evicted first",
@@ -287,11 +287,11 @@ TEST_CASE("Orphan sources count toward the bound and are evicted first",
   TempDir Dir;
   CacheKeyParts A = partsFor("a"), B = partsFor("b");
   CHECK_FALSE(lookupFresh(configIn(Dir), A));
-  uint64_t PairBytes = fs::file_size(Dir / (cacheKey(A) + ".jfk")) +
-                       fs::file_size(Dir / (cacheKey(A) + ".cu"));
+  uint64_t PairBytes = fs::file_size(Dir / (cacheKey(A).str() + ".jfk")) +
+                       fs::file_size(Dir / (cacheKey(A).str() + ".cu"));
   std::vector<fs::path> Orphans;
   for (int I = 0; I < 20; ++I) {
-    fs::path P = Dir / (cacheKey(partsFor("orphan" + std::to_string(I))) + ".cu");
+    fs::path P = Dir / (cacheKey(partsFor("orphan" + std::to_string(I))).str() + ".cu");
     writeFile(P, std::string(1024, 's'));
     Orphans.push_back(P);
   }
@@ -313,15 +313,15 @@ TEST_CASE("Orphan sources count toward the bound and are evicted first",
   // invalidate() removes the source with its entry.
   KernelCache Cache(configIn(Dir));
   Cache.invalidate(cacheKey(A));
-  CHECK_FALSE(fs::exists(Dir / (cacheKey(A) + ".jfk")));
-  CHECK_FALSE(fs::exists(Dir / (cacheKey(A) + ".cu")));
+  CHECK_FALSE(fs::exists(Dir / (cacheKey(A).str() + ".jfk")));
+  CHECK_FALSE(fs::exists(Dir / (cacheKey(A).str() + ".cu")));
 }
 
 TEST_CASE("An oversized or foreign entry is rejected before it is read",
           "[cache][hostile]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("big");
-  std::string Key = cacheKey(Parts);
+  std::string Key = cacheKey(Parts).str();
   fs::path Entry = Dir / (Key + ".jfk");
   CHECK_FALSE(lookupFresh(configIn(Dir), Parts));
   std::string Good = readFile(Entry);
@@ -420,7 +420,7 @@ TEST_CASE("A file size limit (SIGXFSZ) fails the write cleanly",
     int Compiles = 0;
     bool Hit = true;
     auto E = lookup(Cache, Parts, Compiles, Hit, /*CubinBytes=*/4096);
-    if (Hit || E->Cubin != fakeCompile(Parts, 4096).Cubin)
+    if (Hit || E->Image != fakeCompile(Parts, 4096).Image)
       return 1;
     lookup(Cache, Parts, Compiles, Hit, 4096);
     if (!Hit || Compiles != 1)
@@ -537,9 +537,9 @@ TEST_CASE("jitfuse cache survives symlink loops and clears only its own files",
 #else
   TempDir Dir, Scratch;
   CacheKeyParts A = partsFor("a");
-  std::string KeyA = cacheKey(A);
+  std::string KeyA = cacheKey(A).str();
   CHECK_FALSE(lookupFresh(configIn(Dir), A));
-  std::string KeyLoop = cacheKey(partsFor("loop"));
+  std::string KeyLoop = cacheKey(partsFor("loop")).str();
   fs::create_symlink(KeyLoop + ".jfk", Dir / (KeyLoop + ".jfk"));
   fs::create_symlink("self.cu", Dir / "self.cu");
   std::vector<std::string> Foreign = {"my_project_kernel.cu", "notes.jfk",

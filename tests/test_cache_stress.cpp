@@ -124,7 +124,7 @@ std::set<std::string> checkCacheDir(const std::string &Dir, bool AllowTemps) {
       auto Entry = rt::parseCacheEntry(readFile(E.path()), Key, &Why);
       INFO(Why);
       REQUIRE(Entry.has_value());
-      CHECK(!Entry->Cubin.empty());
+      CHECK(!Entry->Image.empty());
       Keys.insert(Key);
     } else if (E.path().extension() == ".cu") {
       CHECK(rt::isValidCacheKey(E.path().stem().string()));

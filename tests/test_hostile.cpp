@@ -30,15 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The message of the jitfuse::Error F throws ("" when it does not throw).
-template <typename Fn> std::string errorOf(Fn &&F) {
-  try {
-    F();
-  } catch (const Error &E) {
-    return E.what();
-  }
-  return "";
-}
 
 /// x: bf16 [B, 33], w: f32 [33], scalar alpha; y = x * w * alpha.
 Graph smallGraph() {

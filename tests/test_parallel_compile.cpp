@@ -219,7 +219,7 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
     std::optional<rt::CacheEntry> Entry =
         rt::parseCacheEntry(Bytes, Files[0].stem().string());
     REQUIRE(Entry.has_value());
-    return Entry->Cubin;
+    return Entry->Image;
   };
   std::string SourceOne, SourceThree;
   std::vector<char> One = EntryFor("1", SourceOne);

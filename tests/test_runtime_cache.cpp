@@ -34,7 +34,7 @@ using namespace jitfuse::test;
 TEST_CASE("Cache round trip: miss, memory hit, disk hit", "[runtime][cache]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("k0");
-  std::string Key = cacheKey(Parts);
+  std::string Key = cacheKey(Parts).str();
   int Compiles = 0;
   {
     KernelCache Cache(configIn(Dir));
@@ -80,9 +80,8 @@ TEST_CASE("Cache round trip: miss, memory hit, disk hit", "[runtime][cache]") {
       &Hit);
   CHECK(Hit);
   CHECK(Compiles == 1);
-  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  CHECK(E->Image == fakeCompile(Parts).Image);
   CHECK(E->Log == fakeCompile(Parts).Log);
-  CHECK(E->Metadata == "meta");
   CHECK(Fresh.stats().DiskHits == 1);
   CHECK(Fresh.stats().Misses == 0);
 }
@@ -91,7 +90,7 @@ TEST_CASE("A corrupted entry is a miss, rewritten, then a hit",
           "[runtime][cache]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("k1");
-  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  fs::path Entry = Dir / (cacheKey(Parts).str() + ".jfk");
   CHECK_FALSE(lookupFresh(configIn(Dir), Parts));
 
   std::string Bytes = readFile(Entry);
@@ -112,7 +111,7 @@ TEST_CASE("A corrupted entry is a miss, rewritten, then a hit",
       &Hit);
   CHECK_FALSE(Hit);
   CHECK(Compiles == 1);
-  CHECK(E->Cubin == fakeCompile(Parts).Cubin);
+  CHECK(E->Image == fakeCompile(Parts).Image);
   CHECK(Cache.stats().CorruptEntries == 1);
   CHECK(Cache.stats().Misses == 1);
   CHECK(Cache.lastMissReason().find("checksum") != std::string::npos);
@@ -124,7 +123,7 @@ TEST_CASE("Truncated, wrong-version and wrong-magic entries are healed",
           "[runtime][cache]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("k2");
-  fs::path Entry = Dir / (cacheKey(Parts) + ".jfk");
+  fs::path Entry = Dir / (cacheKey(Parts).str() + ".jfk");
   CHECK_FALSE(lookupFresh(configIn(Dir), Parts));
   const std::string Good = readFile(Entry);
 
@@ -163,7 +162,7 @@ TEST_CASE("Leftover temp files are ignored and swept when stale",
           "[runtime][cache]") {
   TempDir Dir;
   CacheKeyParts Parts = partsFor("k3");
-  std::string Key = cacheKey(Parts);
+  std::string Key = cacheKey(Parts).str();
   fs::path Stale = Dir / (Key + ".jfk.tmp.12345.deadbeefdeadbeef");
   fs::path Fresh = Dir / (Key + ".jfk.tmp.12346.feedfacefeedface");
   writeFile(Stale, "half-written garbage");
@@ -198,7 +197,7 @@ int readOnlyChild(const std::string &Dir, int ErrFd) {
       return 12;
     bool Hit = true;
     auto E = Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); }, &Hit);
-    if (Hit || E->Cubin != fakeCompile(Parts).Cubin)
+    if (Hit || E->Image != fakeCompile(Parts).Image)
       return 13;
     Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); }, &Hit);
     if (!Hit)
@@ -390,9 +389,9 @@ TEST_CASE("The size bound evicts the least recently used entry",
           "[runtime][cache]") {
   TempDir Dir;
   CacheKeyParts A = partsFor("a"), B = partsFor("b"), C = partsFor("c");
-  fs::path PathA = Dir / (cacheKey(A) + ".jfk");
-  fs::path PathB = Dir / (cacheKey(B) + ".jfk");
-  fs::path PathC = Dir / (cacheKey(C) + ".jfk");
+  fs::path PathA = Dir / (cacheKey(A).str() + ".jfk");
+  fs::path PathB = Dir / (cacheKey(B).str() + ".jfk");
+  fs::path PathC = Dir / (cacheKey(C).str() + ".jfk");
 
   CHECK_FALSE(lookupFresh(configIn(Dir), A));
   CHECK_FALSE(lookupFresh(configIn(Dir), B));
@@ -408,7 +407,7 @@ TEST_CASE("The size bound evicts the least recently used entry",
   Cache.getOrCompile(C, [&] { return fakeCompile(C); });
   CHECK(fs::exists(PathA));
   CHECK_FALSE(fs::exists(PathB));
-  CHECK_FALSE(fs::exists(Dir / (cacheKey(B) + ".cu")));
+  CHECK_FALSE(fs::exists(Dir / (cacheKey(B).str() + ".cu")));
   CHECK(fs::exists(PathC));
   CHECK(Cache.stats().Evictions == 1);
 
@@ -426,7 +425,7 @@ TEST_CASE("invalidate drops the entry from memory and disk",
   TempDir Dir;
   KernelCache Cache(configIn(Dir));
   CacheKeyParts Parts = partsFor("k7");
-  std::string Key = cacheKey(Parts);
+  rt::CacheKey Key = cacheKey(Parts);
   int Compiles = 0;
   Cache.getOrCompile(Parts, [&] {
     ++Compiles;
@@ -445,8 +444,11 @@ TEST_CASE("invalidate drops the entry from memory and disk",
       &Hit);
   CHECK_FALSE(Hit);
   CHECK(Compiles == 2);
-  CHECK_THROWS_WITH(Cache.invalidate("../escape"),
-                    Catch::Contains("32 lowercase hex"));
+  // A path can never reach invalidate(): only parse() and cacheKey() make
+  // keys, and parse() refuses anything but 32 lowercase hex characters.
+  CHECK_FALSE(rt::CacheKey::parse("../escape").has_value());
+  CHECK_FALSE(rt::CacheKey::parse("../../../../etc/passwd0123456789").has_value());
+  CHECK(rt::CacheKey::parse(Key.str()) == std::optional<rt::CacheKey>(Key));
 }
 
 TEST_CASE("A failing compile caches nothing and is retried",
@@ -457,7 +459,7 @@ TEST_CASE("A failing compile caches nothing and is retried",
   CHECK_THROWS_WITH(
       Cache.getOrCompile(Parts, []() -> CacheEntry { fail("nvrtc said no"); }),
       "nvrtc said no");
-  CHECK_FALSE(fs::exists(Cache.entryPath(cacheKey(Parts))));
+  CHECK_FALSE(fs::exists(Cache.entryPath(cacheKey(Parts).str())));
   bool Hit = true;
   Cache.getOrCompile(
       Parts, [&] { return fakeCompile(Parts); }, &Hit);
@@ -483,7 +485,7 @@ TEST_CASE("Concurrent lookups get correct entries and compile once per key",
               std::chrono::milliseconds(5)); // Widen races.
           return fakeCompile(Parts);
         });
-        if (E->Cubin != fakeCompile(Parts).Cubin ||
+        if (E->Image != fakeCompile(Parts).Image ||
             E->Log != fakeCompile(Parts).Log)
           ++Wrong;
       }
@@ -512,7 +514,7 @@ TEST_CASE("Concurrent caches in one directory stay consistent",
       for (int R = 0; R < 10; ++R) {
         CacheKeyParts Parts = partsFor("p" + std::to_string((T * 7 + R) % 4));
         auto E = Cache.getOrCompile(Parts, [&] { return fakeCompile(Parts); });
-        if (E->Cubin != fakeCompile(Parts).Cubin)
+        if (E->Image != fakeCompile(Parts).Image)
           ++Wrong;
       }
     });
@@ -534,7 +536,7 @@ TEST_CASE("Eviction never breaks a process that is reading the entry",
   // while this process evicts the entry.
   TempDir Dir;
   CacheKeyParts A = partsFor("a"), B = partsFor("b"), C = partsFor("c");
-  std::string KeyA = cacheKey(A);
+  std::string KeyA = cacheKey(A).str();
   fs::path PathA = Dir / (KeyA + ".jfk");
   CHECK_FALSE(lookupFresh(configIn(Dir), A));
   CHECK_FALSE(lookupFresh(configIn(Dir), B));
@@ -561,7 +563,7 @@ TEST_CASE("Eviction never breaks a process that is reading the entry",
         static_cast<ssize_t>(EntrySize - Half))
       ::_exit(13);
     auto Entry = parseCacheEntry(Bytes, KeyA);
-    ::_exit(Entry && Entry->Cubin == fakeCompile(A).Cubin ? 0 : 14);
+    ::_exit(Entry && Entry->Image == fakeCompile(A).Image ? 0 : 14);
   }
   REQUIRE(Pid > 0);
   char Go = 0;

@@ -58,13 +58,13 @@ TEST_CASE("GPU: compile, cache, load and launch a kernel", "[runtime][gpu]") {
                       nvrtcVersionString(), Dev->archName()};
   auto Compile = [&] {
     CompiledProgram P = compileCuda(Parts.Source, "scale.cu", Parts.Options);
-    return CacheEntry{std::move(P.Cubin), std::move(P.Log), "scale"};
+    return CacheEntry{std::move(P.Cubin), std::move(P.Log)};
   };
   bool Hit = true;
   auto Entry = Cache.getOrCompile(Parts, Compile, &Hit);
   CHECK_FALSE(Hit);
 
-  Module M(Entry->Cubin, {"scale"});
+  Module M(Entry->Image, {"scale"});
   CUfunction F = M.function("scale");
   REQUIRE(F != nullptr);
   CHECK_THROWS_WITH(M.function("no_such_kernel"),
@@ -105,7 +105,7 @@ TEST_CASE("GPU: compile, cache, load and launch a kernel", "[runtime][gpu]") {
   KernelCache Fresh(Config);
   auto Again = Fresh.getOrCompile(Parts, Compile, &Hit);
   CHECK(Hit);
-  CHECK(Again->Cubin == Entry->Cubin);
+  CHECK(Again->Image == Entry->Image);
   std::filesystem::remove_all(Pattern);
 }
 

@@ -65,7 +65,7 @@ int main(int Argc, char **Argv) {
         auto Entry = rt::parseCacheEntry(readFile(C.cache().entryPath(Key)), Key, &WhyNot);
         if (!Entry)
           fail("entry {} on disk does not parse: {}", Key, WhyNot);
-        if (Entry->Cubin.empty())
+        if (Entry->Image.empty())
           fail("entry {} holds an empty CUBIN", Key);
         std::printf("ok %s %s\n", Key.c_str(), X.stats().CacheHit ? "hit" : "miss");
         std::fflush(stdout);
