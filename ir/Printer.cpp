@@ -1,29 +1,32 @@
 //===- ir/Printer.cpp - text and DOT views of a graph ---------------------===//
 #include "ir/Printer.h"
 
+#include "support/Error.h"
+
 #include <fmt/format.h>
 
 namespace jitfuse {
 
 std::string formatDouble(double V) { return fmt::format("{}", V); }
 
+/// The attributes printed after a node's type: by kind, so a new op of an
+/// existing kind needs nothing here and a new kind is named by the compiler.
 static std::string attrs(const Node &N) {
-  switch (N.Kind) {
-  case Op::Input:
-  case Op::Scalar:
-    return fmt::format(" \"{}\"", N.Name);
-  case Op::Constant:
-    return " " + formatDouble(N.F);
-  case Op::Slice:
-    return fmt::format(" [{}:{}]", N.A0, N.A1);
-  case Op::RandUniform:
-    return fmt::format(" stream={}", N.A0);
-  default:
-    break;
-  }
-  if (isReduction(N.Kind))
+  switch (opKind(N.Kind)) {
+  case OpKind::Leaf: // input, scalar, constant
+    return N.Kind == Op::Constant ? " " + formatDouble(N.F) : fmt::format(" \"{}\"", N.Name);
+  case OpKind::Reduce:
     return N.scope() == ReduceScope::All ? " all" : " last-axis";
-  return "";
+  case OpKind::View:
+    return N.Kind == Op::Slice ? fmt::format(" [{}:{}]", N.A0, N.A1) : "";
+  case OpKind::Random:
+    return fmt::format(" stream={}", N.A0);
+  case OpKind::Unary:
+  case OpKind::Binary:
+  case OpKind::Ternary:
+    return "";
+  }
+  JITFUSE_UNREACHABLE("unknown op kind");
 }
 
 std::string printNode(const Graph &G, NodeId Id) {
