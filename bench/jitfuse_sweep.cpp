@@ -1,0 +1,435 @@
+//===- bench/jitfuse_sweep.cpp - the shape sweep of issue 12 item 6 -------===//
+//
+// Times jitfuse on a deterministic sample of the grid
+//   pattern x row length H x rows x pointer offset x dtype
+// (patterns: add_rmsnorm, layernorm, softmax, silu_mul, rope, bias_gelu,
+// sum_abs_amax) and writes one JSON object per point (JSON lines). The same
+// point list, printed by --list, drives bench/sweep_torch.py, so both sides
+// time the same shapes; bench/sweep_report.py joins them. Every input and
+// output pointer is offset by the point's byte offset (each buffer is
+// allocated 16 bytes larger). Like triton.testing.do_bench, a 256 MB buffer
+// is cleared before every timed run, so no run finds its data in L2.
+// Without a CUDA driver it compiles the selected points' graphs and exits 0.
+//
+//===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+#include "Workloads.h"
+
+#include "driver/Compiler.h"
+#include "ir/NN.h"
+#include "reference/Interpreter.h"
+#include "runtime/Device.h"
+#include "runtime/Driver.h"
+#include "support/Error.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+using namespace jitfuse;
+using namespace jitfuse::bench;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+const std::vector<std::string> kPatterns = {"add_rmsnorm", "layernorm", "softmax", "silu_mul",
+                                            "rope",        "bias_gelu", "sum_abs_amax"};
+// Primes near 1k and 5k, model widths (BERT, LLaMA MLP, Mistral MLP, Phi-3
+// and LLaMA-3 vocabularies) and odd ones (GPT-2's vocabulary, 4096 - 1).
+const std::vector<int64_t> kRowLengths = {1021, 4999,  768,    2048, 4096,  6144,
+                                          11008, 14336, 32064, 128256, 4095, 50257};
+const std::vector<int64_t> kOffsets = {0, 2, 4};
+const std::vector<DType> kDTypes = {DType::F32, DType::BF16, DType::F16};
+constexpr int64_t kBigRows = 16384;
+/// Largest row-shaped tensor of a point: keeps the biggest points (4 such
+/// tensors) at about 1 GB of traffic and their setup short.
+constexpr int64_t kMaxTensorBytes = int64_t(256) << 20;
+constexpr int64_t kFlushBytes = int64_t(256) << 20;
+
+struct Options {
+  bool List = false;
+  std::string JsonlPath;
+  int Sms = 0;
+  int Iters = 10;
+  int Warmup = 3;
+  uint64_t Seed = 20261130;
+  int RandomPoints = 80;
+  std::vector<std::string> Only;
+  int MaxPoints = 0;
+  double BudgetS = 220;
+  bool CompileOnly = false;
+  std::string Shard;
+};
+
+struct Point {
+  std::string Pattern;
+  int64_t H = 0;
+  int64_t Rows = 0;
+  int64_t Offset = 0;
+  DType Type = DType::F32;
+
+  std::string graphKey() const {
+    return fmt::format("{}/{}/H{}", Pattern, dtypeName(Type), H);
+  }
+  std::string id() const { return fmt::format("{}/R{}/o{}", graphKey(), Rows, Offset); }
+};
+
+/// RoPE's row is heads x head dim, so H must split into heads of 128 (or 64).
+int64_t ropeHeadDim(int64_t H) {
+  if (H % 128 == 0)
+    return 128;
+  return H % 64 == 0 ? 64 : 0;
+}
+
+bool validPoint(const Point &P) {
+  if (P.Pattern == "rope" && ropeHeadDim(P.H) == 0)
+    return false;
+  // A 4-byte element at a 2-byte offset is not addressable (nor expressible
+  // as a torch view).
+  return P.Offset % dtypeBytes(P.Type) == 0;
+}
+
+/// Rows capped so one row-shaped tensor stays within kMaxTensorBytes.
+int64_t cappedRows(int64_t Rows, int64_t H, DType T) {
+  return std::max<int64_t>(1, std::min(Rows, kMaxTensorBytes / (H * dtypeBytes(T))));
+}
+
+/// The sample: (a) every pattern x H x dtype at 16384 rows, aligned; (b) the
+/// same at 16384 rows misaligned, 2 bytes for bf16 and 4 bytes for f32;
+/// (c) a few H (aligned, prime, long) at 1, 8, 128 and #SMs rows, bf16;
+/// (d) RandomPoints more drawn from the whole grid with Seed. Deduplicated,
+/// in that order.
+std::vector<Point> makePoints(const Options &O, int Sms) {
+  std::vector<Point> Pts;
+  std::set<std::string> Seen;
+  auto Add = [&](Point P) {
+    P.Rows = cappedRows(P.Rows, P.H, P.Type);
+    if (!validPoint(P) || !Seen.insert(P.id()).second)
+      return;
+    Pts.push_back(std::move(P));
+  };
+  for (const std::string &Pat : kPatterns)
+    for (int64_t H : kRowLengths)
+      for (DType T : kDTypes)
+        Add({Pat, H, kBigRows, 0, T});
+  for (const std::string &Pat : kPatterns)
+    for (int64_t H : kRowLengths) {
+      Add({Pat, H, kBigRows, 2, DType::BF16});
+      Add({Pat, H, kBigRows, 4, DType::F32});
+    }
+  for (const std::string &Pat : kPatterns)
+    for (int64_t H : {int64_t(4096), int64_t(4999), int64_t(32064), int64_t(128256)})
+      for (int64_t Rows : {int64_t(1), int64_t(8), int64_t(128), int64_t(Sms)})
+        Add({Pat, H, Rows, 0, DType::BF16});
+  const std::vector<int64_t> AllRows = {1, 8, 128, Sms, kBigRows};
+  std::mt19937_64 Rng(O.Seed);
+  auto Pick = [&](size_t N) { return static_cast<size_t>(Rng() % N); };
+  for (int Tries = 0, Added = 0; Added < O.RandomPoints && Tries < 100 * O.RandomPoints;
+       ++Tries) {
+    size_t Before = Pts.size();
+    Add({kPatterns[Pick(kPatterns.size())], kRowLengths[Pick(kRowLengths.size())],
+         AllRows[Pick(AllRows.size())], kOffsets[Pick(kOffsets.size())],
+         kDTypes[Pick(kDTypes.size())]});
+    Added += Pts.size() > Before;
+  }
+  if (!O.Only.empty())
+    llvm::erase_if(Pts, [&](const Point &P) {
+      return std::find(O.Only.begin(), O.Only.end(), P.Pattern) == O.Only.end();
+    });
+  if (O.MaxPoints > 0 && static_cast<int64_t>(Pts.size()) > O.MaxPoints)
+    Pts.resize(O.MaxPoints);
+  return Pts;
+}
+
+/// The graph of a pattern; rows are the dynamic dim "B". Each is what a
+/// model computes at that point (the torch side writes the same functions).
+void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
+  if (Pat == "add_rmsnorm")
+    return buildAddRmsNorm(G, T, H);
+  if (Pat == "layernorm") {
+    Value X = G.input("x", T, {"B", H});
+    Value W = G.input("weight", T, {H});
+    Value Bias = G.input("bias", T, {H});
+    return G.output("y", nn::layerNorm(X, W, Bias, G.scalar("eps", DType::F32)));
+  }
+  if (Pat == "softmax")
+    return G.output("p", nn::softmax(G.input("x", T, {"B", H})));
+  if (Pat == "silu_mul") {
+    Value Gate = G.input("gate", T, {"B", H});
+    Value Up = G.input("up", T, {"B", H});
+    return G.output("out", nn::siluMul(Gate, Up));
+  }
+  if (Pat == "rope") {
+    int64_t D = ropeHeadDim(H);
+    Value Q = G.input("q", T, {"B", H / D, D});
+    Value Cos = G.input("cos", T, {"B", D / 2});
+    Value Sin = G.input("sin", T, {"B", D / 2});
+    return G.output("q_rot", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+  }
+  if (Pat == "bias_gelu") {
+    Value X = G.input("x", T, {"B", H});
+    Value Bias = G.input("bias", T, {H});
+    return G.output("out", nn::geluBias(X, Bias, /*TanhApprox=*/true));
+  }
+  if (Pat == "sum_abs_amax") {
+    Value A = abs(G.input("x", T, {"B", H}));
+    G.output("sum_abs", sum(A));
+    return G.output("amax", reduceMax(A));
+  }
+  fail("jitfuse_sweep: unknown pattern '{}'", Pat);
+}
+
+Json pointJson(const Point &P) {
+  Json J = Json::object();
+  J["id"] = P.id();
+  J["pattern"] = P.Pattern;
+  J["H"] = P.H;
+  J["rows"] = P.Rows;
+  J["offset"] = P.Offset;
+  J["dtype"] = dtypeName(P.Type).str();
+  return J;
+}
+
+/// Whether a poisoned (0xFF) or NaN value is among the first and last
+/// Elems elements of a device tensor: the inputs are in [-2, 2), so no
+/// pattern has a NaN output.
+bool hasNaN(CUdeviceptr Ptr, DType T, int64_t Numel) {
+  int64_t E = dtypeBytes(T), Take = std::min<int64_t>(Numel, 1024);
+  for (int64_t Start : {int64_t(0), Numel - Take}) {
+    std::vector<uint8_t> Host(Take * E);
+    rt::copyToHost(Host.data(), Ptr + Start * E, Host.size());
+    for (int64_t I = 0; I < Take; ++I) {
+      if (E == 4) {
+        float F;
+        std::memcpy(&F, Host.data() + 4 * I, 4);
+        if (std::isnan(F))
+          return true;
+        continue;
+      }
+      uint16_t B;
+      std::memcpy(&B, Host.data() + 2 * I, 2);
+      bool NaN = T == DType::BF16 ? (B & 0x7F80) == 0x7F80 && (B & 0x7F)
+                                  : (B & 0x7C00) == 0x7C00 && (B & 0x3FF);
+      if (NaN)
+        return true;
+    }
+  }
+  return false;
+}
+
+struct Timer {
+  rt::Stream *Stream = nullptr; // null without a GPU
+  rt::DeviceBuffer Flush;
+  PatternFiller Filler;
+};
+
+/// Times one point: fresh offset buffers, inputs filled, outputs poisoned,
+/// L2 flushed before each of Warmup + Iters runs, each run between its own
+/// event pair. Fills J with the median and bandwidth.
+void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json &J) {
+  std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
+  std::map<std::string, double> Scalars = {{"eps", P.Pattern == "layernorm" ? 1e-5 : 1e-6}};
+  RunArgs A = runArgsFor(X, Dims, Scalars);
+  std::vector<rt::DeviceBuffer> Bufs;
+  std::vector<CUdeviceptr> In, Out;
+  uint64_t Salt = 1;
+  for (const TensorDesc &T : X.inputs()) {
+    int64_t N = numelOf(resolveShape(T.Dims, Dims));
+    Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
+    In.push_back(Bufs.back().ptr() + P.Offset);
+    Tm.Filler.fill(In.back(), T.Type, N, Salt++);
+  }
+  for (const TensorDesc &T : X.outputs()) {
+    int64_t N = numelOf(resolveShape(T.Dims, Dims));
+    Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
+    rt::memsetD8(Bufs.back().ptr(), 0xFF, Bufs.back().size());
+    Out.push_back(Bufs.back().ptr() + P.Offset);
+  }
+  CUstream S = Tm.Stream->get();
+  std::vector<rt::Event> Start(O.Iters), End(O.Iters);
+  for (int I = 0; I < O.Warmup + O.Iters; ++I) {
+    rt::memsetD8Async(Tm.Flush.ptr(), static_cast<unsigned char>(I), kFlushBytes, S);
+    bool Timed = I >= O.Warmup;
+    if (Timed)
+      Start[I - O.Warmup].record(S);
+    X.run(In, Out, A.Scalars, A.Dims, S);
+    if (Timed)
+      End[I - O.Warmup].record(S);
+  }
+  std::vector<double> Us;
+  for (int I = 0; I < O.Iters; ++I) {
+    End[I].synchronize();
+    Us.push_back(1000.0 * rt::Event::elapsedMs(Start[I], End[I]));
+  }
+  double Med = median(Us);
+  J["us"] = Med;
+  J["min_us"] = *std::min_element(Us.begin(), Us.end());
+  J["gbs"] = A.MinBytes / (Med * 1e3);
+  for (size_t K = 0; K < Out.size(); ++K) {
+    const TensorDesc &T = X.outputs()[K];
+    if (hasNaN(Out[K], T.Type, numelOf(resolveShape(T.Dims, Dims))))
+      fail("output '{}' has NaN or unwritten (poisoned) elements", T.Name);
+  }
+}
+
+Compiler makeCompiler() {
+  try {
+    return Compiler(rt::CacheConfig::fromEnv());
+  } catch (const Error &E) {
+    fmt::print(stderr, "jitfuse_sweep: {}; using the default cache\n", E.what());
+    return Compiler(rt::CacheConfig{});
+  }
+}
+
+/// "K/N" -> (K, N); "" -> (0, 1).
+std::pair<size_t, size_t> parseShard(const std::string &S) {
+  if (S.empty())
+    return {0, 1};
+  unsigned K = 0, N = 0;
+  if (std::sscanf(S.c_str(), "%u/%u", &K, &N) != 2 || N == 0 || K >= N)
+    fail("jitfuse_sweep: --shard '{}' is not K/N with K < N", S);
+  return {K, N};
+}
+
+int run(const Options &O) {
+  rt::Driver &D = rt::Driver::get();
+  int Sms = O.Sms;
+  bool Gpu = D.available() && !O.CompileOnly;
+  if (D.available()) {
+    rt::primaryContext(0);
+    if (Sms <= 0)
+      Sms = rt::queryDevice(0).SmCount;
+  }
+  if (Sms <= 0)
+    Sms = 132; // the H200's, when there is no device to ask
+  std::vector<Point> Pts = makePoints(O, Sms);
+  if (O.List) {
+    fmt::print("[\n");
+    for (size_t I = 0; I < Pts.size(); ++I)
+      fmt::print("{}{}\n", pointJson(Pts[I]).dump(), I + 1 < Pts.size() ? "," : "");
+    fmt::print("]\n");
+    return 0;
+  }
+  auto [ShardK, ShardN] = parseShard(O.Shard);
+  std::ofstream Jsonl;
+  if (!O.JsonlPath.empty()) {
+    Jsonl.open(O.JsonlPath);
+    if (!Jsonl)
+      fail("jitfuse_sweep: cannot write '{}'", O.JsonlPath);
+  }
+  if (!D.available())
+    fmt::print("jitfuse_sweep: no CUDA driver ({}); GPU timing skipped, graphs are only "
+               "compiled\n",
+               D.unavailableReason());
+  Timer Tm;
+  std::optional<rt::Stream> Stream;
+  if (Gpu) {
+    rt::DeviceInfo Info = rt::queryDevice(0);
+    fmt::print("Device: {} ({}, {} SMs), {} points\n", Info.Name, Info.archName(),
+               Info.SmCount, Pts.size());
+    Stream.emplace();
+    Tm.Stream = &*Stream;
+    Tm.Flush = rt::DeviceBuffer(kFlushBytes);
+  }
+  Compiler Jit = makeCompiler();
+  std::map<std::string, Executable> Compiled;
+  std::map<std::string, size_t> GraphIndex;
+  auto Start = std::chrono::steady_clock::now();
+  int Errors = 0, Done = 0;
+  for (const Point &P : Pts) {
+    size_t GI = GraphIndex.emplace(P.graphKey(), GraphIndex.size()).first->second;
+    if (GI % ShardN != ShardK)
+      continue;
+    Json J = pointJson(P);
+    try {
+      auto It = Compiled.find(P.graphKey());
+      if (It == Compiled.end()) {
+        auto T0 = std::chrono::steady_clock::now();
+        Graph G;
+        buildPattern(G, P.Pattern, P.Type, P.H);
+        It = Compiled.emplace(P.graphKey(), Jit.compile(G)).first;
+        J["compile_ms"] = msSince(T0);
+      }
+      Executable &X = It->second;
+      std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
+      RunArgs A = runArgsFor(X, Dims, {{"eps", 0.0}});
+      std::vector<int64_t> KB = X.kernelBytes(A.Dims);
+      J["kernels"] = X.numKernels();
+      J["bytes"] = A.MinBytes;
+      J["kernel_bytes"] = std::accumulate(KB.begin(), KB.end(), int64_t(0));
+      if (O.CompileOnly) {
+        J["status"] = "compiled only";
+      } else if (!Gpu) {
+        J["status"] = "compiled only (no GPU)";
+      } else if (msSince(Start) > 1000 * O.BudgetS) {
+        J["status"] = "skipped (time budget)";
+      } else {
+        timePoint(Tm, O, P, X, J);
+        J["status"] = "ok";
+      }
+    } catch (const std::exception &E) {
+      J["status"] = "error";
+      J["error"] = std::string(E.what());
+      ++Errors;
+      fmt::print("jitfuse_sweep: {}: {}\n", P.id(), E.what());
+    }
+    if (Jsonl.is_open())
+      Jsonl << J.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
+    ++Done;
+    if (J.contains("us"))
+      fmt::print("{:<40} {:>10.1f} us {:>7.0f} GB/s  {} kernel(s)\n", P.id(),
+                 J["us"].get<double>(), J["gbs"].get<double>(), J["kernels"].get<unsigned>());
+    else if (Done % 25 == 0)
+      fmt::print("{} points, {:.1f} s\n", Done, msSince(Start) / 1000);
+    std::fflush(stdout);
+  }
+  fmt::print("jitfuse_sweep: {} points in {:.1f} s, {} error(s)\n", Done, msSince(Start) / 1000,
+             Errors);
+  return Errors ? 1 : 0;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  Options O;
+  CLI::App App{"jitfuse shape sweep (issue 12 item 6): pattern x row length x rows x "
+               "pointer offset x dtype, sampled; see BENCHMARKS.md"};
+  App.add_flag("--list", O.List, "Print the points as a JSON array and exit");
+  App.add_option("--jsonl", O.JsonlPath, "Write one JSON object per point to this file");
+  App.add_option("--sms", O.Sms, "SM count for the #SMs rows (default: the device's, else 132)");
+  App.add_option("--iters", O.Iters, "Timed runs per point")->check(CLI::Range(1, 100000));
+  App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  App.add_option("--seed", O.Seed, "Seed of the random part of the sample");
+  App.add_option("--random-points", O.RandomPoints, "Randomly drawn points")
+      ->check(CLI::Range(0, 100000));
+  App.add_option("--only", O.Only, "Patterns to run")->delimiter(',');
+  App.add_option("--max-points", O.MaxPoints, "Keep only the first N points (0: all)");
+  App.add_option("--budget-s", O.BudgetS,
+                 "Stop timing after this many seconds (later points: skipped)");
+  App.add_flag("--compile-only", O.CompileOnly,
+               "Only compile the graphs (warms the kernel cache; use with --shard)");
+  App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");
+  CLI11_PARSE(App, Argc, Argv);
+  for (const std::string &P : O.Only)
+    if (std::find(kPatterns.begin(), kPatterns.end(), P) == kPatterns.end()) {
+      fmt::print(stderr, "jitfuse_sweep: --only: unknown pattern '{}'; expected one of {}\n", P,
+                 fmt::join(kPatterns, ","));
+      return 2;
+    }
+  try {
+    return run(O);
+  } catch (const std::exception &E) {
+    fmt::print(stderr, "jitfuse_sweep: {}\n", E.what());
+    return 1;
+  }
+}
