@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Report of the shape sweep (issue 12 item 6; see BENCHMARKS.md).
+
+Joins jitfuse_sweep's JSON lines with sweep_torch.py's (several lines of one
+id are merged) and, per pattern, prints the MINIMUM speed ratio
+jitfuse / best peer (best peer = the fastest of eager, torch.compile and
+Liger where measured; ratio = peer time / jitfuse time, > 1 means jitfuse is
+faster) over the sweep and over the points with >= 64 MB of traffic, with
+the shapes where they occur. Writes a markdown table (--md) and, when
+matplotlib is importable, a heatmap PNG (--png) of the minimum ratio per
+pattern x row length.
+
+    python3 bench/sweep_report.py --jitfuse J.jsonl --torch T.jsonl [--md M] [--png P]
+"""
+
+import argparse
+import json
+import math
+import sys
+
+BIG = 64 << 20
+PEERS = ("eager_us", "compile_us", "liger_us")
+
+
+def read_jsonl(path):
+    recs = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                r = json.loads(line)
+                recs.setdefault(r["id"], {}).update(r)
+    except FileNotFoundError:
+        print(f"sweep_report.py: {path} not found; treated as empty", file=sys.stderr)
+    return recs
+
+
+def join(jf, tr):
+    rows = []
+    for pid, j in jf.items():
+        t = tr.get(pid, {})
+        row = {k: j.get(k) for k in ("id", "pattern", "H", "rows", "offset", "dtype", "bytes",
+                                      "kernels", "us", "gbs", "status")}
+        peers = {k[:-3]: t[k] for k in PEERS if isinstance(t.get(k), (int, float)) and t[k] > 0}
+        row.update({k + "_us": v for k, v in peers.items()})
+        us = j.get("us")
+        if peers and isinstance(us, (int, float)) and us > 0:
+            best = min(peers, key=peers.get)
+            row["best_peer"] = best
+            row["ratio"] = peers[best] / us
+        rows.append(row)
+    return rows
+
+
+def shape(r):
+    return f"{r['dtype']} {r['rows']}x{r['H']} +{r['offset']}B"
+
+
+def fmt_ratio(x):
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}x"
+
+
+def summary(rows):
+    """Per pattern: (points with a ratio, min over all, min over >= 64 MB)."""
+    out = {}
+    for r in rows:
+        if "ratio" not in r:
+            continue
+        s = out.setdefault(r["pattern"], {"n": 0, "min": None, "min_big": None, "n_big_below": 0})
+        s["n"] += 1
+        if s["min"] is None or r["ratio"] < s["min"]["ratio"]:
+            s["min"] = r
+        if (r.get("bytes") or 0) >= BIG:
+            if s["min_big"] is None or r["ratio"] < s["min_big"]["ratio"]:
+                s["min_big"] = r
+            s["n_big_below"] += r["ratio"] < 1.0
+    return out
+
+
+def heat(rows):
+    """{pattern: {H: min ratio}}."""
+    h = {}
+    for r in rows:
+        if "ratio" in r:
+            cell = h.setdefault(r["pattern"], {})
+            cell[r["H"]] = min(cell.get(r["H"], math.inf), r["ratio"])
+    return h
+
+
+def markdown(rows, summ, hm):
+    lines = ["| pattern | points | min jitfuse/best peer | at | min at >= 64 MB | at | "
+             ">= 64 MB points below 1.0x |",
+             "|---|---:|---:|---|---:|---|---:|"]
+    for pat in sorted(summ):
+        s = summ[pat]
+        m, mb = s["min"], s["min_big"]
+        lines.append(f"| {pat} | {s['n']} | {fmt_ratio(m['ratio'])} | {shape(m)} vs {m['best_peer']}"
+                     f" | {fmt_ratio(mb['ratio']) if mb else '-'} | "
+                     f"{shape(mb) + ' vs ' + mb['best_peer'] if mb else '-'} | {s['n_big_below']} |")
+    hs = sorted({H for c in hm.values() for H in c})
+    lines += ["", "Minimum ratio per pattern and row length H (over rows, offsets, dtypes):", "",
+              "| pattern | " + " | ".join(str(H) for H in hs) + " |",
+              "|---|" + "---:|" * len(hs)]
+    for pat in sorted(hm):
+        lines.append(f"| {pat} | " + " | ".join(fmt_ratio(hm[pat].get(H)) for H in hs) + " |")
+    bad = [r for r in rows if r.get("status") not in ("ok", None)]
+    if bad:
+        lines += ["", f"jitfuse points not timed: {len(bad)} ("
+                  + ", ".join(sorted({str(r['status']) for r in bad})) + ")"]
+    return "\n".join(lines) + "\n"
+
+
+def write_png(hm, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import TwoSlopeNorm
+    except ImportError:
+        print(f"sweep_report.py: matplotlib not importable; no heatmap ({path})")
+        return
+    pats = sorted(hm)
+    hs = sorted({H for c in hm.values() for H in c})
+    if not pats or not hs:
+        print("sweep_report.py: no joined points; no heatmap")
+        return
+    data = [[hm[p].get(H, math.nan) for H in hs] for p in pats]
+    vals = [v for row in data for v in row if not math.isnan(v)]
+    lo, hi = min(vals + [0.99]), max(vals + [1.01])
+    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(hs), 1.0 + 0.5 * len(pats)))
+    im = ax.imshow(data, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=lo, vcenter=1.0, vmax=hi),
+                   aspect="auto")
+    ax.set_xticks(range(len(hs)), [str(H) for H in hs], rotation=45)
+    ax.set_yticks(range(len(pats)), pats)
+    for i, row in enumerate(data):
+        for k, v in enumerate(row):
+            if not math.isnan(v):
+                ax.text(k, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xlabel("row length H")
+    ax.set_title("jitfuse / best peer (min over rows, offsets, dtypes; >1: jitfuse faster)")
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--jitfuse", required=True, help="jitfuse_sweep --jsonl output")
+    p.add_argument("--torch", required=True, help="sweep_torch.py --jsonl output")
+    p.add_argument("--md", help="write the markdown tables here")
+    p.add_argument("--png", help="write the heatmap here (needs matplotlib)")
+    a = p.parse_args(argv)
+    rows = join(read_jsonl(a.jitfuse), read_jsonl(a.torch))
+    summ, hm = summary(rows), heat(rows)
+    md = markdown(rows, summ, hm)
+    print(md)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(md)
+    if a.png:
+        write_png(hm, a.png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
