@@ -100,10 +100,13 @@ def markdown(rows, summ, hm):
                      f" | {fmt_ratio(mb['ratio']) if mb else '-'} | "
                      f"{shape(mb) + ' vs ' + mb['best_peer'] if mb else '-'} | {s['n_big_below']} |")
     hs = sorted({H for c in hm.values() for H in c})
-    lines += ["", "Minimum ratio per pattern and row length H (over rows, offsets, dtypes):", "",
+    if not hs:
+        lines += ["", "No point has both a jitfuse and a peer time."]
+        hs = None
+    lines += [] if hs is None else ["", "Minimum ratio per pattern and row length H (over rows, offsets, dtypes):", "",
               "| pattern | " + " | ".join(str(H) for H in hs) + " |",
               "|---|" + "---:|" * len(hs)]
-    for pat in sorted(hm):
+    for pat in sorted(hm) if hs else []:
         lines.append(f"| {pat} | " + " | ".join(fmt_ratio(hm[pat].get(H)) for H in hs) + " |")
     bad = [r for r in rows if r.get("status") not in ("ok", None)]
     if bad:

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the shape sweep (issue 12 item 6) on the GPU machine, from the repo root:
+#   here:     scripts/gpu-check build && strip -o gpu-carry/jitfuse_sweep build-gpu/bench/jitfuse_sweep
+#   GPU:      run(command="bench/run_sweep.sh", carry=["gpu-carry"])
+# Writes $OUT/{sweep_points.json,sweep_jitfuse.jsonl,sweep_jitfuse.log,
+# sweep_torch.jsonl,sweep_torch.log,sweep_table.md,sweep_heatmap.png}. Steps:
+# the point list; the kernel cache warmed by 8 parallel compile-only shards;
+# jitfuse timing (stops timing after 180 s); PyTorch eager + torch.compile
+# (torch.compile stops after 130 s of its own time, everything after 230 s);
+# the report. Each step has its own time limit (30+60+200+250+30 s: at most
+# 9.5 minutes, under the device tool's 10-minute command limit); a failed
+# step does not stop the others. Arguments go to jitfuse_sweep (all three of
+# its runs), e.g. --only softmax,rope or --max-points 50.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/jitfuse-sweep}
+mkdir -p "$out"
+bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
+export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-sweep-cache}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
+start=$(date +%s)
+
+echo "== jitfuse_sweep --list"
+timeout 30 "$bin" --list "$@" > "$out/sweep_points.json"
+echo "list exit $? ($(grep -c '"id"' "$out/sweep_points.json") points)"
+
+echo "== compile (8 shards)"
+pids=()
+for k in 0 1 2 3 4 5 6 7; do
+  timeout 60 "$bin" --compile-only --shard "$k/8" "$@" > "$out/sweep_compile_$k.log" 2>&1 &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || echo "compile shard (pid $p) exit $?"; done
+tail -q -n 1 "$out"/sweep_compile_*.log
+echo "compile done after $(( $(date +%s) - start )) s"
+
+echo "== jitfuse_sweep"
+timeout 200 "$bin" --jsonl "$out/sweep_jitfuse.jsonl" --budget-s 180 "$@" > "$out/sweep_jitfuse.log" 2>&1
+echo "jitfuse_sweep exit $? after $(( $(date +%s) - start )) s"
+tail -n 3 "$out/sweep_jitfuse.log"
+
+echo "== sweep_torch.py"
+timeout 250 python3 bench/sweep_torch.py --points "$out/sweep_points.json" \
+  --jsonl "$out/sweep_torch.jsonl" --compile-budget-s 130 --budget-s 230 > "$out/sweep_torch.log" 2>&1
+echo "sweep_torch.py exit $? after $(( $(date +%s) - start )) s"
+tail -n 3 "$out/sweep_torch.log"
+
+echo "== report"
+timeout 30 python3 bench/sweep_report.py --jitfuse "$out/sweep_jitfuse.jsonl" \
+  --torch "$out/sweep_torch.jsonl" --md "$out/sweep_table.md" --png "$out/sweep_heatmap.png"
+echo "run_sweep.sh: done in $(( $(date +%s) - start )) s; results in $out"
