@@ -132,7 +132,7 @@ def write_png(hm, path):
     data = [[hm[p].get(H, math.nan) for H in hs] for p in pats]
     vals = [v for row in data for v in row if not math.isnan(v)]
     lo, hi = min(vals + [0.99]), max(vals + [1.01])
-    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * len(hs), 1.0 + 0.5 * len(pats)))
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.5 + 0.75 * len(hs)), 1.5 + 0.5 * len(pats)))
     im = ax.imshow(data, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=lo, vcenter=1.0, vmax=hi),
                    aspect="auto")
     ax.set_xticks(range(len(hs)), [str(H) for H in hs], rotation=45)
@@ -142,7 +142,8 @@ def write_png(hm, path):
             if not math.isnan(v):
                 ax.text(k, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
     ax.set_xlabel("row length H")
-    ax.set_title("jitfuse / best peer (min over rows, offsets, dtypes; >1: jitfuse faster)")
+    ax.set_title("jitfuse / best peer (min over rows, offsets, dtypes; >1: jitfuse faster)",
+                 fontsize=9)
     fig.colorbar(im, ax=ax)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
