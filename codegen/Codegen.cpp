@@ -69,6 +69,10 @@ private:
   void outerCoords(const std::string &Row);
   void storeOutputs(bool Vector, const std::string &Base);
   void elementwiseBody();
+  /// One chunk of Vec elements at `chunk`; \p Exit leaves when it is past
+  /// the end ("return", or "break" inside the scalar variant's loop; "" when
+  /// the caller knows the chunk is inside).
+  void elementwiseChunk(llvm::StringRef Exit);
   void rowBody();
   void fullBody();
   void lanes(bool Vector, const std::function<void(int)> &PerLane);
@@ -200,13 +204,50 @@ std::string KernelWriter::write() {
 
 void KernelWriter::elementwiseBody() {
   std::string IT = E.indexType();
-  E.line(fmt::format("const {0} chunk = ({0})blockIdx.x * {1} + threadIdx.x;", IT,
-                     threads()));
+  if (Vec > 1) {
+    E.line(fmt::format("const {0} chunk = ({0})blockIdx.x * {1} + threadIdx.x;", IT,
+                       threads()));
+    elementwiseChunk("return");
+    return;
+  }
+  // The scalar variant takes up to ScalarElemsPerThread elements per thread,
+  // a grid's width apart (so every access stays coalesced), and keeps their
+  // loads in flight together: one 2-byte element per thread left too few
+  // bytes in flight (1.31 TB/s on a misaligned silu*mul, BENCHMARKS.md
+  // "Shape sweep"). The launch rule picks the grid: large tensors get a
+  // grid an 8th the size, small ones one element per thread (8 per thread
+  // there would leave SMs idle). A full tile is straight-line code
+  // (unrolled, no bound checks, so the loads can be issued before the first
+  // store); a partial tile checks each element.
+  int PerThread = launch::ScalarElemsPerThread;
+  int Block = P.ThreadsX * P.RowsPerBlock;
+  E.line(fmt::format("const {0} jf_stride = ({0})gridDim.x * {1};", IT, Block));
+  E.line(fmt::format("const {0} jf_base = ({0})blockIdx.x * {1} + threadIdx.x;", IT, Block));
+  E.open(fmt::format("if (jf_base + {} * jf_stride < ({})({}))", PerThread - 1, IT,
+                     P.Flat ? numelExpr() : fmt::format("({}) * {}", rowsExpr(),
+                                                        E.dimExpr(P.Domain.back()))));
+  E.line("#pragma unroll");
+  E.open(fmt::format("for (int jf_k = 0; jf_k < {}; ++jf_k)", PerThread));
+  E.line(fmt::format("const {0} chunk = jf_base + ({0})jf_k * jf_stride;", IT));
+  elementwiseChunk("");
+  E.close();
+  E.close();
+  E.open("else");
+  E.open(fmt::format("for (int jf_k = 0; jf_k < {}; ++jf_k)", PerThread));
+  E.line(fmt::format("const {0} chunk = jf_base + ({0})jf_k * jf_stride;", IT));
+  elementwiseChunk("break");
+  E.close();
+  E.close();
+}
+
+void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
+  std::string IT = E.indexType();
   if (P.Flat) {
     std::string N = numelExpr();
     E.line(fmt::format("const {} n = {};", IT, N));
     E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
-    E.line("if (col >= n) return;");
+    if (!Exit.empty())
+      E.line(fmt::format("if (col >= n) {};", Exit.str()));
     if (Vec == 1) {
       storeOutputs(false, "col");
       return;
@@ -227,7 +268,8 @@ void KernelWriter::elementwiseBody() {
   }
   std::string L = E.dimExpr(P.Domain.back());
   E.line(fmt::format("const {} cpr = {} / {};", IT, L, Vec));
-  E.line(fmt::format("if (chunk >= ({})({}) * cpr) return;", IT, rowsExpr()));
+  if (!Exit.empty())
+    E.line(fmt::format("if (chunk >= ({})({}) * cpr) {};", IT, rowsExpr(), Exit.str()));
   E.line(fmt::format("const {} row = chunk / cpr;", IT));
   E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
   outerCoords("row");

@@ -29,11 +29,19 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec,
   // whole rows of RowLen / Vec chunks (the scheduler makes Vec divide it).
   auto Chunks = [&] { return Flat ? (S.Numel + Vec - 1) / Vec : S.Rows * (S.RowLen / Vec); };
   switch (Kind) {
-  case KernelKind::Elementwise:
+  case KernelKind::Elementwise: {
     if (S.Numel == 0)
       return std::nullopt;
-    L.GridX = gridBlocks(Chunks(), ThreadsX);
+    // The scalar variant loops over up to ScalarElemsPerThread elements a
+    // grid apart; it covers every element with either grid.
+    int64_t Tiled = (Chunks() + int64_t(ThreadsX) * launch::ScalarElemsPerThread - 1) /
+                    (int64_t(ThreadsX) * launch::ScalarElemsPerThread);
+    bool Tile = Vec == 1 && Tiled >= int64_t(launch::ScalarTileMinBlocksPerSm) * SmCount &&
+                SmCount > 0;
+    L.GridX = Tile ? gridBlocks(Chunks(), int64_t(ThreadsX) * launch::ScalarElemsPerThread)
+                   : gridBlocks(Chunks(), ThreadsX);
     return L;
+  }
   case KernelKind::RowReduce:
     if (S.Rows == 0)
       return std::nullopt;

@@ -30,6 +30,13 @@ inline constexpr int MinRowThreads = 32, MaxRowThreads = 512;
 inline constexpr int MaxChunksPerThread = 4;
 /// Rows of at most 32 chunks share a block of this many threads.
 inline constexpr int ShortRowBlockThreads = 128;
+/// The scalar variant of an element-wise kernel gives each thread up to this
+/// many elements, a grid's width apart (codegen/Codegen.cpp) ...
+inline constexpr int ScalarElemsPerThread = 8;
+/// ... when the smaller grid still has this many blocks per SM; below, one
+/// element per thread (measured: 8 per thread doubled the time of
+/// single-row kernels, 4 -> 8 us).
+inline constexpr int ScalarTileMinBlocksPerSm = 4;
 /// Widest access, in bytes.
 inline constexpr int MaxVectorBytes = 16;
 /// Full reductions launch at most this many blocks per SM (fixed per device,

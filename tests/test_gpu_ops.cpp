@@ -342,3 +342,31 @@ TEST_CASE("f64 -> f16/bf16 casts round once; half constants hold their rounded v
   G.output("y", X * G.constant(0.1, DType::BF16) + G.constant(1.0 / 3, DType::F16));
   checkGraph(G, randomBindings(G, {{"N", 1031}}, {}));
 }
+
+TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large enough to tile",
+          "[gpu][ops]") {
+  // Past 4 tiled blocks per SM (about 1.1M elements on 132 SMs) the scalar
+  // variant gives each thread 8 elements a grid apart (codegen/LaunchRule.h):
+  // full tiles unrolled without bound checks, the last one checked. A
+  // misaligned pointer selects the scalar variant; so does an odd row.
+  haveGpu();
+  CheckOptions Misaligned;
+  Misaligned.MisalignElems = 1;
+  {
+    // Flat: silu(g) * u over 2^21 + 37 elements (a partial last tile).
+    Graph G;
+    Value Gt = G.input("g", bf16, {"N"});
+    Value U = G.input("u", bf16, {"N"});
+    G.output("y", nn::siluMul(Gt, U));
+    checkGraph(G, randomBindings(G, {{"N", (int64_t(1) << 21) + 37}}, {}), Misaligned);
+  }
+  {
+    // By rows: a bias broadcast over rows of 4999 (odd: scalar even aligned).
+    Graph G;
+    Value X = G.input("x", bf16, {"B", 4999});
+    Value Bias = G.input("bias", bf16, {4999});
+    G.output("y", nn::geluBias(X, Bias));
+    checkGraph(G, randomBindings(G, {{"B", 301}}, {}));
+    checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Misaligned);
+  }
+}

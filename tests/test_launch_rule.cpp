@@ -46,8 +46,16 @@ TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   checkShape(K.Launch.shape({1000, 1, 1000}, 4, 132), 1, 256, 1);
   // 1025 elements: 257 chunks (the last one partial) need a second block.
   checkShape(K.Launch.shape({1025, 1, 1025}, 4, 132), 2, 256, 1);
-  // Scalar variant of the same: 1025 threads.
+  // The scalar variant: one element per thread while the tiled grid would
+  // have fewer than 4 blocks per SM (1025 elements: 5 blocks of 256)...
   checkShape(K.Launch.shape({1025, 1, 1025}, 1, 132), 5, 256, 1);
+  // ... 8 per thread (2048 a block) from 4 * 132 tiled blocks on: 2^20
+  // elements are 512 blocks (below 528: one per thread, 4096 blocks),
+  // 2^21 are 1024 tiled blocks.
+  checkShape(K.Launch.shape({1 << 20, 1, 1 << 20}, 1, 132), 4096, 256, 1);
+  checkShape(K.Launch.shape({1 << 21, 1, 1 << 21}, 1, 132), 1024, 256, 1);
+  // Without a device (SmCount 0) nothing is tiled.
+  checkShape(K.Launch.shape({1 << 21, 1, 1 << 21}, 1, 0), 8192, 256, 1);
   CHECK_FALSE(K.Launch.shape({0, 1, 0}, 4, 132).has_value());
 
   // A bias broadcast is not flat: whole rows of RowLen / Vec chunks.

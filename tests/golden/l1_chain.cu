@@ -153,15 +153,36 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v1(
     float* __restrict__ out_0,
     float s_0,
     long long d_0) {
-  const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
-  const long long n = (d_0);
-  const long long col = chunk * 1;
-  if (col >= n) return;
-  const float v0 = in_0[col];
-  const float v1 = in_1[col];
-  const float v2 = (v0 + v1);
-  const float v3 = (s_0 * v2);
-  const float v4 = in_2[col];
-  const float v5 = (v3 + v4);
-  out_0[col] = v5;
+  const long long jf_stride = (long long)gridDim.x * 256;
+  const long long jf_base = (long long)blockIdx.x * 256 + threadIdx.x;
+  if (jf_base + 7 * jf_stride < (long long)((d_0))) {
+    #pragma unroll
+    for (int jf_k = 0; jf_k < 8; ++jf_k) {
+      const long long chunk = jf_base + (long long)jf_k * jf_stride;
+      const long long n = (d_0);
+      const long long col = chunk * 1;
+      const float v0 = in_0[col];
+      const float v1 = in_1[col];
+      const float v2 = (v0 + v1);
+      const float v3 = (s_0 * v2);
+      const float v4 = in_2[col];
+      const float v5 = (v3 + v4);
+      out_0[col] = v5;
+    }
+  }
+  else {
+    for (int jf_k = 0; jf_k < 8; ++jf_k) {
+      const long long chunk = jf_base + (long long)jf_k * jf_stride;
+      const long long n = (d_0);
+      const long long col = chunk * 1;
+      if (col >= n) break;
+      const float v6 = in_0[col];
+      const float v7 = in_1[col];
+      const float v8 = (v6 + v7);
+      const float v9 = (s_0 * v8);
+      const float v10 = in_2[col];
+      const float v11 = (v9 + v10);
+      out_0[col] = v11;
+    }
+  }
 }
