@@ -33,13 +33,15 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec,
     if (S.Numel == 0)
       return std::nullopt;
     // The scalar variant loops over up to ScalarElemsPerThread elements a
-    // grid apart; it covers every element with either grid.
-    int64_t Tiled = (Chunks() + int64_t(ThreadsX) * launch::ScalarElemsPerThread - 1) /
-                    (int64_t(ThreadsX) * launch::ScalarElemsPerThread);
-    bool Tile = Vec == 1 && Tiled >= int64_t(launch::ScalarTileMinBlocksPerSm) * SmCount &&
-                SmCount > 0;
-    L.GridX = Tile ? gridBlocks(Chunks(), int64_t(ThreadsX) * launch::ScalarElemsPerThread)
-                   : gridBlocks(Chunks(), ThreadsX);
+    // grid apart, so either grid covers every element: the tiled one once it
+    // still has ScalarTileMinBlocksPerSm blocks per SM.
+    int64_t Block = ThreadsX;
+    if (Vec == 1 && SmCount > 0) {
+      int64_t Tile = Block * launch::ScalarElemsPerThread;
+      if ((Chunks() + Tile - 1) / Tile >= int64_t(launch::ScalarTileMinBlocksPerSm) * SmCount)
+        Block = Tile;
+    }
+    L.GridX = gridBlocks(Chunks(), Block);
     return L;
   }
   case KernelKind::RowReduce:

@@ -45,11 +45,12 @@ inline constexpr int MaxVectorBytes = 16;
 inline constexpr int FullReduceBlocksPerSm = 8;
 } // namespace launch
 
-/// Grid and block of one launch.
+/// Grid and block of one launch. No kernel uses dynamic shared memory yet;
+/// the first schedule that does adds it here and to the three launch sites
+/// (exec/Executable.cpp, ExecutableProfile.cpp, ExecutableGraph.cpp).
 struct LaunchShape {
   unsigned GridX = 1;
   unsigned BlockX = 1, BlockY = 1;
-  unsigned SharedBytes = 0; // dynamic shared memory
 };
 
 /// The sizes a launch depends on, evaluated for the run's dims.

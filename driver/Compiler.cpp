@@ -206,18 +206,23 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   }
   X->Stats.LoadMs = msSince(LoadStart);
 
-  logMessage(LogLevel::Info,
-      fmt::format("compiled {} kernel{} ({}) in {:.1f} ms: {}, key {}", Emitted.size(),
-                  Emitted.size() == 1 ? "" : "s", Opts.Fuse ? "fused" : "unfused",
-                  X->Stats.CompileMs + X->Stats.LoadMs,
-                  Hit ? "cache hit"
-                      : fmt::format("NVRTC (cache: {})",
-                                    Cache->diskEnabled() ? Cache->dir() : "memory only"),
-                  X->Key.substr(0, 16)));
-  logMessage(LogLevel::Debug, fmt::format("stages: plan {:.2f} ms, emit {:.2f} ms, compile or find "
-                                   "{:.2f} ms, load {:.2f} ms",
-                                   PlanMs, EmitMs, X->Stats.CompileMs - PlanMs - EmitMs,
-                                   X->Stats.LoadMs));
+  // Formatted only when asked for (Env already read JITFUSE_LOG).
+  if (Env.Log >= LogLevel::Info)
+    logMessage(LogLevel::Info,
+               fmt::format("compiled {} kernel{} ({}) in {:.1f} ms: {}, key {}", Emitted.size(),
+                           Emitted.size() == 1 ? "" : "s", Opts.Fuse ? "fused" : "unfused",
+                           X->Stats.CompileMs + X->Stats.LoadMs,
+                           Hit ? std::string("cache hit")
+                               : fmt::format("NVRTC (cache: {})", Cache->diskEnabled()
+                                                                      ? Cache->dir()
+                                                                      : "memory only"),
+                           X->Key.substr(0, 16)));
+  if (Env.Log >= LogLevel::Debug)
+    logMessage(LogLevel::Debug,
+               fmt::format("stages: plan {:.2f} ms, emit {:.2f} ms, compile or find {:.2f} ms, "
+                           "load {:.2f} ms",
+                           PlanMs, EmitMs, X->Stats.CompileMs - PlanMs - EmitMs,
+                           X->Stats.LoadMs));
   return Executable(std::move(X));
 }
 

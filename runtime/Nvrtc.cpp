@@ -3,7 +3,6 @@
 #include "runtime/Nvrtc.h"
 
 #include "support/Error.h"
-#include "support/Settings.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
@@ -14,10 +13,6 @@
 #include <sys/stat.h>
 
 #include <atomic>
-#include <cctype>
-#include <cstdio>
-#include <mutex>
-#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <thread>
@@ -194,8 +189,6 @@ std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sou
       std::rethrow_exception(E);
   return Out;
 }
-
-unsigned compileThreads() { return Settings::fromEnv().CompileThreads; }
 
 const std::string &nvrtcVersionString() {
   static const std::string Version = [] {

@@ -41,10 +41,6 @@ std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sou
                                                  llvm::ArrayRef<std::string> Options,
                                                  unsigned Threads);
 
-/// Threads compile() uses for NVRTC: JITFUSE_COMPILE_THREADS when set (>= 1),
-/// else min(hardware threads, 8).
-unsigned compileThreads();
-
 /// Identifies the NVRTC in use for cache keys: "<major>.<minor>" plus the
 /// loaded library's file name and size, so a patch-level upgrade (same
 /// major.minor, different code generator) does not reuse stale CUBINs.

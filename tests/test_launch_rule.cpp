@@ -30,7 +30,6 @@ void checkShape(const std::optional<LaunchShape> &S, unsigned Grid, unsigned Blo
   CHECK(S->GridX == Grid);
   CHECK(S->BlockX == BlockX);
   CHECK(S->BlockY == BlockY);
-  CHECK(S->SharedBytes == 0);
 }
 
 } // namespace

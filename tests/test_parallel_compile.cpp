@@ -8,6 +8,7 @@
 // which compiles everything this way on a multi-core machine).
 //
 //===----------------------------------------------------------------------===//
+#include "TestEnv.h"
 #include "GraphCheck.h"
 
 #include "codegen/Codegen.h"
@@ -18,6 +19,7 @@
 #include "runtime/KernelCache.h"
 #include "runtime/ImageBundle.h"
 #include "runtime/Nvrtc.h"
+#include "support/Settings.h"
 
 #include <catch2/catch.hpp>
 
@@ -52,23 +54,6 @@ std::vector<KernelPlan> unfusedPlans(const Graph &G) {
   return Plans;
 }
 
-struct EnvGuard {
-  explicit EnvGuard(const char *Value) {
-    if (const char *Old = std::getenv("JITFUSE_COMPILE_THREADS"))
-      Saved = Old;
-    if (Value)
-      setenv("JITFUSE_COMPILE_THREADS", Value, 1);
-    else
-      unsetenv("JITFUSE_COMPILE_THREADS");
-  }
-  ~EnvGuard() {
-    if (Saved)
-      setenv("JITFUSE_COMPILE_THREADS", Saved->c_str(), 1);
-    else
-      unsetenv("JITFUSE_COMPILE_THREADS");
-  }
-  std::optional<std::string> Saved;
-};
 
 } // namespace
 
@@ -173,18 +158,18 @@ TEST_CASE("JITFUSE_COMPILE_THREADS sets the NVRTC thread count; bad values are i
           "[runtime][parallel]") {
   unsigned Default;
   {
-    EnvGuard E(nullptr);
-    Default = rt::compileThreads();
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", nullptr);
+    Default = Settings::fromEnv().CompileThreads;
     CHECK(Default >= 1);
     CHECK(Default <= 8);
   }
   {
-    EnvGuard E("3");
-    CHECK(rt::compileThreads() == 3);
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", "3");
+    CHECK(Settings::fromEnv().CompileThreads == 3);
   }
   for (const char *Bad : {"0", "-2", "four", "3x", ""}) {
-    EnvGuard E(Bad);
-    CHECK(rt::compileThreads() == Default);
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", Bad);
+    CHECK(Settings::fromEnv().CompileThreads == Default);
   }
 }
 
@@ -200,7 +185,7 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
       Variants.insert(K.variantName(V));
   // The one cache entry a fresh Compiler writes for G, parsed.
   auto EntryFor = [&](const char *Threads, std::string &Source) {
-    EnvGuard E(Threads);
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", Threads);
     char Tmpl[] = "/tmp/jitfuse-parallel-XXXXXX";
     rt::CacheConfig Cfg;
     Cfg.Dir = mkdtemp(Tmpl);
@@ -237,7 +222,7 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
   CHECK(SourceOne == SourceThree);
   CHECK(SourceThree.find("part 1 of") == std::string::npos);
   if (haveGpu()) {
-    EnvGuard E("3");
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", "3");
     checkGraph(G, randomBindings(G, {{"B", 7}}, {{"eps", 1e-6}}));
   }
 }
