@@ -50,6 +50,7 @@ struct Options {
   std::string JsonPath;
   std::string CompileOnlyDir;
   bool SkipJit = false;
+  bool Ladder = false;
   uint64_t Seed = 20261129;
 };
 
@@ -243,6 +244,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     CompileOptions FO, UO;
     UO.Fuse = false;
     FO.FastMath = UO.FastMath = W.FastMath;
+    FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -424,6 +426,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--json", O.JsonPath, "Write every number to this JSON file");
   App.add_option("--seed", O.Seed, "Seed of the correctness-check inputs");
   App.add_flag("--skip-jit", O.SkipJit, "Skip the JIT latency measurements (C1/C2)");
+  App.add_flag("--ladder", O.Ladder,
+               "Compile the ladder of vector variants (CompileOptions::PeelAlignment off) for a "
+               "same-run comparison with the peeled kernels");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

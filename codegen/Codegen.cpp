@@ -75,10 +75,22 @@ private:
   void elementwiseChunk(llvm::StringRef Exit);
   void rowBody();
   void fullBody();
+  /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.
+  void leadPhase();
+  /// Peeled kernels: `jf_lo`/`jf_hi`, the lanes of the chunk at `col` inside
+  /// [0, \p Extent).
+  void chunkLanes(const std::string &Extent);
+  /// Accumulates lane values into a reduction, masked in peeled kernels.
+  void accumulate(const std::string &Acc, Op Kind, const std::string &V);
+  /// Iterations of a static row loop: over the row's own chunks, or (\p
+  /// Shifted) over the chunks of a peeled row that starts off alignment.
+  int64_t staticRowIters(bool Shifted) const;
   void lanes(bool Vector, const std::function<void(int)> &PerLane);
   void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
   std::string numelExpr() const;
-  void rowLoop(const std::function<void()> &Body);
+  /// Loops over the thread's chunks of the row; \p OwnChunks leaves out
+  /// the chunk a peeled row may add (the register cache holds only these).
+  void rowLoop(const std::function<void()> &Body, bool OwnChunks = false);
   void rowStages(const std::map<NodeId, int> &Stages);
   void epilogueValues();
 
@@ -86,6 +98,7 @@ private:
   const KernelPlan &P;
   int Vec;
   Emitter E;
+  bool Peel = P.Peel && Vec > 1;
 };
 
 std::string KernelWriter::signature() {
@@ -167,7 +180,11 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
         std::string V = E.value(N, E.domainCoords());
         E.line(fmt::format("{}.V[{}] = {};", SV, K, storeConvert(Nd.Type, V)));
       });
-      E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+      if (Peel)
+        E.line(fmt::format("jf_store_chunk<{}, {}>(out_{} + {}, {}, jf_lo, jf_hi);", ST, Vec, O,
+                           Base, SV));
+      else
+        E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
       continue;
     }
     lanes(false, [&](int K) {
@@ -205,6 +222,7 @@ std::string KernelWriter::write() {
 void KernelWriter::elementwiseBody() {
   std::string IT = E.indexType();
   if (Vec > 1) {
+    leadPhase();
     E.line(fmt::format("const {0} chunk = ({0})blockIdx.x * {1} + threadIdx.x;", IT,
                        threads()));
     elementwiseChunk("return");
@@ -245,9 +263,15 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   if (P.Flat) {
     std::string N = numelExpr();
     E.line(fmt::format("const {} n = {};", IT, N));
-    E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
+    E.line(fmt::format("const {} col = chunk * {}{};", IT, Vec, Peel ? " - jf_off" : ""));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= n) {};", Exit.str()));
+    if (Peel) {
+      chunkLanes("n");
+      storeOutputs(true, "col");
+      E.setLaneGuard(false);
+      return;
+    }
     if (Vec == 1) {
       storeOutputs(false, "col");
       return;
@@ -267,11 +291,21 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     return;
   }
   std::string L = E.dimExpr(P.Domain.back());
-  E.line(fmt::format("const {} cpr = {} / {};", IT, L, Vec));
+  // Peeled: a row starts at its own phase, so it spans up to one chunk more.
+  E.line(Peel ? fmt::format("const {} cpr = ({} + {}) / {};", IT, L, 2 * Vec - 2, Vec)
+              : fmt::format("const {} cpr = {} / {};", IT, L, Vec));
   if (!Exit.empty())
     E.line(fmt::format("if (chunk >= ({})({}) * cpr) {};", IT, rowsExpr(), Exit.str()));
   E.line(fmt::format("const {} row = chunk / cpr;", IT));
-  E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+  if (Peel) {
+    E.line(fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});", L, Vec));
+    E.line(fmt::format("const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
+    if (!Exit.empty())
+      E.line(fmt::format("if (col >= {}) {};", L, Exit.str()));
+    chunkLanes(L);
+  } else {
+    E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+  }
   outerCoords("row");
   std::string Base = fmt::format("row * {} + col", L);
   // A concat over the whole row whose pieces are Vec-aligned picks one
@@ -286,19 +320,84 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
       Aligned &= G.node(O).Dims.back().Size % Vec == 0;
     if (!Aligned)
       continue;
-    int64_t Hi = 0;
+    int64_t Lo = 0, Hi = 0;
     for (size_t I = 0; I < Nd.Operands.size(); ++I) {
       Hi += G.node(Nd.Operands[I]).Dims.back().Size;
       bool Last = I + 1 == Nd.Operands.size();
-      E.open(Last ? "else" : fmt::format("{}if (col < {})", I ? "else " : "", Hi));
+      // Peeled: a chunk off the operands' boundaries (a misaligned row)
+      // takes the per-lane path below.
+      if (Peel)
+        E.open(fmt::format("{}if (col >= {} && col + {} <= {})", I ? "else " : "", Lo, Vec, Hi));
+      else
+        E.open(Last ? "else" : fmt::format("{}if (col < {})", I ? "else " : "", Hi));
       E.setConcatChoice(N, static_cast<int>(I));
       storeOutputs(true, Base);
       E.close();
+      Lo = Hi;
     }
     E.setConcatChoice(N, -1);
+    if (Peel) {
+      E.open("else");
+      storeOutputs(true, Base);
+      E.close();
+      E.setLaneGuard(false);
+    }
     return;
   }
   storeOutputs(true, Base);
+  E.setLaneGuard(false);
+}
+
+void KernelWriter::leadPhase() {
+  if (!Peel)
+    return;
+  // The lead is the tensor whose accesses the chunks align to: the first
+  // input over the whole domain (loads are most of the traffic), else such
+  // an output. The others check their own alignment per chunk.
+  auto Whole = [&](NodeId N) {
+    const Node &Nd = G.node(N);
+    return llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain) ||
+           (P.Flat && staticNumel(Nd.Dims) != std::optional<int64_t>(1));
+  };
+  for (size_t I = 0; I < P.Inputs.size(); ++I)
+    if (Whole(P.Inputs[I])) {
+      E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
+                         storageType(G.node(P.Inputs[I]).Type), Vec, I));
+      return;
+    }
+  for (size_t O = 0; O < P.Outputs.size(); ++O)
+    if (Whole(P.Outputs[O])) {
+      E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
+                         storageType(G.node(P.Outputs[O]).Type), Vec, O));
+      return;
+    }
+  E.line("const int jf_off = 0;");
+}
+
+void KernelWriter::chunkLanes(const std::string &Extent) {
+  E.line(fmt::format("const int jf_lo = col < 0 ? (int)-col : 0;"));
+  E.line(fmt::format("const int jf_hi = col + {0} > {1} ? (int)({1} - col) : {0};", Vec,
+                     Extent));
+  E.setLaneGuard(true);
+}
+
+void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string &V) {
+  std::string Next = Kind == Op::ReduceSum || Kind == Op::ReduceMean
+                         ? fmt::format("{} + {}", Acc, V)
+                         : fmt::format("{}({}, {})", Kind == Op::ReduceMax ? "jf_max" : "jf_min",
+                                       Acc, V);
+  // A lane outside the domain holds a value computed from zeros: keep the
+  // accumulator as it was (adding 0 would turn a -0 sum into +0).
+  if (Peel)
+    E.line(fmt::format("{0} = {1} ? {2} : {0};", Acc, E.laneValid(), Next));
+  else
+    E.line(fmt::format("{} = {};", Acc, Next));
+}
+
+int64_t KernelWriter::staticRowIters(bool Shifted) const {
+  int64_t Span = P.ThreadsX * Vec;
+  int64_t Len = P.Domain.back().Size + (Shifted && Peel ? Vec - 1 : 0);
+  return (Len + Span - 1) / Span;
 }
 
 std::string KernelWriter::numelExpr() const {
@@ -328,25 +427,53 @@ static std::map<NodeId, int> reductionStages(const Graph &G,
   return Stage;
 }
 
-void KernelWriter::rowLoop(const std::function<void()> &Body) {
+void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   std::string IT = E.indexType();
   int Span = P.ThreadsX * Vec;
   const Dim &R = P.Domain.back();
+  // Peeled: chunks start jf_o elements before the row (the lead's phase).
+  std::string Shift = Peel ? " - jf_o" : "";
   if (R.isDynamic()) {
-    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
-                       P.ThreadsX, Vec));
-    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT,
-                       P.ThreadsX, Vec));
+    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2}{3} < R; ++j)", IT,
+                       P.ThreadsX, Vec, Shift));
+    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT,
+                       P.ThreadsX, Vec, Shift));
+    if (Peel)
+      chunkLanes("R");
     Body();
+    E.setLaneGuard(false);
     E.close();
     return;
   }
-  int64_t Iters = (R.Size + Span - 1) / Span;
+  int64_t Iters = staticRowIters(false);
+  if (Peel) {
+    // The row's own chunk count first (the register cache covers these),
+    // then the chunk a shifted row may add, read from memory in each stage.
+    int64_t All = OwnChunks ? Iters : staticRowIters(true);
+    for (int64_t From = 0, To = Iters; From < To; From = To, To = All) {
+      const std::map<std::string, std::string> *Cache = E.rowCache();
+      if (From > 0)
+        E.setRowCache(nullptr);
+      if (To - From <= 16)
+        E.line("#pragma unroll");
+      E.open(fmt::format("for (int j = {}; j < {}; ++j)", From, To));
+      E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT, P.ThreadsX, Vec,
+                         Shift));
+      E.open("if (col < R)");
+      chunkLanes("R");
+      Body();
+      E.setLaneGuard(false);
+      E.close();
+      E.close();
+      E.setRowCache(Cache);
+    }
+    return;
+  }
   if (Iters <= 16)
     E.line("#pragma unroll");
   E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
-  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT,
-                     P.ThreadsX, Vec));
+  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT,
+                     P.ThreadsX, Vec, Shift));
   if (R.Size % Span != 0) {
     E.open("if (col < R)");
     Body();
@@ -380,11 +507,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
           std::string V = promoteValue(
               Op.Type, Nd.Type,
               E.value(Nd.Operands[0], E.domainCoords()));
-          if (Nd.Kind == Op::ReduceSum || Nd.Kind == Op::ReduceMean)
-            E.line(fmt::format("acc{} += {};", N, V));
-          else
-            E.line(fmt::format("acc{0} = {1}(acc{0}, {2});", N,
-                               Nd.Kind == Op::ReduceMax ? "jf_max" : "jf_min", V));
+          accumulate("acc" + std::to_string(N), Nd.Kind, V);
         }
       });
     });
@@ -420,6 +543,10 @@ void KernelWriter::rowBody() {
   E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
   E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
   E.line(fmt::format("const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  if (Peel) {
+    leadPhase();
+    E.line(fmt::format("const int jf_o = (int)((jf_off + rowc * R) % {});", Vec));
+  }
   outerCoords("rowc");
 
   // Keep the row's loads in registers between stages when they fit: a dry
@@ -429,8 +556,7 @@ void KernelWriter::rowBody() {
     KernelWriter Dry(G, P, Vec);
     Dry.rowStages(Stages);
     Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
-    int64_t Span = P.ThreadsX * Vec;
-    int64_t Iters = (P.Domain.back().Size + Span - 1) / Span;
+    int64_t Iters = staticRowIters(false);
     for (const RowLoad &L : Dry.E.seenRowLoads()) {
       std::string Var = "cv" + std::to_string(CacheVars.size());
       E.line(fmt::format("jf_vec<{}, {}> {}[{}];",
@@ -443,11 +569,12 @@ void KernelWriter::rowBody() {
       rowLoop([&] {
         for (const RowLoad &L : Dry.E.seenRowLoads()) {
           std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
-          E.line(fmt::format("{}[j] = jf_load<{}, {}>(in_{}{} + col);",
-                             CacheVars[L.Key], ST, Vec, L.InputIdx,
-                             L.Address.empty() ? "" : " + " + L.Address));
+          E.line(fmt::format("{}[j] = jf_load{}<{}, {}>(in_{}{} + col{});",
+                             CacheVars[L.Key], Peel ? "_chunk" : "", ST, Vec, L.InputIdx,
+                             L.Address.empty() ? "" : " + " + L.Address,
+                             Peel ? ", jf_lo, jf_hi" : ""));
         }
-      });
+      }, /*OwnChunks=*/true);
       E.close();
       E.setRowCache(&CacheVars);
     }
@@ -497,22 +624,37 @@ void KernelWriter::fullBody() {
   auto Accumulate = [&](int) {
     std::string V = promoteValue(Op.Type, Nd.Type,
                                  E.value(Nd.Operands[0], E.domainCoords()));
-    if (Nd.Kind == Op::ReduceSum || Nd.Kind == Op::ReduceMean)
-      E.line(fmt::format("acc += {};", V));
-    else
-      E.line(fmt::format("acc = {}(acc, {});",
-                         Nd.Kind == Op::ReduceMax ? "jf_max" : "jf_min", V));
+    accumulate("acc", Nd.Kind, V);
   };
+  std::string L = P.Domain.empty() ? "1" : E.dimExpr(P.Domain.back());
+  leadPhase();
   if (P.Flat) {
-    E.line(fmt::format("const {} nchunks = (n + {}) / {};", IT, Vec - 1, Vec));
+    E.line(fmt::format("const {} nchunks = (n + {}{}) / {};", IT, Peel ? "jf_off + " : "",
+                       Vec - 1, Vec));
   } else {
-    E.line(fmt::format("const {} cpr = {} / {};", IT, E.dimExpr(P.Domain.back()), Vec));
+    E.line(Peel ? fmt::format("const {} cpr = ({} + {}) / {};", IT, L, 2 * Vec - 2, Vec)
+                : fmt::format("const {} cpr = {} / {};", IT, L, Vec));
     E.line(fmt::format("const {} nchunks = ({})({}) * cpr;", IT, IT, rowsExpr()));
   }
   E.open(fmt::format("for ({0} chunk = ({0})blockIdx.x * {1} + threadIdx.x; "
                      "chunk < nchunks; chunk += ({0})gridDim.x * {1})",
                      IT, NT));
-  if (P.Flat) {
+  if (Peel && P.Flat) {
+    E.line(fmt::format("const {} col = chunk * {} - jf_off;", IT, Vec));
+    chunkLanes("n");
+    lanes(true, Accumulate);
+    E.setLaneGuard(false);
+  } else if (Peel) {
+    E.line(fmt::format("const {} row = chunk / cpr;", IT));
+    E.line(fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});", L, Vec));
+    E.line(fmt::format("const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
+    E.open(fmt::format("if (col < {})", L));
+    chunkLanes(L);
+    outerCoords("row");
+    lanes(true, Accumulate);
+    E.setLaneGuard(false);
+    E.close();
+  } else if (P.Flat) {
     E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
     if (Vec == 1) {
       lanes(false, Accumulate);

@@ -10,7 +10,7 @@
 namespace jitfuse::codegen {
 
 Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec)
-    : G(G), P(P), Vec(Vec) {
+    : G(G), P(P), Vec(Vec), Peel(P.Peel && Vec > 1) {
   Scopes.emplace_back();
 }
 
@@ -100,6 +100,12 @@ Coords Emitter::domainCoords() const {
     for (unsigned I = 0; I + 1 < P.Domain.size(); ++I)
       C.Outer.push_back("c" + std::to_string(I));
   return C;
+}
+
+std::string Emitter::laneValid() const {
+  if (Lane == 0)
+    return "(jf_lo == 0)"; // jf_hi > 0 in every chunk that runs
+  return fmt::format("(jf_lo <= {0} && {0} < jf_hi)", Lane);
 }
 
 std::string Emitter::lastExpr(const Coords &C) const {
@@ -207,12 +213,20 @@ std::string Emitter::load(NodeId N, const Coords &C) {
         Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " +
                  strideExpr(Nd.Dims, I);
     const Dim &Last = Nd.Dims.back();
-    Vectorizable = Vectorizable && C.ColRel && C.Off % Vec == 0 &&
-                   (Outer.empty() || (!Last.isDynamic() && Last.Size % Vec == 0));
+    // A peeled kernel checks each chunk's alignment at run time, so any
+    // row-contiguous access may try the wide load; the ladder's variants
+    // need it aligned for every row.
+    Vectorizable = Vectorizable && C.ColRel &&
+                   (Peel || (C.Off % Vec == 0 &&
+                             (Outer.empty() || (!Last.isDynamic() && Last.Size % Vec == 0))));
   }
   if (!Vectorizable) {
     std::string Addr = linearIndex(C, Nd.Dims);
-    std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[" + Addr + "]"));
+    std::string Elem = Param + "[" + Addr + "]";
+    bool LaneFree = !C.Flat && !C.ColRel && C.Last == "0";
+    if (LaneGuard && !LaneFree)
+      Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
+    std::string V = bind(Nd.Type, loadConvert(Nd.Type, Elem));
     remember(K, V);
     return V;
   }
@@ -232,8 +246,12 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   if (VecVar.empty()) {
     VecVar = fresh("lv");
     std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + col";
-    line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST,
-                     Vec, VecVar, Addr));
+    if (Peel)
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_chunk<{0}, {1}>({3}, jf_lo, jf_hi);",
+                       ST, Vec, VecVar, Addr));
+    else
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec,
+                       VecVar, Addr));
     remember(GroupKey, VecVar);
     bool Known = false;
     for (const RowLoad &L : Seen)

@@ -47,10 +47,16 @@ public:
 
   /// Lane being emitted (0..Vec-1) and whether vector loads are allowed.
   void setLane(int L) { Lane = L; }
+  /// Peeled kernels, inside a chunk: the chunk's valid lanes are
+  /// [jf_lo, jf_hi), so a per-lane load is guarded (the lane may sit before
+  /// the tensor or past its end).
+  void setLaneGuard(bool On) { LaneGuard = On; }
+  bool peeled() const { return Peel; }
   void setVectorLoads(bool On) { VectorLoads = On; }
   /// Row kernels: loads matching a key of Cached come from register arrays
   /// indexed by J; every vectorizable load is recorded in Seen.
   void setRowCache(const std::map<std::string, std::string> *C) { Cached = C; }
+  const std::map<std::string, std::string> *rowCache() const { return Cached; }
   const std::vector<RowLoad> &seenRowLoads() const { return Seen; }
   /// Row kernels: reduction results available to later stages.
   void setReduced(NodeId N, std::string Var) { Reduced[N] = std::move(Var); }
@@ -75,6 +81,8 @@ public:
   int scalarIndex(NodeId N) const;
   int dimIndex(llvm::StringRef Name) const;
   int vec() const { return Vec; }
+  /// Peeled kernels: whether the current lane is inside the domain.
+  std::string laneValid() const;
 
 private:
   std::string key(NodeId N, const Coords &C) const;
@@ -93,6 +101,8 @@ private:
   const KernelPlan &P;
   int Vec;
   int Lane = 0;
+  bool Peel;
+  bool LaneGuard = false;
   bool VectorLoads = true;
   int Tmp = 0;
   int Indent = 1;

@@ -38,8 +38,14 @@ struct KernelPlan {
   bool Flat = false;
   bool Index64 = false;
 
-  /// Vector widths (elements) compiled, widest first; the last is 1.
+  /// Vector widths (elements) compiled, widest first. Peeled kernels have
+  /// one variant that serves every pointer alignment and row length; the
+  /// ladder (Peel off) has one per width down to 1, and the runtime picks the
+  /// widest the pointers allow.
   std::vector<int> Vecs = {1};
+  /// Chunks are aligned to a lead tensor at run time (a partial head and
+  /// tail chunk per row or range); see codegen/Codegen.cpp.
+  bool Peel = false;
   /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
   int ThreadsX = 256;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only

@@ -26,8 +26,15 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec,
   LaunchShape L;
   L.BlockX = static_cast<unsigned>(ThreadsX);
   // Vector chunks of the domain: a flat kernel walks one range, the others
-  // whole rows of RowLen / Vec chunks (the scheduler makes Vec divide it).
-  auto Chunks = [&] { return Flat ? (S.Numel + Vec - 1) / Vec : S.Rows * (S.RowLen / Vec); };
+  // whole rows. A peeled kernel starts each range or row at the lead
+  // tensor's phase (0..Vec-1 elements before it), so it may need one chunk
+  // more; the ladder's variants divide the row (the scheduler makes Vec
+  // divide it).
+  int64_t Extra = Peel ? Vec - 1 : 0;
+  auto Chunks = [&] {
+    return Flat ? (S.Numel + Extra + Vec - 1) / Vec
+                : S.Rows * (Peel ? (S.RowLen + Extra + Vec - 1) / Vec : S.RowLen / Vec);
+  };
   switch (Kind) {
   case KernelKind::Elementwise: {
     if (S.Numel == 0)

@@ -64,7 +64,8 @@ struct LaunchSizes {
 class LaunchRule {
 public:
   explicit LaunchRule(const KernelPlan &P)
-      : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock) {}
+      : Kind(P.Kind), Flat(P.Flat), Peel(P.Peel), ThreadsX(P.ThreadsX),
+        RowsPerBlock(P.RowsPerBlock) {}
 
   /// The launch of the variant with vector width \p Vec on a device with
   /// \p SmCount SMs; nullopt when there is nothing to do (no elements).
@@ -79,7 +80,7 @@ public:
 
 private:
   KernelKind Kind;
-  bool Flat;
+  bool Flat, Peel;
   int ThreadsX, RowsPerBlock;
 };
 

@@ -21,6 +21,7 @@ namespace jitfuse {
 struct PlanOptions {
   bool Fuse = true;
   bool FastMath = false;
+  bool PeelAlignment = true;
   std::optional<unsigned> ExpectKernels;
   std::vector<std::vector<NodeId>> SameKernel;
 };

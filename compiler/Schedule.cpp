@@ -124,10 +124,14 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 
-  // Widest vector: 16 bytes of the widest element, dividing the row.
+  // Widest vector: 16 bytes of the widest element. A peeled kernel aligns
+  // its chunks at run time, so that width serves any row length, dynamic
+  // rows and any pointer offset with one variant (BENCHMARKS.md "Schedule
+  // log": the ladder fell to 2-byte accesses on odd rows and offsets). The
+  // ladder needs the width to divide the row.
   int Vec = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
   const Dim &Last = P.Domain.empty() ? Dim(1) : P.Domain.back();
-  if (!P.Flat) {
+  if (!P.Flat && !Opts.Peel) {
     if (Last.isDynamic())
       Vec = 1;
     else
@@ -136,9 +140,13 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   }
   if (P.Domain.empty())
     Vec = 1;
+  P.Peel = Opts.Peel && Vec > 1;
   P.Vecs.clear();
-  for (int V = Vec; V >= 1; V /= 2)
+  for (int V = Vec; V >= 1; V /= 2) {
     P.Vecs.push_back(V);
+    if (P.Peel)
+      break;
+  }
 
   if (C.Kind != KernelKind::RowReduce) {
     P.ThreadsX = codegen::launch::FlatThreads;
@@ -150,6 +158,9 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     P.ThreadsX = codegen::launch::DynamicRowThreads;
     return P;
   }
+  // Threads follow the row's own chunks; a peeled row that starts off the
+  // lead's alignment spans one chunk more, taken by an extra, uncached
+  // iteration (codegen), so aligned rows keep their registers.
   int64_t Chunks = (Last.Size + Vec - 1) / Vec;
   if (Chunks <= 32) {
     P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
@@ -159,7 +170,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
         pow2Floor(Chunks / 2), codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
-  int64_t Iters = (Last.Size + P.ThreadsX * Vec - 1) / (P.ThreadsX * Vec);
+  int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
   int64_t Bytes = 0;
   for (NodeId N : C.Inputs) {
     const Node &Nd = G.node(N);

@@ -10,6 +10,9 @@ struct ScheduleOptions {
   int RowCacheBytes = 256;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
+  /// CompileOptions::PeelAlignment: one vector variant aligned at run time
+  /// (default) instead of the ladder of widths the pointers select.
+  bool Peel = true;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

@@ -31,6 +31,12 @@ struct CompileOptions {
   /// error up to 2 + 1.17|x| ulp of exp plus 2 ulp, and 0 below x = -87.3.
   /// Off by default; docs/NUMERICS.md "Fast math" has the bound.
   bool FastMath = false;
+  /// Each vector kernel is one variant that aligns its chunks to the
+  /// pointers at run time (a scalar head and tail per row or range), so odd
+  /// rows and offset pointers keep 16-byte accesses. false compiles the
+  /// earlier ladder instead (one variant per width, the widest the pointers
+  /// allow runs), for same-run comparisons.
+  bool PeelAlignment = true;
 };
 
 /// Thread-safe: any number of threads may compile() through one Compiler

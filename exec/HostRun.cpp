@@ -17,10 +17,18 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
   }
   std::vector<rt::DeviceBuffer> Buffers;
   std::vector<CUdeviceptr> In, Out;
+  size_t NextTensor = 0;
+  // Each tensor: [guard][offset][N elements][guard], the allocation aligned.
   auto Alloc = [&](DType T, int64_t N) {
     size_t Elem = dtypeBytes(T);
-    Buffers.emplace_back((N + Opts.MisalignElems) * Elem + 16);
-    return Buffers.back().ptr() + Opts.MisalignElems * Elem;
+    unsigned Mis = Opts.MisalignEach.empty()
+                       ? Opts.MisalignElems
+                       : Opts.MisalignEach[NextTensor % Opts.MisalignEach.size()];
+    ++NextTensor;
+    size_t Lead = Opts.GuardBytes + Mis * Elem;
+    Buffers.emplace_back(Lead + N * Elem + Opts.GuardBytes + 16);
+    rt::memsetD8(Buffers.back().ptr(), 0xA5, Buffers.back().size());
+    return Buffers.back().ptr() + Lead;
   };
   for (const TensorDesc &T : X.inputs()) {
     auto It = B.Inputs.find(T.Name);
@@ -54,6 +62,20 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
   S.synchronize();
   if (Opts.ProfileReps > 0 && Opts.KernelMedianUs)
     *Opts.KernelMedianUs = X.profileKernels(In, Out, Scalars, Dims, S.get(), Opts.ProfileReps);
+  // The guards around every output are still intact.
+  size_t FirstOut = X.inputs().size();
+  for (size_t I = 0; I < X.outputs().size() && Opts.GuardBytes; ++I) {
+    const rt::DeviceBuffer &Buf = Buffers[FirstOut + I];
+    std::vector<uint8_t> All(Buf.size());
+    rt::copyToHost(All.data(), Buf.ptr(), All.size());
+    size_t Begin = Out[I] - Buf.ptr();
+    size_t End = Begin + numelOf(OutDims[I]) * dtypeBytes(X.outputs()[I].Type);
+    for (size_t K = 0; K < All.size(); ++K)
+      if ((K < Begin || K >= End) && All[K] != 0xA5)
+        fail("runOnDevice: output '{}' was written outside its {} bytes (byte {} of the "
+             "allocation, the tensor at [{}, {}))",
+             X.outputs()[I].Name, End - Begin, K, Begin, End);
+  }
   std::map<std::string, HostTensor> Result;
   for (size_t I = 0; I < X.outputs().size(); ++I) {
     const TensorDesc &T = X.outputs()[I];

@@ -22,6 +22,13 @@ struct HostRunOptions {
   /// Offset every input and output by this many elements from an aligned
   /// allocation, to exercise the narrower vector variants.
   unsigned MisalignElems = 0;
+  /// When not empty: each tensor's own offset in elements instead, inputs
+  /// then outputs in order, cycling (tensors at different phases exercise a
+  /// peeled kernel's per-access alignment checks).
+  std::vector<unsigned> MisalignEach;
+  /// Bytes of 0xA5 guard before and after every output, checked after the
+  /// runs: a kernel that writes outside its tensor fails with an Error.
+  unsigned GuardBytes = 64;
   /// Runs of the executable (>1 to check determinism or reuse).
   unsigned Repeat = 1;
   /// After the runs, time each kernel over this many more runs

@@ -70,6 +70,7 @@ static int runAndCompare(const Graph &G, Executable &X, const Bindings &B,
                          const std::map<std::string, HostTensor> &Ref) {
   HostRunOptions RO;
   RO.MisalignElems = Opts.MisalignElems;
+  RO.MisalignEach = Opts.MisalignEach;
   std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
   int Compared = 0;
   for (const GraphOutput &O : G.outputs()) {
@@ -96,6 +97,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
       continue;
     CompileOptions CO;
     CO.Fuse = Fuse;
+    CO.PeelAlignment = Opts.Peel;
     Executable X = C.compile(G, CO);
     if (Fuse && Opts.ExpectFusedKernels >= 0)
       CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));

@@ -32,6 +32,10 @@ struct CheckOptions {
   bool Fused = true;
   bool Unfused = true;
   unsigned MisalignElems = 0;
+  /// Per-tensor offsets (HostRunOptions::MisalignEach).
+  std::vector<unsigned> MisalignEach;
+  /// CompileOptions::PeelAlignment (false: the ladder of vector variants).
+  bool Peel = true;
   /// Inject NaN/+Inf/-Inf into float inputs.
   bool SpecialValues = false;
   double Lo = -2, Hi = 2;

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <vector>
 
@@ -347,11 +348,13 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
           "[gpu][ops]") {
   // Past 4 tiled blocks per SM (about 1.1M elements on 132 SMs) the scalar
   // variant gives each thread 8 elements a grid apart (codegen/LaunchRule.h):
-  // full tiles unrolled without bound checks, the last one checked. A
-  // misaligned pointer selects the scalar variant; so does an odd row.
+  // full tiles unrolled without bound checks, the last one checked. With the
+  // ladder of variants (PeelAlignment off) a misaligned pointer selects the
+  // scalar variant; so does an odd row.
   haveGpu();
   CheckOptions Misaligned;
   Misaligned.MisalignElems = 1;
+  Misaligned.Peel = false;
   {
     // Flat: silu(g) * u over 2^21 + 37 elements (a partial last tile).
     Graph G;
@@ -366,7 +369,67 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
     Value X = G.input("x", bf16, {"B", 4999});
     Value Bias = G.input("bias", bf16, {4999});
     G.output("y", nn::geluBias(X, Bias));
-    checkGraph(G, randomBindings(G, {{"B", 301}}, {}));
+    CheckOptions Ladder;
+    Ladder.Peel = false;
+    checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Ladder);
     checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Misaligned);
+  }
+}
+
+TEST_CASE("peeled kernels: odd rows, pointer offsets, tensors at different phases",
+          "[gpu][ops]") {
+  // One vector variant aligns its chunks to a lead tensor at run time (a
+  // partial head and tail per row or range); every other access checks its
+  // own alignment. Offsets per tensor (inputs then outputs, cycling) put the
+  // lead and the rest at different phases; HostRun's guard bytes catch a
+  // write outside any output.
+  haveGpu();
+  std::vector<std::vector<unsigned>> Layouts = {{0}, {1}, {3}, {1, 0, 5}, {0, 7, 2, 3}, {6, 1}};
+  auto Check = [&](const Graph &G, const Bindings &B) {
+    for (const std::vector<unsigned> &L : Layouts) {
+      INFO("offsets " << fmt::format("{}", fmt::join(L, "/")));
+      CheckOptions Opts;
+      Opts.MisalignEach = L;
+      checkGraph(G, B, Opts);
+    }
+  };
+  for (DType T : {DType::F32, DType::BF16, DType::F16}) {
+    INFO("dtype " << dtypeName(T).str());
+    for (int64_t H : {1, 7, 24, 1001, 4095}) {
+      INFO("row length " << H);
+      Graph G;
+      Value X = G.input("x", T, {"B", H});
+      Value Res = G.input("res", T, {"B", H});
+      Value W = G.input("w", T, {H});
+      Value Eps = G.scalar("eps", f32);
+      G.output("rms", nn::rmsNorm(X + Res, W, Eps));        // rows, cached
+      G.output("sm", nn::softmax(X));                        // rows, two stages
+      G.output("bias", nn::geluBias(X, W));                  // element-wise by rows
+      G.output("rowmax", reduceMax(X * W));                  // per-row output
+      Check(G, randomBindings(G, {{"B", 37}}, {{"eps", 1e-5}}));
+    }
+    {
+      // Flat element-wise and full reductions, a partial chunk at each end.
+      Graph G;
+      Value X = G.input("x", T, {"N"});
+      Value Y = G.input("y", T, {"N"});
+      G.output("silu", nn::siluMul(X, Y));
+      G.output("s", sum(abs(X), ReduceScope::All));
+      Check(G, randomBindings(G, {{"N", 100003}}, {}));
+    }
+    {
+      // A dynamic row length (vectorized now) and a half-rotation RoPE whose
+      // halves are chunk-aligned only when the row is.
+      Graph G;
+      Value X = G.input("x", T, {"B", "H"});
+      G.output("sm", nn::softmax(X));
+      Check(G, randomBindings(G, {{"B", 5}, {"H", 2053}}, {}));
+      Graph R;
+      Value Q = R.input("q", T, {"T", 4, 64});
+      Value Cos = R.input("cos", T, {"T", 32});
+      Value Sin = R.input("sin", T, {"T", 32});
+      R.output("half", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+      Check(R, randomBindings(R, {{"T", 9}}, {}));
+    }
   }
 }

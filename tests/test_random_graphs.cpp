@@ -16,6 +16,7 @@
 #include "codegen/Codegen.h"
 #include "compiler/Fusion.h"
 #include "compiler/Schedule.h"
+#include "exec/HostRun.h"
 #include "reference/ErrorBound.h"
 #include "reference/Tolerance.h"
 #include "runtime/Driver.h"
@@ -23,6 +24,7 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -283,6 +285,19 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
                           BoundTally *Tally = nullptr) {
   Bindings B = recipeBindings(G, Values, Seed);
   std::string Out;
+  // Pointer offsets from the seed: aligned, all tensors at one offset, or
+  // each at its own (peeled kernels align to one tensor and check the rest).
+  HostRunOptions RO;
+  if (Seed % 3 == 1)
+    RO.MisalignElems = 1 + static_cast<unsigned>(Seed / 3 % 7);
+  else if (Seed % 3 == 2)
+    RO.MisalignEach = {static_cast<unsigned>(Seed / 3 % 8), static_cast<unsigned>(Seed / 24 % 8),
+                       0, static_cast<unsigned>(Seed / 192 % 8), 5};
+  std::string Layout =
+      RO.MisalignEach.empty()
+          ? fmt::format("every tensor {} elements past alignment", RO.MisalignElems)
+          : fmt::format("tensors {} elements past alignment (inputs then outputs, cycling)",
+                        fmt::join(RO.MisalignEach, "/"));
   try {
     ReferenceResult Ref = interpretWithBounds(G, B, FastMath);
     for (bool Fuse : {true, false}) {
@@ -290,7 +305,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.Fuse = Fuse;
       Opts.FastMath = FastMath;
       Executable X = testCompiler().compile(G, Opts);
-      std::map<std::string, HostTensor> Got = runOnDevice(X, B);
+      std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
       for (const GraphOutput &O : G.outputs()) {
         double Tol = pathTolerance(G, O.Id, B.Dims);
         CompareResult C = compareTensors(Got.at(O.Name), Ref.Values.at(O.Name),
@@ -303,11 +318,11 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
           Tally->PassedByBound += C.PassedByBound;
         }
         if (!C.Ok)
-          Out += C.Message + "\n";
+          Out += C.Message + " (" + Layout + ")\n";
       }
     }
   } catch (const Error &E) {
-    Out += fmt::format("jitfuse::Error: {}\n", E.what());
+    Out += fmt::format("jitfuse::Error: {} ({})\n", E.what(), Layout);
   }
   return Out;
 }

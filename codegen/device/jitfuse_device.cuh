@@ -59,6 +59,47 @@ __device__ __forceinline__ void jf_store(T *P, const jf_vec<T, N> &V) {
   *reinterpret_cast<jf_vec<T, N> *>(P) = V;
 }
 
+// Peeled kernels walk chunks of N elements aligned to one lead tensor, so
+// any pointer offset and any row length keep wide accesses. Lanes [Lo, Hi)
+// of a chunk are inside the domain (the head and tail chunks of a row are
+// partial); another tensor at the same coordinates may still be misaligned
+// (a weight row under an odd-length row), so each access checks its own
+// address: one wide access when the chunk is whole and aligned, else one
+// guarded access per lane. Lanes outside [Lo, Hi) read as 0 and are never
+// stored or reduced.
+template <typename T, int N>
+__device__ __forceinline__ bool jf_chunk_wide(const T *P, int Lo, int Hi) {
+  return Lo == 0 && Hi == N &&
+         (reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0;
+}
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_chunk(const T *P, int Lo, int Hi) {
+  if (jf_chunk_wide<T, N>(P, Lo, Hi))
+    return jf_load<T, N>(P);
+  jf_vec<T, N> R;
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    R.V[K] = (K >= Lo && K < Hi) ? P[K] : T(0);
+  return R;
+}
+template <typename T, int N>
+__device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int Lo, int Hi) {
+  if (jf_chunk_wide<T, N>(P, Lo, Hi)) {
+    jf_store<T, N>(P, V);
+    return;
+  }
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    if (K >= Lo && K < Hi)
+      P[K] = V.V[K];
+}
+// The element phase of a tensor: its index 0 sits this many elements past
+// an N-element boundary.
+template <typename T, int N>
+__device__ __forceinline__ int jf_phase(const T *P) {
+  return static_cast<int>((reinterpret_cast<unsigned long long>(P) / sizeof(T)) % N);
+}
+
 // NaN-propagating max/min (IEEE maximum/minimum, like torch.maximum).
 __device__ __forceinline__ float jf_max(float A, float B) {
   return (A != A || A > B) ? A : B;

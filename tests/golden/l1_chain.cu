@@ -15,174 +15,44 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     float* __restrict__ out_0,
     float s_0,
     long long d_0) {
+  const int jf_off = jf_phase<float, 4>(in_0);
   const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
   const long long n = (d_0);
-  const long long col = chunk * 4;
+  const long long col = chunk * 4 - jf_off;
   if (col >= n) return;
-  if (col + 4 <= n) {
-    jf_vec<float, 4> sv0;
-    const jf_vec<float, 4> lv1 = jf_load<float, 4>(in_0 + col);
-    const float v2 = lv1.V[0];
-    const jf_vec<float, 4> lv3 = jf_load<float, 4>(in_1 + col);
-    const float v4 = lv3.V[0];
-    const float v5 = (v2 + v4);
-    const float v6 = (s_0 * v5);
-    const jf_vec<float, 4> lv7 = jf_load<float, 4>(in_2 + col);
-    const float v8 = lv7.V[0];
-    const float v9 = (v6 + v8);
-    sv0.V[0] = v9;
-    const float v10 = lv1.V[1];
-    const float v11 = lv3.V[1];
-    const float v12 = (v10 + v11);
-    const float v13 = (s_0 * v12);
-    const float v14 = lv7.V[1];
-    const float v15 = (v13 + v14);
-    sv0.V[1] = v15;
-    const float v16 = lv1.V[2];
-    const float v17 = lv3.V[2];
-    const float v18 = (v16 + v17);
-    const float v19 = (s_0 * v18);
-    const float v20 = lv7.V[2];
-    const float v21 = (v19 + v20);
-    sv0.V[2] = v21;
-    const float v22 = lv1.V[3];
-    const float v23 = lv3.V[3];
-    const float v24 = (v22 + v23);
-    const float v25 = (s_0 * v24);
-    const float v26 = lv7.V[3];
-    const float v27 = (v25 + v26);
-    sv0.V[3] = v27;
-    jf_store<float, 4>(out_0 + col, sv0);
-  }
-  else {
-    if (col + 0 < n) {
-      const float v28 = in_0[col];
-      const float v29 = in_1[col];
-      const float v30 = (v28 + v29);
-      const float v31 = (s_0 * v30);
-      const float v32 = in_2[col];
-      const float v33 = (v31 + v32);
-      out_0[col + 0] = v33;
-    }
-    if (col + 1 < n) {
-      const float v34 = in_0[(col + 1)];
-      const float v35 = in_1[(col + 1)];
-      const float v36 = (v34 + v35);
-      const float v37 = (s_0 * v36);
-      const float v38 = in_2[(col + 1)];
-      const float v39 = (v37 + v38);
-      out_0[col + 1] = v39;
-    }
-    if (col + 2 < n) {
-      const float v40 = in_0[(col + 2)];
-      const float v41 = in_1[(col + 2)];
-      const float v42 = (v40 + v41);
-      const float v43 = (s_0 * v42);
-      const float v44 = in_2[(col + 2)];
-      const float v45 = (v43 + v44);
-      out_0[col + 2] = v45;
-    }
-    if (col + 3 < n) {
-      const float v46 = in_0[(col + 3)];
-      const float v47 = in_1[(col + 3)];
-      const float v48 = (v46 + v47);
-      const float v49 = (s_0 * v48);
-      const float v50 = in_2[(col + 3)];
-      const float v51 = (v49 + v50);
-      out_0[col + 3] = v51;
-    }
-  }
-}
-extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v2(
-    const float* __restrict__ in_0,
-    const float* __restrict__ in_1,
-    const float* __restrict__ in_2,
-    float* __restrict__ out_0,
-    float s_0,
-    long long d_0) {
-  const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
-  const long long n = (d_0);
-  const long long col = chunk * 2;
-  if (col >= n) return;
-  if (col + 2 <= n) {
-    jf_vec<float, 2> sv0;
-    const jf_vec<float, 2> lv1 = jf_load<float, 2>(in_0 + col);
-    const float v2 = lv1.V[0];
-    const jf_vec<float, 2> lv3 = jf_load<float, 2>(in_1 + col);
-    const float v4 = lv3.V[0];
-    const float v5 = (v2 + v4);
-    const float v6 = (s_0 * v5);
-    const jf_vec<float, 2> lv7 = jf_load<float, 2>(in_2 + col);
-    const float v8 = lv7.V[0];
-    const float v9 = (v6 + v8);
-    sv0.V[0] = v9;
-    const float v10 = lv1.V[1];
-    const float v11 = lv3.V[1];
-    const float v12 = (v10 + v11);
-    const float v13 = (s_0 * v12);
-    const float v14 = lv7.V[1];
-    const float v15 = (v13 + v14);
-    sv0.V[1] = v15;
-    jf_store<float, 2>(out_0 + col, sv0);
-  }
-  else {
-    if (col + 0 < n) {
-      const float v16 = in_0[col];
-      const float v17 = in_1[col];
-      const float v18 = (v16 + v17);
-      const float v19 = (s_0 * v18);
-      const float v20 = in_2[col];
-      const float v21 = (v19 + v20);
-      out_0[col + 0] = v21;
-    }
-    if (col + 1 < n) {
-      const float v22 = in_0[(col + 1)];
-      const float v23 = in_1[(col + 1)];
-      const float v24 = (v22 + v23);
-      const float v25 = (s_0 * v24);
-      const float v26 = in_2[(col + 1)];
-      const float v27 = (v25 + v26);
-      out_0[col + 1] = v27;
-    }
-  }
-}
-extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v1(
-    const float* __restrict__ in_0,
-    const float* __restrict__ in_1,
-    const float* __restrict__ in_2,
-    float* __restrict__ out_0,
-    float s_0,
-    long long d_0) {
-  const long long jf_stride = (long long)gridDim.x * 256;
-  const long long jf_base = (long long)blockIdx.x * 256 + threadIdx.x;
-  if (jf_base + 7 * jf_stride < (long long)((d_0))) {
-    #pragma unroll
-    for (int jf_k = 0; jf_k < 8; ++jf_k) {
-      const long long chunk = jf_base + (long long)jf_k * jf_stride;
-      const long long n = (d_0);
-      const long long col = chunk * 1;
-      const float v0 = in_0[col];
-      const float v1 = in_1[col];
-      const float v2 = (v0 + v1);
-      const float v3 = (s_0 * v2);
-      const float v4 = in_2[col];
-      const float v5 = (v3 + v4);
-      out_0[col] = v5;
-    }
-  }
-  else {
-    for (int jf_k = 0; jf_k < 8; ++jf_k) {
-      const long long chunk = jf_base + (long long)jf_k * jf_stride;
-      const long long n = (d_0);
-      const long long col = chunk * 1;
-      if (col >= n) break;
-      const float v6 = in_0[col];
-      const float v7 = in_1[col];
-      const float v8 = (v6 + v7);
-      const float v9 = (s_0 * v8);
-      const float v10 = in_2[col];
-      const float v11 = (v9 + v10);
-      out_0[col] = v11;
-    }
-  }
+  const int jf_lo = col < 0 ? (int)-col : 0;
+  const int jf_hi = col + 4 > n ? (int)(n - col) : 4;
+  jf_vec<float, 4> sv0;
+  const jf_vec<float, 4> lv1 = jf_load_chunk<float, 4>(in_0 + col, jf_lo, jf_hi);
+  const float v2 = lv1.V[0];
+  const jf_vec<float, 4> lv3 = jf_load_chunk<float, 4>(in_1 + col, jf_lo, jf_hi);
+  const float v4 = lv3.V[0];
+  const float v5 = (v2 + v4);
+  const float v6 = (s_0 * v5);
+  const jf_vec<float, 4> lv7 = jf_load_chunk<float, 4>(in_2 + col, jf_lo, jf_hi);
+  const float v8 = lv7.V[0];
+  const float v9 = (v6 + v8);
+  sv0.V[0] = v9;
+  const float v10 = lv1.V[1];
+  const float v11 = lv3.V[1];
+  const float v12 = (v10 + v11);
+  const float v13 = (s_0 * v12);
+  const float v14 = lv7.V[1];
+  const float v15 = (v13 + v14);
+  sv0.V[1] = v15;
+  const float v16 = lv1.V[2];
+  const float v17 = lv3.V[2];
+  const float v18 = (v16 + v17);
+  const float v19 = (s_0 * v18);
+  const float v20 = lv7.V[2];
+  const float v21 = (v19 + v20);
+  sv0.V[2] = v21;
+  const float v22 = lv1.V[3];
+  const float v23 = lv3.V[3];
+  const float v24 = (v22 + v23);
+  const float v25 = (s_0 * v24);
+  const float v26 = lv7.V[3];
+  const float v27 = (v25 + v26);
+  sv0.V[3] = v27;
+  jf_store_chunk<float, 4>(out_0 + col, sv0, jf_lo, jf_hi);
 }

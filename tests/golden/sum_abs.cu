@@ -14,136 +14,25 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_v4(
   __shared__ bool jf_last;
   float acc = (0.0f);
   const long long n = (d_0);
-  const long long nchunks = (n + 3) / 4;
+  const int jf_off = jf_phase<float, 4>(in_0);
+  const long long nchunks = (n + jf_off + 3) / 4;
   for (long long chunk = (long long)blockIdx.x * 256 + threadIdx.x; chunk < nchunks; chunk += (long long)gridDim.x * 256) {
-    const long long col = chunk * 4;
-    if (col + 4 <= n) {
-      const jf_vec<float, 4> lv0 = jf_load<float, 4>(in_0 + col);
-      const float v1 = lv0.V[0];
-      const float v2 = fabsf(v1);
-      acc += v2;
-      const float v3 = lv0.V[1];
-      const float v4 = fabsf(v3);
-      acc += v4;
-      const float v5 = lv0.V[2];
-      const float v6 = fabsf(v5);
-      acc += v6;
-      const float v7 = lv0.V[3];
-      const float v8 = fabsf(v7);
-      acc += v8;
-    }
-    else {
-      if (col + 0 < n) {
-        const float v9 = in_0[col];
-        const float v10 = fabsf(v9);
-        acc += v10;
-      }
-      if (col + 1 < n) {
-        const float v11 = in_0[(col + 1)];
-        const float v12 = fabsf(v11);
-        acc += v12;
-      }
-      if (col + 2 < n) {
-        const float v13 = in_0[(col + 2)];
-        const float v14 = fabsf(v13);
-        acc += v14;
-      }
-      if (col + 3 < n) {
-        const float v15 = in_0[(col + 3)];
-        const float v16 = fabsf(v15);
-        acc += v16;
-      }
-    }
-  }
-  acc = jf_block_reduce<256>(acc, jf_add_op(), (0.0f), jf_smem);
-  if (threadIdx.x == 0) {
-    jf_partials[blockIdx.x] = acc;
-    __threadfence();
-    jf_last = atomicAdd(jf_counter, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!jf_last) return;
-  __threadfence();
-  float tot = (0.0f);
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += 256) {
-    tot = jf_add_op()(tot, ((volatile float*)jf_partials)[i]);
-  }
-  tot = jf_block_reduce<256>(tot, jf_add_op(), (0.0f), jf_smem);
-  if (threadIdx.x == 0) {
-    out_0[0] = tot;
-    *jf_counter = 0u; // ready for the next launch
-  }
-}
-extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_v2(
-    const float* __restrict__ in_0,
-    float* __restrict__ out_0,
-    long long d_0,
-    float* __restrict__ jf_partials,
-    unsigned* __restrict__ jf_counter) {
-  __shared__ float jf_smem[9];
-  __shared__ bool jf_last;
-  float acc = (0.0f);
-  const long long n = (d_0);
-  const long long nchunks = (n + 1) / 2;
-  for (long long chunk = (long long)blockIdx.x * 256 + threadIdx.x; chunk < nchunks; chunk += (long long)gridDim.x * 256) {
-    const long long col = chunk * 2;
-    if (col + 2 <= n) {
-      const jf_vec<float, 2> lv0 = jf_load<float, 2>(in_0 + col);
-      const float v1 = lv0.V[0];
-      const float v2 = fabsf(v1);
-      acc += v2;
-      const float v3 = lv0.V[1];
-      const float v4 = fabsf(v3);
-      acc += v4;
-    }
-    else {
-      if (col + 0 < n) {
-        const float v5 = in_0[col];
-        const float v6 = fabsf(v5);
-        acc += v6;
-      }
-      if (col + 1 < n) {
-        const float v7 = in_0[(col + 1)];
-        const float v8 = fabsf(v7);
-        acc += v8;
-      }
-    }
-  }
-  acc = jf_block_reduce<256>(acc, jf_add_op(), (0.0f), jf_smem);
-  if (threadIdx.x == 0) {
-    jf_partials[blockIdx.x] = acc;
-    __threadfence();
-    jf_last = atomicAdd(jf_counter, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!jf_last) return;
-  __threadfence();
-  float tot = (0.0f);
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += 256) {
-    tot = jf_add_op()(tot, ((volatile float*)jf_partials)[i]);
-  }
-  tot = jf_block_reduce<256>(tot, jf_add_op(), (0.0f), jf_smem);
-  if (threadIdx.x == 0) {
-    out_0[0] = tot;
-    *jf_counter = 0u; // ready for the next launch
-  }
-}
-extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_v1(
-    const float* __restrict__ in_0,
-    float* __restrict__ out_0,
-    long long d_0,
-    float* __restrict__ jf_partials,
-    unsigned* __restrict__ jf_counter) {
-  __shared__ float jf_smem[9];
-  __shared__ bool jf_last;
-  float acc = (0.0f);
-  const long long n = (d_0);
-  const long long nchunks = (n + 0) / 1;
-  for (long long chunk = (long long)blockIdx.x * 256 + threadIdx.x; chunk < nchunks; chunk += (long long)gridDim.x * 256) {
-    const long long col = chunk * 1;
-    const float v0 = in_0[col];
-    const float v1 = fabsf(v0);
-    acc += v1;
+    const long long col = chunk * 4 - jf_off;
+    const int jf_lo = col < 0 ? (int)-col : 0;
+    const int jf_hi = col + 4 > n ? (int)(n - col) : 4;
+    const jf_vec<float, 4> lv0 = jf_load_chunk<float, 4>(in_0 + col, jf_lo, jf_hi);
+    const float v1 = lv0.V[0];
+    const float v2 = fabsf(v1);
+    acc = (jf_lo == 0) ? acc + v2 : acc;
+    const float v3 = lv0.V[1];
+    const float v4 = fabsf(v3);
+    acc = (jf_lo <= 1 && 1 < jf_hi) ? acc + v4 : acc;
+    const float v5 = lv0.V[2];
+    const float v6 = fabsf(v5);
+    acc = (jf_lo <= 2 && 2 < jf_hi) ? acc + v6 : acc;
+    const float v7 = lv0.V[3];
+    const float v8 = fabsf(v7);
+    acc = (jf_lo <= 3 && 3 < jf_hi) ? acc + v8 : acc;
   }
   acc = jf_block_reduce<256>(acc, jf_add_op(), (0.0f), jf_smem);
   if (threadIdx.x == 0) {
