@@ -1,6 +1,7 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W8 ----------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W9 ----------------===//
 #include "Workloads.h"
 
+#include "examples/ExampleGraphs.h"
 #include "ir/NN.h"
 
 #include <fmt/format.h>
@@ -104,7 +105,26 @@ std::vector<Workload> allWorkloads() {
   W8.Dims = {{"B", 1}};
   W8.PerCall = true;
   W.push_back(std::move(W8));
+  // The decode layer: the llama_block example (both residual adds +
+  // RMSNorms, RoPE on q and k, SwiGLU) at one token, per call like W8.
+  Workload W9;
+  W9.Id = W9.Group = "W9";
+  W9.Desc = "decode layer: llama_block example, bf16, T=1, per call back-to-back";
+  W9.Make = [] { return std::move(*examples::buildLlamaBlock().G); };
+  W9.Dims = {{"T", 1}};
+  W9.CheckDims = {{"T", 3}};
+  W9.Scalars = examples::buildLlamaBlock().Scalars;
+  W9.PerCall = true;
+  W.push_back(std::move(W9));
   return W;
+}
+
+Graph buildWorkloadGraph(const Workload &W) {
+  if (W.Make)
+    return W.Make();
+  Graph G;
+  W.Build(G);
+  return G;
 }
 
 } // namespace jitfuse::bench

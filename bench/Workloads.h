@@ -1,4 +1,4 @@
-//===- bench/Workloads.h - the benchmark workloads W1-W8 --------*- C++ -*-===//
+//===- bench/Workloads.h - the benchmark workloads W1-W9 --------*- C++ -*-===//
 //
 // Each workload is a graph builder plus the sizes it is timed at and the small
 // sizes it is checked at against the reference interpreter before timing.
@@ -26,14 +26,20 @@ struct Workload {
   std::map<std::string, int64_t> Dims;      // timed size
   std::map<std::string, int64_t> CheckDims; // small size for the correctness check
   std::map<std::string, double> Scalars;
-  /// W8: time per call back-to-back (host overhead) instead of bandwidth.
+  /// W8, W9: time per call back-to-back (host overhead) instead of bandwidth.
   bool PerCall = false;
   /// Compiled with CompileOptions::FastMath (fused and unfused).
   bool FastMath = false;
+  /// Instead of Build: returns the whole graph (W9 takes an example graph,
+  /// which builds its own).
+  std::function<Graph()> Make = nullptr;
 };
 
-/// W1..W8 in issue order.
+/// W1..W9 in issue order.
 std::vector<Workload> allWorkloads();
+
+/// W's graph, from Make or Build.
+Graph buildWorkloadGraph(const Workload &W);
 
 /// r = x + residual; y = rmsNorm(r, weight, eps): the graph of W3, W8, C1, C2.
 void buildAddRmsNorm(Graph &G, DType T, int64_t H);

@@ -169,7 +169,7 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
       Names(Fused.outputs()) != Names(Unfused.outputs()))
     fail("bench: fused and unfused executables of {} order their tensors differently", W.Id);
   // Rotate over enough copies that one pass touches ~4x L2, so no run finds
-  // its inputs cached by the previous one. W8 deliberately runs hot.
+  // its inputs cached by the previous one. W8 and W9 deliberately run hot.
   int64_t Copies = W.PerCall ? 1
                              : std::clamp<int64_t>((4 * Ctx.L2Bytes + FA.MinBytes - 1) /
                                                        FA.MinBytes,
@@ -239,8 +239,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
   J["fused"] = Json::object();
   J["unfused"] = Json::object();
   try {
-    Graph G;
-    W.Build(G);
+    Graph G = buildWorkloadGraph(W);
     CompileOptions FO, UO;
     UO.Fuse = false;
     FO.FastMath = UO.FastMath = W.FastMath;
@@ -259,7 +258,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     }
     // Per-kernel roofline rows, predicted bytes only until timeWorkload
     // replaces them with timed ones: the JSON has the same keys with or
-    // without a GPU. Per-call workloads (W8) have none.
+    // without a GPU. Per-call workloads (W8, W9) have none.
     std::vector<KernelRoofline> FusedRows;
     auto NoteRoofline = [&] {
       if (!W.PerCall)
@@ -415,13 +414,13 @@ Compiler makeCompiler() {
 
 int main(int Argc, char **Argv) {
   Options O;
-  CLI::App App{"jitfuse benchmark: workloads W1-W8 fused/unfused vs the copy ceiling, "
+  CLI::App App{"jitfuse benchmark: workloads W1-W9 fused/unfused vs the copy ceiling, "
                "and JIT latency C1/C2 (see BENCHMARKS.md)"};
-  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W8, W3-bf16-H4096)")
+  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W9, W3-bf16-H4096)")
       ->delimiter(',');
   App.add_option("--iters", O.Iters, "Timed runs per workload and mode")->check(CLI::Range(1, 100000));
   App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
-  App.add_option("--calls", O.Calls, "W8: back-to-back calls per repetition")
+  App.add_option("--calls", O.Calls, "W8, W9: back-to-back calls per repetition")
       ->check(CLI::Range(1, 1000000));
   App.add_option("--json", O.JsonPath, "Write every number to this JSON file");
   App.add_option("--seed", O.Seed, "Seed of the correctness-check inputs");
@@ -485,7 +484,7 @@ int main(int Argc, char **Argv) {
       Rows.push_back(runWorkload(Ctx, W, Failed));
     }
     if (Rows.empty() && !O.Only.empty()) {
-      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W8 or an "
+      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W9 or an "
                  "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
       Failed = true;
     }

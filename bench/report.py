@@ -172,6 +172,37 @@ def roofline_markdown(jf, ceiling):
     return out
 
 
+def per_call_markdown(wj, wt, title):
+    """The per-call table of a back-to-back workload (W8, W9); [] when
+    neither JSON has it."""
+    if not wj and not wt:
+        return []
+
+    def kernels(mode):
+        k = get(wj, mode, "kernels")
+        return "" if k is None else f" ({k} kernel{'' if k == 1 else 's'})"
+
+    out = [f"{title}, per call, back to back:", "",
+           "| implementation | GPU time per call us | host enqueue per call us |",
+           "|---|---|---|"]
+    for name, d in ((f"jitfuse fused{kernels('fused')}", get(wj, "fused")),
+                    (f"jitfuse unfused{kernels('unfused')}", get(wj, "unfused")),
+                    ("jitfuse fused + CUDA graph", get(wj, "fused", "graph")),
+                    ("jitfuse unfused + CUDA graph", get(wj, "unfused", "graph")),
+                    ("torch eager", get(wt, "eager")),
+                    ("torch eager + CUDA graph", get(wt, "eager_graph")),
+                    ("torch.compile", get(wt, "compile")),
+                    ("torch.compile + CUDA graph", get(wt, "compile_graph"))):
+        out.append(f"| {name} | {fmt(get(d, 'per_call_gpu_us'), '.2f')} | "
+                   f"{fmt(get(d, 'host_enqueue_us'), '.2f')} |")
+    for side, w in (("jitfuse", wj), ("torch", wt)):
+        if w and w.get("status") not in (None, "ok"):
+            out.append("")
+            out.append(f"{side} status: {w.get('status')} {w.get('error', '')}".rstrip())
+    out.append("")
+    return out
+
+
 def markdown(jf, th):
     ceiling, ceiling_src = ceiling_of(jf, th)
     out = []
@@ -218,23 +249,9 @@ def markdown(jf, th):
                 notes.append(f"{r['id']}: {mode} per-kernel profile failed ({err})")
     out.append("")
 
-    w8j, w8t = by_id(jf).get("W8", {}), by_id(th).get("W8", {})
-    if w8j or w8t:
-        out.append("W8 (decode add+RMSNorm bf16 1x4096), per call, back to back:")
-        out.append("")
-        out.append("| implementation | GPU time per call us | host enqueue per call us |")
-        out.append("|---|---|---|")
-        for name, d in (("jitfuse fused", get(w8j, "fused")),
-                        ("jitfuse unfused", get(w8j, "unfused")),
-                        ("jitfuse fused + CUDA graph", get(w8j, "fused", "graph")),
-                        ("jitfuse unfused + CUDA graph", get(w8j, "unfused", "graph")),
-                        ("torch eager", get(w8t, "eager")),
-                        ("torch eager + CUDA graph", get(w8t, "eager_graph")),
-                        ("torch.compile", get(w8t, "compile")),
-                        ("torch.compile + CUDA graph", get(w8t, "compile_graph"))):
-            out.append(f"| {name} | {fmt(get(d, 'per_call_gpu_us'), '.2f')} | "
-                       f"{fmt(get(d, 'host_enqueue_us'), '.2f')} |")
-        out.append("")
+    for wid, title in (("W8", "W8 (decode add+RMSNorm bf16 1x4096)"),
+                       ("W9", "W9 (decode layer: the llama_block example, bf16, T = 1)")):
+        out.extend(per_call_markdown(by_id(jf).get(wid, {}), by_id(th).get(wid, {}), title))
 
     jl, tl = get(jf, "jit_latency"), get(th, "compile_latency")
     if jl or tl:

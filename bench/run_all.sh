@@ -7,7 +7,8 @@
 # fused kernel, the slowest unfused ones) from jitfuse.json. Each step has its
 # own time limit so the whole run stays under 8 minutes; a failed step does not
 # stop the others.
-# BENCH_ONLY=W3,W8 limits both sides to those workloads; further arguments go
+# BENCH_ONLY=W3,W8 limits both sides to those workloads (BENCH_ONLY=W8,W9: the
+# per-call workloads, host overhead and the decode layer); further arguments go
 # to jitfuse_bench only (e.g. --iters 50).
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -5,12 +5,14 @@ Times PyTorch eager and torch.compile (default mode) on the workloads of
 jitfuse_bench (same ids, shapes and dtypes) with triton.testing.do_bench
 (median), computes effective bandwidth with the same minimal-bytes formula
 (every input read once, every output written once), measures W8 per call
-back to back (eager, compile, compile inside a CUDA graph), and the compile
+and W9 (the decode layer, jitfuse's llama_block example at T = 1) per call
+back to back (eager, eager inside a CUDA graph, compile, compile inside a
+CUDA graph), and the compile
 latency of torch.compile for the add+RMSNorm function (C1-like: empty
 inductor cache; C2-like: warm cache in a new process). Writes JSON.
 
 Needs a CUDA GPU, torch and triton. Run from the repo root:
-    python3 bench/torch_bench.py --json /tmp/torch.json [--only W3,W8]
+    python3 bench/torch_bench.py --json /tmp/torch.json [--only W3,W8,W9]
 """
 
 import argparse
@@ -26,10 +28,10 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W8, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W9, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
-    p.add_argument("--calls", type=int, default=1000, help="W8: back-to-back calls per repetition")
+    p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
     p.add_argument("--skip-compile-latency", action="store_true",
                    help="skip the C1/C2-like torch.compile latency measurements")
     p.add_argument("--compile-only", action="store_true",
@@ -100,6 +102,16 @@ def rope(q, cos, sin):
     return torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
 
 
+def llama_block(hidden, residual, input_norm_weight, q, k, cos, sin, attn_out,
+                post_norm_weight, gate_up):
+    """jitfuse's llama_block example (examples/ExampleGraphs.cpp): the
+    element-wise work of one LLaMA decoder layer, outputs in its order."""
+    residual_mid, attn_in = add_rmsnorm(hidden, residual, input_norm_weight)
+    q_rot, k_rot = rope(q, cos, sin), rope(k, cos, sin)
+    residual_out, mlp_in = add_rmsnorm(attn_out, residual_mid, post_norm_weight)
+    return residual_mid, attn_in, q_rot, k_rot, residual_out, mlp_in, swiglu(gate_up)
+
+
 def rand(shape, dtype):
     """Uniform in [-2, 2), like jitfuse_bench's inputs."""
     return torch.rand(shape, device="cuda", dtype=torch.float32).mul_(4).sub_(2).to(dtype)
@@ -107,6 +119,16 @@ def rand(shape, dtype):
 
 def rmsnorm_inputs(rows, h, dtype):
     return [rand((rows, h), dtype), rand((rows, h), dtype), rand((h,), dtype)]
+
+
+def llama_block_inputs(t):
+    """LLaMA-2-7B sizes of the example: H 4096, 32 q / 8 kv heads of 128,
+    I 11008; t tokens."""
+    bf16 = torch.bfloat16
+    return [rand((t, 4096), bf16), rand((t, 4096), bf16), rand((4096,), bf16),
+            rand((t, 32, 128), bf16), rand((t, 8, 128), bf16), rand((t, 64), bf16),
+            rand((t, 64), bf16), rand((t, 4096), bf16), rand((4096,), bf16),
+            rand((t, 2 * 11008), bf16)]
 
 
 def workloads():
@@ -133,6 +155,7 @@ def workloads():
          lambda: [rand((32768, 32, 128), bf16), rand((32768, 64), bf16),
                   rand((32768, 64), bf16)], False),
         ("W8", "W8", add_rmsnorm, lambda: rmsnorm_inputs(1, 4096, bf16), True),
+        ("W9", "W9", llama_block, lambda: llama_block_inputs(1), True),
     ]
     return w
 

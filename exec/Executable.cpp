@@ -6,6 +6,8 @@
 #include "runtime/Nvrtc.h"
 #include "support/Error.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace jitfuse {
@@ -17,6 +19,7 @@ Executable::Executable(std::unique_ptr<ExecutableImpl> I) : Impl(std::move(I)) {
     Impl->InNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
   for (const TensorDesc &T : Impl->Outputs)
     Impl->OutNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
+  Impl->prepareHotPath();
 }
 Executable::Executable(Executable &&) noexcept = default;
 Executable &Executable::operator=(Executable &&) noexcept = default;
@@ -70,7 +73,7 @@ void Executable::run(llvm::ArrayRef<CUdeviceptr> Inputs,
 void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out,
                                llvm::ArrayRef<double> Sc,
-                               llvm::ArrayRef<int64_t> Dims) const {
+                               llvm::ArrayRef<int64_t> Dims) {
   if (!HaveDevice)
     fail("run: no CUDA device to run on ({})",
          rt::Driver::get().available() ? "device " + std::to_string(Device) + " does not exist"
@@ -85,28 +88,77 @@ void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
   if (Dims.size() != DynDims.size())
     fail("run: got {} dynamic dim values, the graph has {} ({})", Dims.size(),
          DynDims.size(), fmt::format("{}", fmt::join(DynDims, ", ")));
+  // Decode loops call with the same dims every time: everything that
+  // depends only on them is kept from the previous run.
+  if (!DimsValid || !std::equal(Dims.begin(), Dims.end(), ValidDims.begin()))
+    prepareDims(Dims);
+  // A tensor with elements needs a non-null pointer aligned to its element
+  // size (a power of two, so one mask); one branch per tensor when all is
+  // well.
+  for (size_t I = 0; I < In.size(); ++I)
+    if (InNonEmpty[I] && (In[I] == 0 || (In[I] & InAlignMask[I]) != 0))
+      badPointer(Inputs[I], InNumel[I], In[I], "input", Dims);
+  for (size_t I = 0; I < Out.size(); ++I)
+    if (OutNonEmpty[I] && (Out[I] == 0 || (Out[I] & OutAlignMask[I]) != 0))
+      badPointer(Outputs[I], OutNumel[I], Out[I], "output", Dims);
+}
+
+void ExecutableImpl::badPointer(const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
+                                const char *What, llvm::ArrayRef<int64_t> Dims) const {
+  int64_t N = Numel.eval(Dims);
+  if (P == 0)
+    fail("run: {} '{}' is a null pointer but holds {} elements", What, T.Name, N);
+  fail("run: {} '{}' pointer {:#x} is not aligned to its {}-byte {} elements", What, T.Name,
+       P, dtypeBytes(T.Type), dtypeName(T.Type).str());
+}
+
+void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
+  DimsValid = false;
   for (size_t I = 0; I < Dims.size(); ++I)
     if (Dims[I] < 0 || Dims[I] > MaxElements)
       fail("run: dynamic dim '{}' = {} is out of range; expected 0 <= {} <= 2^48",
            DynDims[I], Dims[I], DynDims[I]);
-  auto CheckTensor = [&](const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
-                         const char *What) {
+  auto CheckSize = [&](const TensorDesc &T, const SizeExpr &Numel, const char *What) {
     int64_t N = Numel.eval(Dims);
     if (N > MaxElements)
       fail("run: {} '{}' {} would hold {} elements; expected at most 2^48", What,
            T.Name, shapeStr(T.Dims), N);
-    if (N == 0)
-      return;
-    if (P == 0)
-      fail("run: {} '{}' is a null pointer but holds {} elements", What, T.Name, N);
-    if (P % dtypeBytes(T.Type) != 0)
-      fail("run: {} '{}' pointer {:#x} is not aligned to its {}-byte {} elements",
-           What, T.Name, P, dtypeBytes(T.Type), dtypeName(T.Type).str());
+    return static_cast<uint8_t>(N != 0);
   };
-  for (size_t I = 0; I < In.size(); ++I)
-    CheckTensor(Inputs[I], InNumel[I], In[I], "input");
-  for (size_t I = 0; I < Out.size(); ++I)
-    CheckTensor(Outputs[I], OutNumel[I], Out[I], "output");
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    InNonEmpty[I] = CheckSize(Inputs[I], InNumel[I], "input");
+  for (size_t I = 0; I < Outputs.size(); ++I)
+    OutNonEmpty[I] = CheckSize(Outputs[I], OutNumel[I], "output");
+  growIntermediates(Dims);
+  for (LaunchPlan &L : Launches) {
+    codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
+    for (size_t V = 0; V < L.Vecs.size(); ++V)
+      L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount);
+    for (size_t S = 0; S < L.Slots.size(); ++S) {
+      const ArgSlot &A = L.Slots[S];
+      uint64_t &Slot = L.Storage[S];
+      switch (A.K) {
+      case codegen::KernelParam::Input:
+      case codegen::KernelParam::Output:
+        if (A.Src.K == TensorSource::Intermediate)
+          Slot = InterBuffers[A.Src.Index].ptr();
+        break; // graph pointers: per call (prepareLaunch)
+      case codegen::KernelParam::Scalar:
+        break; // per call
+      case codegen::KernelParam::DynDim:
+        Slot = static_cast<uint64_t>(Dims[A.Index]);
+        break;
+      case codegen::KernelParam::Partials:
+        Slot = L.Partials.ptr();
+        break;
+      case codegen::KernelParam::Counter:
+        Slot = L.Counter.ptr();
+        break;
+      }
+    }
+  }
+  ValidDims.assign(Dims.begin(), Dims.end());
+  DimsValid = true;
 }
 
 void ExecutableImpl::growIntermediates(llvm::ArrayRef<int64_t> Dims) {
@@ -165,14 +217,13 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
                          llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
                          CUstream Stream) {
   checkArgs(In, Out, Sc, Dims);
-  growIntermediates(Dims);
   makeCurrent();
   if (UseCudaGraph) {
-    runGraph(In, Out, Sc, Dims, Stream);
+    runGraph(In, Out, Sc, Stream);
     return;
   }
   for (LaunchPlan &L : Launches) {
-    PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+    PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     if (!P.Skip)
       rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());
   }
@@ -180,56 +231,30 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
 
 PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
                                              llvm::ArrayRef<CUdeviceptr> Out,
-                                             llvm::ArrayRef<double> Sc,
-                                             llvm::ArrayRef<int64_t> Dims) {
+                                             llvm::ArrayRef<double> Sc) {
   PreparedLaunch P;
-  codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
-  // Widest variant every vectorized pointer allows.
-  size_t V = 0;
-  for (; V + 1 < L.Vecs.size(); ++V) {
-    bool Ok = true;
-    for (size_t S = 0; S < L.Slots.size(); ++S) {
-      const ArgSlot &A = L.Slots[S];
-      if (!A.Vectorized)
-        continue;
-      const CUdeviceptr *Ptr = nullptr;
-      switch (A.Src.K) {
-      case TensorSource::GraphInput: Ptr = &In[A.Src.Index]; break;
-      case TensorSource::GraphOutput: Ptr = &Out[A.Src.Index]; break;
-      case TensorSource::Intermediate: continue; // ours: always aligned
-      }
-      Ok &= *Ptr % (static_cast<uint64_t>(L.Vecs[V]) * A.ElemBytes) == 0;
-    }
-    if (Ok)
-      break;
+  // Widest variant every vectorized pointer allows: Vecs and element sizes
+  // are powers of two, so a pointer allows 2^k elements when its address
+  // has k + log2(element size) trailing zero bits (all of them for null).
+  int MinShift = 64;
+  for (const AlignCheck &A : L.Align) {
+    CUdeviceptr Ptr = A.IsOutput ? Out[A.Index] : In[A.Index];
+    MinShift = std::min(MinShift, std::countr_zero(Ptr) - A.ElemShift);
   }
-  std::optional<codegen::LaunchShape> Shape = L.Rule.shape(Sizes, L.Vecs[V], SmCount);
+  size_t V = 0;
+  while (V + 1 < L.VecShift.size() && L.VecShift[V] > MinShift)
+    ++V;
+  const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;
     return P;
   }
-  for (size_t S = 0; S < L.Slots.size(); ++S) {
-    const ArgSlot &A = L.Slots[S];
-    uint64_t &Slot = L.Storage[S];
-    switch (A.K) {
-    case codegen::KernelParam::Input:
-    case codegen::KernelParam::Output:
-      Slot = A.Src.K == TensorSource::GraphInput    ? In[A.Src.Index]
-             : A.Src.K == TensorSource::GraphOutput ? Out[A.Src.Index]
-                                                    : InterBuffers[A.Src.Index].ptr();
-      break;
-    case codegen::KernelParam::Scalar:
-      Slot = scalarBits(A.Type, Sc[A.Index]);
-      break;
-    case codegen::KernelParam::DynDim:
-      Slot = static_cast<uint64_t>(Dims[A.Index]);
-      break;
-    case codegen::KernelParam::Partials:
-      Slot = L.Partials.ptr();
-      break;
-    case codegen::KernelParam::Counter:
-      Slot = L.Counter.ptr();
-      break;
+  for (const CallSlot &C : L.PerCall) {
+    uint64_t &Slot = L.Storage[C.Slot];
+    switch (C.K) {
+    case CallSlot::InPtr: Slot = In[C.Index]; break;
+    case CallSlot::OutPtr: Slot = Out[C.Index]; break;
+    case CallSlot::ScalarValue: Slot = scalarBits(C.Type, Sc[C.Index]); break;
     }
   }
   P.Fn = L.Fns[V];

@@ -90,8 +90,7 @@ static void checkNode(CUresult R, const char *What, const KernelInfo &K) {
 }
 
 void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
-                                llvm::ArrayRef<CUdeviceptr> Out,
-                                llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims) {
+                                llvm::ArrayRef<CUdeviceptr> Out, llvm::ArrayRef<double> Sc) {
   CudaGraph.reset();
   const rt::Driver &D = rt::Driver::get();
   const rt::DriverApi &Api = D.api();
@@ -101,7 +100,7 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
   for (size_t I = 0; I < Launches.size(); ++I) {
     LaunchPlan &L = Launches[I];
     GraphNodeState &N = G->Nodes[I];
-    PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+    PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     // A skipped launch still gets its node (disabled below), with a valid
     // configuration; it is given real parameters before it is enabled.
     N.Fn = P.Skip ? L.Fns.front() : P.Fn;
@@ -124,20 +123,19 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
 }
 
 void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
-                              llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims,
-                              CUstream Stream) {
+                              llvm::ArrayRef<double> Sc, CUstream Stream) {
   if (Launches.empty())
     return; // as direct mode: nothing to enqueue
   const rt::Driver &D = rt::Driver::get();
   const rt::DriverApi &Api = D.api();
   if (!CudaGraph) {
-    buildGraph(In, Out, Sc, Dims);
+    buildGraph(In, Out, Sc);
   } else {
     LaunchGraph &G = *CudaGraph;
     for (size_t I = 0; I < Launches.size(); ++I) {
       LaunchPlan &L = Launches[I];
       GraphNodeState &N = G.Nodes[I];
-      PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+      PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
       if (P.Skip) {
         if (N.Enabled) {
           checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 0), "cuGraphNodeSetEnabled",
@@ -155,7 +153,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
         if (R != CUDA_SUCCESS && P.Fn != N.Fn) {
           // An older driver may refuse a new function in place: rebuild
           // from these arguments (the remaining nodes are prepared there).
-          buildGraph(In, Out, Sc, Dims);
+          buildGraph(In, Out, Sc);
           break;
         }
         checkNode(R, "cuGraphExecKernelNodeSetParams", Kernels[I]);

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace jitfuse {
@@ -35,6 +36,24 @@ struct ArgSlot {
   unsigned ElemBytes = 0;
 };
 
+/// An argument slot run() writes on every call: a graph input or output
+/// pointer, or a scalar. Every other slot (intermediates, dims, partials)
+/// only changes with the dims and is written when they change.
+struct CallSlot {
+  enum Kind : uint8_t { InPtr, OutPtr, ScalarValue } K;
+  DType Type;     // scalars: the parameter's type
+  unsigned Slot;  // index into LaunchPlan::Storage
+  unsigned Index; // into the run's inputs, outputs or scalars
+};
+
+/// A vectorized graph pointer of a launch: variant V needs it aligned to
+/// Vecs[V] elements, i.e. 2^(VecShift[V] + ElemShift) bytes.
+struct AlignCheck {
+  bool IsOutput;
+  unsigned Index;
+  int ElemShift; // log2 of the element size
+};
+
 /// One kernel's launch, prepared at compile time from what codegen emitted
 /// (codegen::EmittedKernel): its rule, variants and parameter slots.
 struct LaunchPlan {
@@ -51,6 +70,14 @@ struct LaunchPlan {
   std::vector<uint64_t> Storage; // one 8-byte slot per parameter
   std::vector<void *> ArgPtrs;   // points into Storage
   rt::DeviceBuffer Partials, Counter; // full reductions
+
+  // The hot path's tables (ExecutableImpl::prepareHotPath).
+  std::vector<CallSlot> PerCall;
+  std::vector<AlignCheck> Align;
+  std::vector<int> VecShift; // log2 of each Vecs entry
+  /// Per variant, at ExecutableImpl::ValidDims: the launch shape, or
+  /// nullopt when the launch has no elements (skipped).
+  std::vector<std::optional<codegen::LaunchShape>> Shapes;
 };
 
 /// One launch as run() prepared it: the variant, the grid, or that it is
@@ -105,6 +132,17 @@ public:
   std::vector<unsigned> InterElemBytes;
   std::vector<rt::DeviceBuffer> InterBuffers;
 
+  // What run() checks per call, laid out once (prepareHotPath): per graph
+  // input and output, the element size minus one (pointers must have these
+  // bits clear) and whether it holds elements at ValidDims.
+  std::vector<uint64_t> InAlignMask, OutAlignMask;
+  std::vector<uint8_t> InNonEmpty, OutNonEmpty;
+  /// The dims everything that depends only on dims (the tensors' sizes,
+  /// intermediate buffers, launch shapes, dim and buffer argument slots) was
+  /// last prepared for; a run with the same dims skips all of it.
+  std::vector<int64_t> ValidDims;
+  bool DimsValid = false;
+
   std::shared_ptr<const rt::CacheEntry> Entry;
   std::unique_ptr<rt::ModuleSet> Mod;
   CUcontext Ctx = nullptr;
@@ -125,6 +163,9 @@ public:
   /// Resolves every launch's variants in Mod and allocates the full
   /// reductions' partials (exec/LaunchTable.cpp).
   void bindFunctions();
+  /// Lays out the per-call tables above from Inputs, Outputs and Launches.
+  /// Called once, when the Executable is made.
+  void prepareHotPath();
 
   void setCudaGraph(bool On);
   // exec/ExecutableProfile.cpp
@@ -137,22 +178,30 @@ public:
            CUstream Stream);
 
 private:
+  /// Every check of run()'s arguments, then (when the dims differ from
+  /// ValidDims) prepareDims. Formats nothing unless an argument is wrong.
   void checkArgs(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
-                 llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims) const;
+                 llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
+  /// Checks the dims and the sizes they give every tensor, grows the
+  /// intermediates, and recomputes launch shapes and the dim and buffer
+  /// argument slots; sets ValidDims. Throws with DimsValid false.
+  void prepareDims(llvm::ArrayRef<int64_t> Dims);
+  [[noreturn]] void badPointer(const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
+                               const char *What, llvm::ArrayRef<int64_t> Dims) const;
   void growIntermediates(llvm::ArrayRef<int64_t> Dims);
   /// Makes the executable's context current on this thread (run() may be
   /// called from any thread).
   void makeCurrent() const;
-  /// Picks L's variant and grid for these arguments and fills L.Storage
-  /// (not when the launch is skipped).
+  /// Picks L's variant for these pointers, its shape at ValidDims, and
+  /// writes the per-call slots of L.Storage (not when the launch is
+  /// skipped). Only after checkArgs.
   PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
-                               llvm::ArrayRef<CUdeviceptr> Out,
-                               llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
+                               llvm::ArrayRef<CUdeviceptr> Out, llvm::ArrayRef<double> Sc);
   // Graph mode (exec/ExecutableGraph.cpp).
   void runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
-                llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims, CUstream Stream);
+                llvm::ArrayRef<double> Sc, CUstream Stream);
   void buildGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
-                  llvm::ArrayRef<double> Sc, llvm::ArrayRef<int64_t> Dims);
+                  llvm::ArrayRef<double> Sc);
 };
 
 } // namespace jitfuse

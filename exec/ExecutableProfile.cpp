@@ -23,7 +23,6 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
   if (Reps == 0)
     fail("profileKernels: Reps is 0; expected at least 1 timed run");
   checkArgs(In, Out, Sc, Dims);
-  growIntermediates(Dims);
   makeCurrent();
 
   // One event before each kernel and one after the last: kernels on one
@@ -40,7 +39,7 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
     Marks[0].record(Stream);
     for (size_t I = 0; I < K; ++I) {
       LaunchPlan &L = Launches[I];
-      PreparedLaunch P = prepareLaunch(L, In, Out, Sc, Dims);
+      PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
       Skipped[I] = P.Skip;
       if (!P.Skip)
         rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());

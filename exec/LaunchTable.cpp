@@ -8,6 +8,9 @@
 #include "exec/ExecutableImpl.h"
 
 #include "runtime/Memory.h"
+#include "support/Error.h"
+
+#include <llvm/Support/MathExtras.h>
 
 #include <algorithm>
 #include <map>
@@ -101,6 +104,57 @@ void ExecutableImpl::bindFunctions() {
       L.Partials = rt::DeviceBuffer(size_t(Blocks) * 8);
       L.Counter = rt::DeviceBuffer(sizeof(unsigned));
       rt::memsetD8(L.Counter.ptr(), 0, sizeof(unsigned));
+    }
+  }
+}
+
+void ExecutableImpl::prepareHotPath() {
+  auto AlignMask = [](DType T) {
+    unsigned Bytes = dtypeBytes(T);
+    JITFUSE_CHECK(llvm::isPowerOf2_32(Bytes), "element sizes are powers of two");
+    return uint64_t(Bytes) - 1;
+  };
+  for (const TensorDesc &T : Inputs)
+    InAlignMask.push_back(AlignMask(T.Type));
+  for (const TensorDesc &T : Outputs)
+    OutAlignMask.push_back(AlignMask(T.Type));
+  InNonEmpty.assign(Inputs.size(), 0);
+  OutNonEmpty.assign(Outputs.size(), 0);
+  ValidDims.reserve(DynDims.size());
+  DimsValid = false;
+  for (LaunchPlan &L : Launches) {
+    JITFUSE_CHECK(!L.Vecs.empty(), "every launch has a variant");
+    for (int V : L.Vecs) {
+      JITFUSE_CHECK(V > 0 && llvm::isPowerOf2_32(unsigned(V)), "vector widths are powers of two");
+      L.VecShift.push_back(static_cast<int>(llvm::Log2_32(unsigned(V))));
+    }
+    L.Shapes.assign(L.Vecs.size(), std::nullopt);
+    for (size_t S = 0; S < L.Slots.size(); ++S) {
+      const ArgSlot &A = L.Slots[S];
+      unsigned Slot = static_cast<unsigned>(S);
+      switch (A.K) {
+      case codegen::KernelParam::Input:
+      case codegen::KernelParam::Output: {
+        if (A.Src.K == TensorSource::Intermediate)
+          break; // ours: written when the dims change, always aligned
+        bool IsOut = A.Src.K == TensorSource::GraphOutput;
+        L.PerCall.push_back({IsOut ? CallSlot::OutPtr : CallSlot::InPtr, A.Type, Slot,
+                             A.Src.Index});
+        if (A.Vectorized) {
+          JITFUSE_CHECK(llvm::isPowerOf2_32(A.ElemBytes), "element sizes are powers of two");
+          L.Align.push_back(
+              {IsOut, A.Src.Index, static_cast<int>(llvm::Log2_32(A.ElemBytes))});
+        }
+        break;
+      }
+      case codegen::KernelParam::Scalar:
+        L.PerCall.push_back({CallSlot::ScalarValue, A.Type, Slot, A.Index});
+        break;
+      case codegen::KernelParam::DynDim:
+      case codegen::KernelParam::Partials:
+      case codegen::KernelParam::Counter:
+        break; // written when the dims change
+      }
     }
   }
 }
