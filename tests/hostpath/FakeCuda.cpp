@@ -48,6 +48,13 @@ CUresult cuGetErrorName(CUresult, const char **S) { *S = "CUDA_ERROR_FAKE"; retu
 CUresult cuGetErrorString(CUresult, const char **S) { *S = "fake driver"; return CUDA_SUCCESS; }
 CUresult cuInit(unsigned) { return CUDA_SUCCESS; }
 CUresult cuDriverGetVersion(int *V) { *V = 13000; return CUDA_SUCCESS; }
+// NVRTC itself opens libcuda.so.1 for some programs and asks for the
+// driver's private export tables: without this symbol it called through a
+// null pointer (a ladder add+RMSNorm crashed nvrtcCompileProgram).
+CUresult cuGetExportTable(const void **Table, const CUuuid *) {
+  *Table = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
 
 CUresult cuDeviceGet(CUdevice *D, int Ordinal) { *D = Ordinal; return Ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
 CUresult cuDeviceGetCount(int *N) { *N = 1; return CUDA_SUCCESS; }

@@ -76,7 +76,7 @@ constexpr int64_t H = 4096;
 
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, 4096];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
-Executable compileAddRmsNorm() {
+Executable compileAddRmsNorm(bool Peel = true) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", H});
   Value Res = G.input("residual", DType::BF16, {"B", H});
@@ -86,7 +86,9 @@ Executable compileAddRmsNorm() {
   G.output("residual_out", R);
   G.output("y", nn::rmsNorm(R, W, Eps));
   Compiler C;
-  return C.compile(G);
+  CompileOptions Opts;
+  Opts.PeelAlignment = Peel;
+  return C.compile(G, Opts);
 }
 
 uint64_t param(const FakeCudaLaunch &L, int I) {
@@ -162,7 +164,8 @@ TEST_CASE("run() hands cuLaunchKernel this call's pointers, scalar, dim and grid
 TEST_CASE("run() picks the widest variant every pointer's alignment allows", "[hostpath]") {
   if (!haveFake())
     FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
-  Executable X = compileAddRmsNorm();
+  // The ladder (PeelAlignment off): one variant per width.
+  Executable X = compileAddRmsNorm(/*Peel=*/false);
   const KernelInfo &K = X.kernels()[0];
   REQUIRE(K.Vecs == std::vector<int>{8, 4, 2, 1});
   double Eps[] = {1e-6};
@@ -182,6 +185,22 @@ TEST_CASE("run() picks the widest variant every pointer's alignment allows", "[h
     CUdeviceptr Out2[] = {0x400000, 0x500000 + CUdeviceptr(Offset)};
     X.run(In, Out2, Eps, Dims);
     REQUIRE(suffix(fake().Last) == "_v" + std::to_string(Vec));
+  }
+}
+
+TEST_CASE("a peeled kernel is one variant that runs at every pointer offset", "[hostpath]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  Executable X = compileAddRmsNorm();
+  REQUIRE(X.kernels()[0].Vecs == std::vector<int>{8});
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {2};
+  for (int Offset : {0, 2, 4, 8, 14}) {
+    CAPTURE(Offset);
+    CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000 + CUdeviceptr(Offset)};
+    CUdeviceptr Out[] = {0x400000, 0x500000 + CUdeviceptr(Offset)};
+    X.run(In, Out, Eps, Dims);
+    REQUIRE(suffix(fake().Last) == "_v8");
   }
 }
 
