@@ -55,8 +55,8 @@ namespace {
 /// Writes one variant of one kernel.
 class KernelWriter {
 public:
-  KernelWriter(const Graph &G, const KernelPlan &P, int Vec)
-      : G(G), P(P), Vec(Vec), E(G, P, Vec) {}
+  KernelWriter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
+      : G(G), P(P), Vec(Vec), E(G, P, Vec, Peeled), Peel(Peeled && Vec > 1) {}
 
   std::string write();
 
@@ -98,13 +98,13 @@ private:
   const KernelPlan &P;
   int Vec;
   Emitter E;
-  bool Peel = P.Peel && Vec > 1;
+  bool Peel;
 };
 
 std::string KernelWriter::signature() {
   std::string S = fmt::format(
       "extern \"C\" __global__ void __launch_bounds__({}) {}(", threads(),
-      P.variantName(Vec));
+      P.variantName(Vec, Peel));
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {
@@ -553,7 +553,7 @@ void KernelWriter::rowBody() {
   // run of the stages finds which loads there are.
   std::map<std::string, std::string> CacheVars;
   if (P.CacheRow && !P.Domain.back().isDynamic()) {
-    KernelWriter Dry(G, P, Vec);
+    KernelWriter Dry(G, P, Vec, Peel);
     Dry.rowStages(Stages);
     Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
     int64_t Iters = staticRowIters(false);
@@ -732,8 +732,11 @@ std::string EmittedKernel::source() const {
 
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P)};
-  for (int V : P.Vecs)
-    K.Variants.push_back({V, P.variantName(V), KernelWriter(G, P, V).write()});
+  for (size_t I = 0; I < P.Vecs.size(); ++I) {
+    bool Peeled = P.peeledVariant(I);
+    int V = P.Vecs[I];
+    K.Variants.push_back({V, P.variantName(V, Peeled), KernelWriter(G, P, V, Peeled).write()});
+  }
   return K;
 }
 

@@ -9,8 +9,8 @@
 
 namespace jitfuse::codegen {
 
-Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec)
-    : G(G), P(P), Vec(Vec), Peel(P.Peel && Vec > 1) {
+Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
+    : G(G), P(P), Vec(Vec), Peel(Peeled && Vec > 1) {
   Scopes.emplace_back();
 }
 
@@ -126,7 +126,9 @@ std::string Emitter::key(NodeId N, const Coords &C) const {
     return K + "f" + std::to_string(Lane);
   for (const std::string &O : C.Outer)
     K += O + ",";
-  return K + (C.ColRel ? "c" + std::to_string(Lane + C.Off) : C.Last);
+  if (C.ColRel)
+    return K + "c" + std::to_string(Lane + C.Off);
+  return K + C.Last + (C.LaneDep ? "|l" + std::to_string(Lane) : "");
 }
 
 std::string Emitter::lookup(const std::string &K) const {
@@ -164,6 +166,7 @@ Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
     bool Broadcast = To[I].isStatic(1) && !From[I + Shift].isStatic(1);
     R.Outer.push_back(Broadcast ? "0" : C.Outer[I + Shift]);
   }
+  R.LaneDep = C.LaneDep;
   if (To.back().isStatic(1) && !From.back().isStatic(1)) {
     R.ColRel = false;
     R.Last = "0";
@@ -223,7 +226,10 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   if (!Vectorizable) {
     std::string Addr = linearIndex(C, Nd.Dims);
     std::string Elem = Param + "[" + Addr + "]";
-    bool LaneFree = !C.Flat && !C.ColRel && C.Last == "0";
+    // An address that is the same for every lane (a row's broadcast value)
+    // is inside the tensor whenever the row is, and its value is shared by
+    // the lanes: only lane addresses are guarded.
+    bool LaneFree = !C.Flat && !C.ColRel && !C.LaneDep;
     if (LaneGuard && !LaneFree)
       Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Elem));
@@ -348,6 +354,7 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
     R.ColRel = C.ColRel;
     R.Off = C.Off;
     R.Last = C.Last;
+    R.LaneDep = C.LaneDep;
     return value(OpId, R);
   }
   std::string Lin = fresh("t");
@@ -363,6 +370,7 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
   }
   R.ColRel = false;
   R.Last = S.size() == 1 ? Lin : "(" + Lin + " % " + dimExpr(S.back()) + ")";
+  R.LaneDep = C.Flat || C.ColRel || C.LaneDep;
   return value(OpId, R);
 }
 

@@ -24,6 +24,10 @@ struct Coords {
   bool ColRel = true;  // last coordinate = Col + lane + Off
   int64_t Off = 0;
   std::string Last; // the last coordinate when !ColRel
+  /// !ColRel: Outer or Last depend on the lane (a reshape or concat of
+  /// lane coordinates). Values there are per lane (never shared between
+  /// lanes), and loads there are guarded in peeled kernels.
+  bool LaneDep = false;
 };
 
 /// A contiguous load of Vec elements that the row kernel may keep in
@@ -36,7 +40,7 @@ struct RowLoad {
 
 class Emitter {
 public:
-  Emitter(const Graph &G, const KernelPlan &P, int Vec);
+  Emitter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled);
 
   // Output buffer with indentation.
   void line(const std::string &S);

@@ -38,14 +38,17 @@ struct KernelPlan {
   bool Flat = false;
   bool Index64 = false;
 
-  /// Vector widths (elements) compiled, widest first. Peeled kernels have
-  /// one variant that serves every pointer alignment and row length; the
-  /// ladder (Peel off) has one per width down to 1, and the runtime picks the
-  /// widest the pointers allow.
+  /// Vector widths (elements) compiled, widest first; the runtime runs the
+  /// first every pointer's alignment allows, else the last. With Peel the
+  /// last is a peeled variant of the same width that serves any alignment
+  /// and row length (before it, when the row allows, the aligned one: no
+  /// per-chunk checks); without, the ladder of widths down to 1.
   std::vector<int> Vecs = {1};
-  /// Chunks are aligned to a lead tensor at run time (a partial head and
-  /// tail chunk per row or range); see codegen/Codegen.cpp.
+  /// The last variant aligns its chunks to a lead tensor at run time (a
+  /// partial head and tail chunk per row or range); see codegen/Codegen.cpp.
   bool Peel = false;
+
+  bool peeledVariant(size_t I) const { return Peel && I + 1 == Vecs.size(); }
   /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
   int ThreadsX = 256;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
@@ -56,8 +59,8 @@ struct KernelPlan {
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
 
-  std::string variantName(int Vec) const {
-    return Name + "_v" + std::to_string(Vec);
+  std::string variantName(int Vec, bool Peeled = false) const {
+    return Name + (Peeled ? "_p" : "_v") + std::to_string(Vec);
   }
 };
 

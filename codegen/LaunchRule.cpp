@@ -21,8 +21,8 @@ unsigned LaunchRule::maxBlocks(int SmCount) const {
   return static_cast<unsigned>(std::max(1, launch::FullReduceBlocksPerSm * SmCount));
 }
 
-std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec,
-                                             int SmCount) const {
+std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int SmCount,
+                                             bool Peel) const {
   LaunchShape L;
   L.BlockX = static_cast<unsigned>(ThreadsX);
   // Vector chunks of the domain: a flat kernel walks one range, the others

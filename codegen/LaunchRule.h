@@ -64,13 +64,18 @@ struct LaunchSizes {
 class LaunchRule {
 public:
   explicit LaunchRule(const KernelPlan &P)
-      : Kind(P.Kind), Flat(P.Flat), Peel(P.Peel), ThreadsX(P.ThreadsX),
-        RowsPerBlock(P.RowsPerBlock) {}
+      : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
+        PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1) {}
 
   /// The launch of the variant with vector width \p Vec on a device with
   /// \p SmCount SMs; nullopt when there is nothing to do (no elements).
   /// Throws jitfuse::Error when the grid would exceed CUDA's limit.
-  std::optional<LaunchShape> shape(const LaunchSizes &S, int Vec, int SmCount) const;
+  /// \p Peeled: the peeled variant (KernelPlan::Peel), whose ranges and rows
+  /// may span one chunk more.
+  std::optional<LaunchShape> shape(const LaunchSizes &S, int Vec, int SmCount,
+                                   bool Peeled = false) const;
+  /// Whether variant \p I of the kernel is the peeled one.
+  bool peeled(size_t I) const { return static_cast<int>(I) == PeeledIndex; }
 
   /// Full reductions: the most blocks shape() launches on \p SmCount SMs
   /// (the size of the per-block partials buffer). 0 for other kinds.
@@ -80,8 +85,9 @@ public:
 
 private:
   KernelKind Kind;
-  bool Flat, Peel;
+  bool Flat;
   int ThreadsX, RowsPerBlock;
+  int PeeledIndex;
 };
 
 } // namespace jitfuse::codegen

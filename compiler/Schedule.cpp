@@ -131,21 +131,30 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   // ladder needs the width to divide the row.
   int Vec = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
   const Dim &Last = P.Domain.empty() ? Dim(1) : P.Domain.back();
-  if (!P.Flat && !Opts.Peel) {
-    if (Last.isDynamic())
-      Vec = 1;
-    else
-      while (Vec > 1 && Last.Size % Vec != 0)
-        Vec /= 2;
-  }
   if (P.Domain.empty())
     Vec = 1;
+  // The aligned variant (no per-chunk checks) exists when the width divides
+  // the row; measured on the H200, the peeled one alone cost aligned bf16
+  // kernels up to 2.3x (BENCHMARKS.md "Schedule log"), so it only runs when
+  // a pointer is off alignment or the row is odd.
+  int Aligned = Vec;
+  if (!P.Flat) {
+    if (Last.isDynamic())
+      Aligned = 1;
+    else
+      while (Aligned > 1 && Last.Size % Aligned != 0)
+        Aligned /= 2;
+  }
   P.Peel = Opts.Peel && Vec > 1;
   P.Vecs.clear();
-  for (int V = Vec; V >= 1; V /= 2) {
-    P.Vecs.push_back(V);
-    if (P.Peel)
-      break;
+  if (P.Peel) {
+    if (Aligned == Vec)
+      P.Vecs.push_back(Vec);
+    P.Vecs.push_back(Vec);
+  } else {
+    for (int V = Aligned; V >= 1; V /= 2)
+      P.Vecs.push_back(V);
+    Vec = Aligned;
   }
 
   if (C.Kind != KernelKind::RowReduce) {

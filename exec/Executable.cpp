@@ -133,7 +133,7 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
   for (LaunchPlan &L : Launches) {
     codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
     for (size_t V = 0; V < L.Vecs.size(); ++V)
-      L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount);
+      L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
     for (size_t S = 0; S < L.Slots.size(); ++S) {
       const ArgSlot &A = L.Slots[S];
       uint64_t &Slot = L.Storage[S];

@@ -41,15 +41,20 @@ TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   EmittedKernel K = onlyKernel(G);
   REQUIRE(K.Launch.kind() == KernelKind::Elementwise);
   REQUIRE(K.Variants.front().Vec == 4);
-  // 1000 f32 as float4: 250 chunks, and one more because a peeled range
-  // starts at its pointer's phase (up to 3 elements before it): 251 chunks,
-  // one per thread of a 256-thread block.
-  CHECK(K.Variants.size() == 1);
+  // Two variants: aligned float4, then the peeled float4 (any offset).
+  REQUIRE(K.Variants.size() == 2);
+  CHECK(K.Variants[1].Vec == 4);
+  CHECK(K.Variants[1].Name == "jf_k0_add_p4");
+  CHECK(K.Launch.peeled(1));
+  CHECK_FALSE(K.Launch.peeled(0));
+  // 1000 f32 as float4: 250 chunks, one per thread of a 256-thread block.
   checkShape(K.Launch.shape({1000, 1, 1000}, 4, 132), 1, 256, 1);
-  // 1021 elements and a phase of up to 3 fit 256 chunks; 1022 need 257,
-  // a second block.
-  checkShape(K.Launch.shape({1021, 1, 1021}, 4, 132), 1, 256, 1);
-  checkShape(K.Launch.shape({1022, 1, 1022}, 4, 132), 2, 256, 1);
+  // 1025 elements: 257 chunks (the last one partial) need a second block.
+  checkShape(K.Launch.shape({1025, 1, 1025}, 4, 132), 2, 256, 1);
+  // Peeled, a range starts at its pointer's phase (up to 3 elements before
+  // it): 1021 elements fit 256 chunks, 1022 need 257, a second block.
+  checkShape(K.Launch.shape({1021, 1, 1021}, 4, 132, true), 1, 256, 1);
+  checkShape(K.Launch.shape({1022, 1, 1022}, 4, 132, true), 2, 256, 1);
   // The scalar variant: one element per thread while the tiled grid would
   // have fewer than 4 blocks per SM (1025 elements: 5 blocks of 256)...
   checkShape(K.Launch.shape({1025, 1, 1025}, 1, 132), 5, 256, 1);
@@ -62,17 +67,20 @@ TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   checkShape(K.Launch.shape({1 << 21, 1, 1 << 21}, 1, 0), 8192, 256, 1);
   CHECK_FALSE(K.Launch.shape({0, 1, 0}, 4, 132).has_value());
 
-  // A bias broadcast is not flat: whole rows, each starting at its own
-  // phase, so a row of 24 bf16 spans up to (24 + 7) / 8 -> 4 chunks of 8.
+  // A bias broadcast is not flat: whole rows of RowLen / Vec chunks; peeled,
+  // each row starts at its own phase, so a row of 24 bf16 spans up to
+  // (24 + 7) / 8 -> 4 chunks of 8.
   Graph H;
   Value A = H.input("a", bf16, {"B", 24});
   Value Bias = H.input("bias", bf16, {24});
   H.output("y", A + Bias);
   EmittedKernel R = onlyKernel(H);
   REQUIRE(R.Variants.front().Vec == 8);
-  // 150 rows x 4 chunks = 600 chunks -> 3 blocks of 256.
-  checkShape(R.Launch.shape({3600, 150, 24}, 8, 132), 3, 256, 1);
-  // Odd rows keep the full width: 1001 bf16 a row, 126 chunks, 1 variant.
+  // 150 rows x 3 chunks = 450 chunks -> 2 blocks of 256; peeled 600 -> 3.
+  checkShape(R.Launch.shape({3600, 150, 24}, 8, 132), 2, 256, 1);
+  checkShape(R.Launch.shape({3600, 150, 24}, 8, 132, true), 3, 256, 1);
+  // Odd rows keep the full width: 1001 bf16 a row, 126 chunks, the peeled
+  // variant only.
   Graph O;
   Value A2 = O.input("a", bf16, {"B", 1001});
   Value Bias2 = O.input("bias", bf16, {1001});
@@ -80,7 +88,8 @@ TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   EmittedKernel RO = onlyKernel(O);
   REQUIRE(RO.Variants.size() == 1);
   CHECK(RO.Variants.front().Vec == 8);
-  checkShape(RO.Launch.shape({1001 * 65, 65, 1001}, 8, 132), 32, 256, 1);
+  CHECK(RO.Launch.peeled(0));
+  checkShape(RO.Launch.shape({1001 * 65, 65, 1001}, 8, 132, true), 32, 256, 1);
 }
 
 TEST_CASE("Launch rule: row reductions, short and long rows", "[launch]") {
@@ -115,10 +124,11 @@ TEST_CASE("Launch rule: full reductions launch a fixed grid per device", "[launc
   // Capped at 8 blocks per SM: 132 SMs -> 1056 blocks, whatever N.
   CHECK(K.Launch.maxBlocks(132) == 1056);
   checkShape(K.Launch.shape({int64_t(1) << 30, 1, int64_t(1) << 30}, 4, 132), 1056, 256, 1);
-  // Small inputs: one block per 256 chunks; 4096 f32 are 1024 chunks and
-  // one more for a range that starts off alignment -> 5 blocks.
-  checkShape(K.Launch.shape({4092, 1, 4092}, 4, 132), 4, 256, 1);
-  checkShape(K.Launch.shape({4096, 1, 4096}, 4, 132), 5, 256, 1);
+  // Small inputs: one block per 256 chunks; peeled, 4096 f32 are 1024
+  // chunks and one more for a range that starts off alignment -> 5 blocks.
+  checkShape(K.Launch.shape({4096, 1, 4096}, 4, 132), 4, 256, 1);
+  checkShape(K.Launch.shape({4092, 1, 4092}, 4, 132, true), 4, 256, 1);
+  checkShape(K.Launch.shape({4096, 1, 4096}, 4, 132, true), 5, 256, 1);
   // An empty reduction still launches (it writes the identity).
   checkShape(K.Launch.shape({0, 1, 0}, 4, 132), 1, 256, 1);
   // No device (SmCount 0): one block.

@@ -63,8 +63,8 @@ TEST_CASE("emitProgramParts puts every kernel variant in exactly one part",
   std::vector<KernelPlan> Plans = unfusedPlans(G);
   std::multiset<std::string> Want;
   for (const KernelPlan &K : Plans)
-    for (int V : K.Vecs)
-      Want.insert(K.variantName(V));
+    for (size_t I = 0; I < K.Vecs.size(); ++I)
+      Want.insert(K.variantName(K.Vecs[I], K.peeledVariant(I)));
   REQUIRE(Want.size() >= 6);
   for (unsigned N : {1u, 2u, 3u, 5u, 1000u}) {
     INFO("parts " << N);
@@ -181,8 +181,8 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
   Unfused.Arch = "sm_90";
   std::set<std::string> Variants;
   for (const KernelPlan &K : unfusedPlans(G))
-    for (int V : K.Vecs)
-      Variants.insert(K.variantName(V));
+    for (size_t I = 0; I < K.Vecs.size(); ++I)
+      Variants.insert(K.variantName(K.Vecs[I], K.peeledVariant(I)));
   // The one cache entry a fresh Compiler writes for G, parsed.
   auto EntryFor = [&](const char *Threads, std::string &Source) {
     ScopedEnv E("JITFUSE_COMPILE_THREADS", Threads);

@@ -30,6 +30,190 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v8(
   const bool rowOk = row < (long long)((d_0));
   const long long rowc = rowOk ? row : 0;
   const long long R = 4096;
+  const long long c0 = rowc;
+  jf_vec<jf_bf16, 8> cv0[2];
+  jf_vec<jf_bf16, 8> cv1[2];
+  jf_vec<jf_bf16, 8> cv2[2];
+  if (rowOk) {
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const long long col = ((long long)j * 256 + tx) * 8;
+      cv0[j] = jf_load<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
+      cv1[j] = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
+      cv2[j] = jf_load<jf_bf16, 8>(in_2 + col);
+    }
+  }
+  float acc7 = (0.0f);
+  if (rowOk) {
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const long long col = ((long long)j * 256 + tx) * 8;
+      const float v0 = jf_bf16_to_float(cv0[j].V[0]);
+      const float v1 = jf_bf16_to_float(cv1[j].V[0]);
+      const float v2 = (v0 + v1);
+      const float v3 = v2;
+      const float v4 = (v3 * v3);
+      acc7 = acc7 + v4;
+      const float v5 = jf_bf16_to_float(cv0[j].V[1]);
+      const float v6 = jf_bf16_to_float(cv1[j].V[1]);
+      const float v7 = (v5 + v6);
+      const float v8 = v7;
+      const float v9 = (v8 * v8);
+      acc7 = acc7 + v9;
+      const float v10 = jf_bf16_to_float(cv0[j].V[2]);
+      const float v11 = jf_bf16_to_float(cv1[j].V[2]);
+      const float v12 = (v10 + v11);
+      const float v13 = v12;
+      const float v14 = (v13 * v13);
+      acc7 = acc7 + v14;
+      const float v15 = jf_bf16_to_float(cv0[j].V[3]);
+      const float v16 = jf_bf16_to_float(cv1[j].V[3]);
+      const float v17 = (v15 + v16);
+      const float v18 = v17;
+      const float v19 = (v18 * v18);
+      acc7 = acc7 + v19;
+      const float v20 = jf_bf16_to_float(cv0[j].V[4]);
+      const float v21 = jf_bf16_to_float(cv1[j].V[4]);
+      const float v22 = (v20 + v21);
+      const float v23 = v22;
+      const float v24 = (v23 * v23);
+      acc7 = acc7 + v24;
+      const float v25 = jf_bf16_to_float(cv0[j].V[5]);
+      const float v26 = jf_bf16_to_float(cv1[j].V[5]);
+      const float v27 = (v25 + v26);
+      const float v28 = v27;
+      const float v29 = (v28 * v28);
+      acc7 = acc7 + v29;
+      const float v30 = jf_bf16_to_float(cv0[j].V[6]);
+      const float v31 = jf_bf16_to_float(cv1[j].V[6]);
+      const float v32 = (v30 + v31);
+      const float v33 = v32;
+      const float v34 = (v33 * v33);
+      acc7 = acc7 + v34;
+      const float v35 = jf_bf16_to_float(cv0[j].V[7]);
+      const float v36 = jf_bf16_to_float(cv1[j].V[7]);
+      const float v37 = (v35 + v36);
+      const float v38 = v37;
+      const float v39 = (v38 * v38);
+      acc7 = acc7 + v39;
+    }
+  }
+  const float red7 = jf_block_reduce<256>(acc7, jf_add_op(), (0.0f), jf_smem7) / (float)R;
+  if (rowOk) {
+    #pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const long long col = ((long long)j * 256 + tx) * 8;
+      jf_vec<jf_bf16, 8> sv40;
+      const float v41 = jf_bf16_to_float(cv0[j].V[0]);
+      const float v42 = jf_bf16_to_float(cv1[j].V[0]);
+      const float v43 = (v41 + v42);
+      sv40.V[0] = jf_float_to_bf16(v43);
+      const float v44 = jf_bf16_to_float(cv0[j].V[1]);
+      const float v45 = jf_bf16_to_float(cv1[j].V[1]);
+      const float v46 = (v44 + v45);
+      sv40.V[1] = jf_float_to_bf16(v46);
+      const float v47 = jf_bf16_to_float(cv0[j].V[2]);
+      const float v48 = jf_bf16_to_float(cv1[j].V[2]);
+      const float v49 = (v47 + v48);
+      sv40.V[2] = jf_float_to_bf16(v49);
+      const float v50 = jf_bf16_to_float(cv0[j].V[3]);
+      const float v51 = jf_bf16_to_float(cv1[j].V[3]);
+      const float v52 = (v50 + v51);
+      sv40.V[3] = jf_float_to_bf16(v52);
+      const float v53 = jf_bf16_to_float(cv0[j].V[4]);
+      const float v54 = jf_bf16_to_float(cv1[j].V[4]);
+      const float v55 = (v53 + v54);
+      sv40.V[4] = jf_float_to_bf16(v55);
+      const float v56 = jf_bf16_to_float(cv0[j].V[5]);
+      const float v57 = jf_bf16_to_float(cv1[j].V[5]);
+      const float v58 = (v56 + v57);
+      sv40.V[5] = jf_float_to_bf16(v58);
+      const float v59 = jf_bf16_to_float(cv0[j].V[6]);
+      const float v60 = jf_bf16_to_float(cv1[j].V[6]);
+      const float v61 = (v59 + v60);
+      sv40.V[6] = jf_float_to_bf16(v61);
+      const float v62 = jf_bf16_to_float(cv0[j].V[7]);
+      const float v63 = jf_bf16_to_float(cv1[j].V[7]);
+      const float v64 = (v62 + v63);
+      sv40.V[7] = jf_float_to_bf16(v64);
+      jf_store<jf_bf16, 8>(out_0 + rowc * R + col, sv40);
+      jf_vec<jf_bf16, 8> sv65;
+      const float v66 = v43;
+      const float v67 = (red7 + s_0);
+      const float v68 = rsqrtf(v67);
+      const float v69 = (v66 * v68);
+      const float v70 = jf_bf16_to_float(cv2[j].V[0]);
+      const float v71 = v70;
+      const float v72 = (v69 * v71);
+      const float v73 = jf_bf16_to_float(jf_float_to_bf16((float)(v72)));
+      sv65.V[0] = jf_float_to_bf16(v73);
+      const float v74 = v46;
+      const float v75 = (v74 * v68);
+      const float v76 = jf_bf16_to_float(cv2[j].V[1]);
+      const float v77 = v76;
+      const float v78 = (v75 * v77);
+      const float v79 = jf_bf16_to_float(jf_float_to_bf16((float)(v78)));
+      sv65.V[1] = jf_float_to_bf16(v79);
+      const float v80 = v49;
+      const float v81 = (v80 * v68);
+      const float v82 = jf_bf16_to_float(cv2[j].V[2]);
+      const float v83 = v82;
+      const float v84 = (v81 * v83);
+      const float v85 = jf_bf16_to_float(jf_float_to_bf16((float)(v84)));
+      sv65.V[2] = jf_float_to_bf16(v85);
+      const float v86 = v52;
+      const float v87 = (v86 * v68);
+      const float v88 = jf_bf16_to_float(cv2[j].V[3]);
+      const float v89 = v88;
+      const float v90 = (v87 * v89);
+      const float v91 = jf_bf16_to_float(jf_float_to_bf16((float)(v90)));
+      sv65.V[3] = jf_float_to_bf16(v91);
+      const float v92 = v55;
+      const float v93 = (v92 * v68);
+      const float v94 = jf_bf16_to_float(cv2[j].V[4]);
+      const float v95 = v94;
+      const float v96 = (v93 * v95);
+      const float v97 = jf_bf16_to_float(jf_float_to_bf16((float)(v96)));
+      sv65.V[4] = jf_float_to_bf16(v97);
+      const float v98 = v58;
+      const float v99 = (v98 * v68);
+      const float v100 = jf_bf16_to_float(cv2[j].V[5]);
+      const float v101 = v100;
+      const float v102 = (v99 * v101);
+      const float v103 = jf_bf16_to_float(jf_float_to_bf16((float)(v102)));
+      sv65.V[5] = jf_float_to_bf16(v103);
+      const float v104 = v61;
+      const float v105 = (v104 * v68);
+      const float v106 = jf_bf16_to_float(cv2[j].V[6]);
+      const float v107 = v106;
+      const float v108 = (v105 * v107);
+      const float v109 = jf_bf16_to_float(jf_float_to_bf16((float)(v108)));
+      sv65.V[6] = jf_float_to_bf16(v109);
+      const float v110 = v64;
+      const float v111 = (v110 * v68);
+      const float v112 = jf_bf16_to_float(cv2[j].V[7]);
+      const float v113 = v112;
+      const float v114 = (v111 * v113);
+      const float v115 = jf_bf16_to_float(jf_float_to_bf16((float)(v114)));
+      sv65.V[7] = jf_float_to_bf16(v115);
+      jf_store<jf_bf16, 8>(out_1 + rowc * R + col, sv65);
+    }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
+    const jf_bf16* __restrict__ in_0,
+    const jf_bf16* __restrict__ in_1,
+    const jf_bf16* __restrict__ in_2,
+    jf_bf16* __restrict__ out_0,
+    jf_bf16* __restrict__ out_1,
+    float s_0,
+    long long d_0) {
+  __shared__ float jf_smem7[9];
+  const int tx = threadIdx.x;
+  const long long row = (long long)blockIdx.x * 1 + threadIdx.y;
+  const bool rowOk = row < (long long)((d_0));
+  const long long rowc = rowOk ? row : 0;
+  const long long R = 4096;
   const int jf_off = jf_phase<jf_bf16, 8>(in_0);
   const int jf_o = (int)((jf_off + rowc * R) % 8);
   const long long c0 = rowc;

@@ -15,6 +15,91 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     float* __restrict__ out_0,
     float s_0,
     long long d_0) {
+  const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
+  const long long n = (d_0);
+  const long long col = chunk * 4;
+  if (col >= n) return;
+  if (col + 4 <= n) {
+    jf_vec<float, 4> sv0;
+    const jf_vec<float, 4> lv1 = jf_load<float, 4>(in_0 + col);
+    const float v2 = lv1.V[0];
+    const jf_vec<float, 4> lv3 = jf_load<float, 4>(in_1 + col);
+    const float v4 = lv3.V[0];
+    const float v5 = (v2 + v4);
+    const float v6 = (s_0 * v5);
+    const jf_vec<float, 4> lv7 = jf_load<float, 4>(in_2 + col);
+    const float v8 = lv7.V[0];
+    const float v9 = (v6 + v8);
+    sv0.V[0] = v9;
+    const float v10 = lv1.V[1];
+    const float v11 = lv3.V[1];
+    const float v12 = (v10 + v11);
+    const float v13 = (s_0 * v12);
+    const float v14 = lv7.V[1];
+    const float v15 = (v13 + v14);
+    sv0.V[1] = v15;
+    const float v16 = lv1.V[2];
+    const float v17 = lv3.V[2];
+    const float v18 = (v16 + v17);
+    const float v19 = (s_0 * v18);
+    const float v20 = lv7.V[2];
+    const float v21 = (v19 + v20);
+    sv0.V[2] = v21;
+    const float v22 = lv1.V[3];
+    const float v23 = lv3.V[3];
+    const float v24 = (v22 + v23);
+    const float v25 = (s_0 * v24);
+    const float v26 = lv7.V[3];
+    const float v27 = (v25 + v26);
+    sv0.V[3] = v27;
+    jf_store<float, 4>(out_0 + col, sv0);
+  }
+  else {
+    if (col + 0 < n) {
+      const float v28 = in_0[col];
+      const float v29 = in_1[col];
+      const float v30 = (v28 + v29);
+      const float v31 = (s_0 * v30);
+      const float v32 = in_2[col];
+      const float v33 = (v31 + v32);
+      out_0[col + 0] = v33;
+    }
+    if (col + 1 < n) {
+      const float v34 = in_0[(col + 1)];
+      const float v35 = in_1[(col + 1)];
+      const float v36 = (v34 + v35);
+      const float v37 = (s_0 * v36);
+      const float v38 = in_2[(col + 1)];
+      const float v39 = (v37 + v38);
+      out_0[col + 1] = v39;
+    }
+    if (col + 2 < n) {
+      const float v40 = in_0[(col + 2)];
+      const float v41 = in_1[(col + 2)];
+      const float v42 = (v40 + v41);
+      const float v43 = (s_0 * v42);
+      const float v44 = in_2[(col + 2)];
+      const float v45 = (v43 + v44);
+      out_0[col + 2] = v45;
+    }
+    if (col + 3 < n) {
+      const float v46 = in_0[(col + 3)];
+      const float v47 = in_1[(col + 3)];
+      const float v48 = (v46 + v47);
+      const float v49 = (s_0 * v48);
+      const float v50 = in_2[(col + 3)];
+      const float v51 = (v49 + v50);
+      out_0[col + 3] = v51;
+    }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p4(
+    const float* __restrict__ in_0,
+    const float* __restrict__ in_1,
+    const float* __restrict__ in_2,
+    float* __restrict__ out_0,
+    float s_0,
+    long long d_0) {
   const int jf_off = jf_phase<float, 4>(in_0);
   const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
   const long long n = (d_0);
