@@ -13,12 +13,14 @@
 //     needs the prologue's values; whatever consumes the scalar starts a
 //     new kernel;
 //   - never a cycle between clusters, never more than MaxClusterNodes.
-// Every refusal is recorded on the edge as a BoundaryReason.
+// Every refusal is recorded on the edge as a BoundaryReason. Then small
+// producers read by one kernel are absorbed into it, and cheap ones read by
+// several are recomputed in each (compiler/Recompute.h has the rule).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
 
-#include <fmt/format.h>
+#include "compiler/Recompute.h"
 
 #include <algorithm>
 #include <cassert>
@@ -29,8 +31,6 @@
 namespace jitfuse {
 
 namespace {
-
-constexpr size_t MaxClusterNodes = 256;
 
 struct ClusterState {
   KernelKind Kind = KernelKind::Elementwise;
@@ -65,7 +65,6 @@ private:
                                   KernelKind &Kind, Shape &Domain);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
   void absorbCheapProducers();
-  void explainShared(unsigned K, size_t NumKernels);
   unsigned newCluster(NodeId N);
 
   const Graph &G;
@@ -237,11 +236,8 @@ void Fuser::absorbCheapProducers() {
           if (find(Owner[U]) != K)
             Targets.insert(find(Owner[U]));
       }
-      if (Stored || Targets.size() != 1) {
-        if (!Stored && Targets.size() > 1)
-          explainShared(K, Targets.size());
-        continue;
-      }
+      if (Stored || Targets.size() != 1)
+        continue; // shared: recomputeCheapProducers decides
       unsigned C = *Targets.begin();
       ClusterState &Q = Clusters[C];
       if (Q.Nodes.size() + P.Nodes.size() > MaxClusterNodes)
@@ -267,26 +263,6 @@ void Fuser::absorbCheapProducers() {
       Changed = true;
     }
   }
-}
-
-/// A cheap producer left alone because several kernels read it: where the
-/// forward walk refused an edge for a shape mismatch only, absorption would
-/// have recomputed the producer in its consumer, so the shape is not why the
-/// edge remains; say that the producer is shared and stored once. Any other
-/// refusal (a cycle, a full reduction whose prologue is needed elsewhere)
-/// still holds for its own edge and is kept: each boundary states its own
-/// reason, not the cluster's.
-void Fuser::explainShared(unsigned K, size_t NumKernels) {
-  std::string Detail = fmt::format(
-      "a cheap element-wise producer read by {} kernels; not recomputed in each", NumKernels);
-  for (NodeId N : Clusters[K].Nodes)
-    for (NodeId U : Users[N]) {
-      if (find(Owner[U]) == K)
-        continue;
-      auto It = EdgeReason.find({N, U});
-      if (It == EdgeReason.end() || It->second.Reason == BoundaryReason::DomainMismatch)
-        EdgeReason[{N, U}] = Refusal{BoundaryReason::MultipleConsumers, Detail};
-    }
 }
 
 unsigned Fuser::newCluster(NodeId N) {
@@ -400,6 +376,7 @@ Partition Fuser::run() {
                               R.Detail});
     }
   }
+  recomputeCheapProducers(G, P);
   finalizePartition(G, P);
   return P;
 }

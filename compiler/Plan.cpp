@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -83,8 +84,10 @@ std::string explainPlan(const Graph &G, const Partition &P,
     Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
                        clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,
                        K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
-    for (NodeId N : C.Nodes)
-      Out += "    " + printNode(G, N) + "\n";
+    for (NodeId N : C.Nodes) {
+      bool Again = std::binary_search(C.Recomputed.begin(), C.Recomputed.end(), N);
+      Out += "    " + printNode(G, N) + (Again ? "  (recomputed)" : "") + "\n";
+    }
     for (NodeId N : C.Inputs)
       Out += "  reads  " + nodeRef(G, N) + "\n";
     for (NodeId N : C.Outputs)
@@ -98,6 +101,25 @@ std::string explainPlan(const Graph &G, const Partition &P,
                        B.ProducerCluster, B.Consumer, B.ConsumerCluster,
                        describeReason(B.Reason).str(),
                        B.Detail.empty() ? "" : " (" + B.Detail + ")");
+  if (!P.Recomputes.empty())
+    Out += "recomputed instead of materialized:\n";
+  for (const Recomputation &R : P.Recomputes) {
+    std::vector<std::string> Ids, Ops, Kernels;
+    for (NodeId N : R.Nodes) {
+      Ids.push_back(fmt::format("%{}", N));
+      std::string Op = opName(G.node(N).Kind).str();
+      if (std::find(Ops.begin(), Ops.end(), Op) == Ops.end())
+        Ops.push_back(Op);
+    }
+    for (unsigned K : R.Kernels)
+      Kernels.push_back(std::to_string(K));
+    std::string Cost = R.ScalarOnly ? "one element, once per thread"
+                                    : fmt::format("{} op{} per element", R.OpsPerElement,
+                                                  R.OpsPerElement == 1 ? "" : "s");
+    Out += fmt::format("  {} ({}; {}) in kernels {}: saves 1 launch and {} bytes\n",
+                       fmt::join(Ids, " "), fmt::join(Ops, ", "), Cost,
+                       fmt::join(Kernels, ", "), R.BytesSaved.str(G.dynamicDims()));
+  }
   Partition U = partitionUnfused(G);
   SizeSum UBytes;
   for (const Cluster &C : U.Clusters)
