@@ -64,6 +64,7 @@ private:
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
+  void mergeSiblings();
   void absorbCheapProducers();
   unsigned newCluster(NodeId N);
 
@@ -213,6 +214,67 @@ void Fuser::join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind,
   R.Deps = std::move(Deps);
 }
 
+/// Sibling fusion: two kernels over one iteration domain that load a common
+/// tensor (mean and max of a row, two element-wise users of x) become one
+/// kernel with several outputs, so the tensor is loaded once and a launch is
+/// saved. Row kernels must share the row; an element-wise kernel joins a row
+/// kernel when it iterates the row or its reduced shape (the forward walk's
+/// rule). Full reductions keep one reduction per kernel. Neither may depend
+/// on the other: then the merged kernel could not be ordered.
+void Fuser::mergeSiblings() {
+  auto Fits = [&](const ClusterState &E, const ClusterState &R) {
+    if (E.Kind == KernelKind::Elementwise && R.Kind == KernelKind::Elementwise)
+      return sameShape(E.Domain, R.Domain);
+    if (E.Kind == KernelKind::RowReduce && R.Kind == KernelKind::RowReduce)
+      return sameShape(E.Domain, R.Domain);
+    if (E.Kind != KernelKind::Elementwise || R.Kind != KernelKind::RowReduce)
+      return false;
+    return sameShape(E.Domain, R.Domain) || sameShape(E.Domain, reducedShape(R.Domain));
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    // Tensors each kernel loads: graph inputs and other kernels' values.
+    std::vector<std::set<NodeId>> Loads(Clusters.size());
+    for (unsigned C = 0; C < Clusters.size(); ++C) {
+      if (!Clusters[C].Alive)
+        continue;
+      for (NodeId N : Clusters[C].Nodes)
+        for (NodeId Op : G.node(N).Operands)
+          if (G.node(Op).Kind == Op::Input ||
+              (clusterOf(Op) >= 0 && static_cast<unsigned>(clusterOf(Op)) != C))
+            Loads[C].insert(Op);
+    }
+    for (unsigned A = 0; A < Clusters.size() && !Changed; ++A) {
+      for (unsigned B = A + 1; B < Clusters.size() && !Changed; ++B) {
+        ClusterState &KA = Clusters[A], &KB = Clusters[B];
+        if (!KA.Alive || !KB.Alive || KA.Nodes.size() + KB.Nodes.size() > MaxClusterNodes)
+          continue;
+        if (!Fits(KA, KB) && !Fits(KB, KA))
+          continue;
+        bool Shares = std::any_of(Loads[A].begin(), Loads[A].end(),
+                                  [&](NodeId N) { return Loads[B].count(N) != 0; });
+        if (!Shares || reaches(A, B) || reaches(B, A))
+          continue;
+        if (KB.Kind == KernelKind::RowReduce) {
+          KA.Kind = KernelKind::RowReduce;
+          KA.Domain = KB.Domain;
+        }
+        KA.Nodes.insert(KA.Nodes.end(), KB.Nodes.begin(), KB.Nodes.end());
+        std::set<unsigned> Deps;
+        for (unsigned D : KA.Deps)
+          Deps.insert(find(D));
+        for (unsigned D : KB.Deps)
+          Deps.insert(find(D));
+        KB.Alive = false;
+        KB.Nodes.clear();
+        Parent[B] = A;
+        KA.Deps = std::move(Deps);
+        Changed = true;
+      }
+    }
+  }
+}
+
 /// A small element-wise cluster whose values only one other kernel reads is
 /// recomputed inside that kernel instead of materialized: a cast of a weight
 /// [H] inside a row kernel over [B,H], the slices and casts of RoPE's halves,
@@ -346,6 +408,7 @@ Partition Fuser::run() {
     }
   }
 
+  mergeSiblings();
   absorbCheapProducers();
 
   Partition P;

@@ -104,10 +104,12 @@ TEST_CASE("Level 2: add + LayerNorm, softmax(x + mask), softmax + dropout", "[fu
   Value Dr = nn::dropout(nn::softmax(S), 0.1, Seed);
   G.output("drop", Dr);
   Partition P = fuseGraph(G);
-  CHECK(P.Clusters.size() == 3);
+  // Both softmaxes read s over one row domain: siblings, one kernel.
+  CHECK(P.Clusters.size() == 2);
   for (const Cluster &C : P.Clusters)
     CHECK(C.Kind == KernelKind::RowReduce);
   CHECK(P.ClusterOf[Ln.id()] != P.ClusterOf[Sm.id()]);
+  CHECK(shareKernel(P, {Sm, Dr}));
 }
 
 TEST_CASE("Level 2: cast/dequant-scale + RMSNorm", "[fusion]") {
