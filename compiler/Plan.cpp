@@ -132,6 +132,16 @@ std::string explainPlan(const Graph &G, const Partition &P,
 }
 
 std::string planToDot(const Graph &G, const Partition &P) {
+  // A recomputed node appears once in each kernel computing it.
+  auto IsCopy = [&](NodeId N, int C) {
+    if (C < 0)
+      return false;
+    const std::vector<NodeId> &R = P.Clusters[C].Recomputed;
+    return std::binary_search(R.begin(), R.end(), N);
+  };
+  auto Id = [&](NodeId N, int C) {
+    return IsCopy(N, C) ? fmt::format("n{}_k{}", N, C) : fmt::format("n{}", N);
+  };
   std::string Out = "digraph jitfuse_plan {\n  compound=true;\n  node [shape=box, "
                     "fontname=\"monospace\"];\n";
   for (size_t I = 0; I < P.Clusters.size(); ++I) {
@@ -139,9 +149,16 @@ std::string planToDot(const Graph &G, const Partition &P) {
     Out += fmt::format("  subgraph cluster_{} {{\n    label=\"kernel {} ({})\";\n", I, I,
                        clusterLevel(C.Kind).str());
     for (NodeId N : C.Nodes)
-      Out += fmt::format("    n{} [label=\"{}\"];\n", N, dotEscape(printNode(G, N)));
+      Out += fmt::format("    {} [label=\"{}\"{}];\n", Id(N, static_cast<int>(I)),
+                         dotEscape(printNode(G, N)),
+                         IsCopy(N, static_cast<int>(I)) ? ", style=dashed" : "");
     Out += "  }\n";
   }
+  auto Edges = [&](NodeId N, int C) {
+    for (NodeId Op : G.node(N).Operands)
+      if (G.node(Op).Kind != Op::Constant)
+        Out += fmt::format("  {} -> {};\n", Id(Op, C), Id(N, C));
+  };
   std::vector<bool> Live = liveNodes(G);
   for (NodeId N = 0; N < G.size(); ++N) {
     const Node &Nd = G.node(N);
@@ -152,9 +169,14 @@ std::string planToDot(const Graph &G, const Partition &P) {
                          dotEscape(printNode(G, N)));
     if (Nd.Kind == Op::Constant)
       continue;
-    for (NodeId Op : Nd.Operands)
-      if (G.node(Op).Kind != Op::Constant)
-        Out += fmt::format("  n{} -> n{};\n", Op, N);
+    int Home = P.ClusterOf.empty() ? -1 : P.ClusterOf[N];
+    if (!IsCopy(N, Home)) {
+      Edges(N, Home);
+      continue;
+    }
+    for (size_t I = 0; I < P.Clusters.size(); ++I)
+      if (IsCopy(N, static_cast<int>(I)))
+        Edges(N, static_cast<int>(I));
   }
   for (size_t I = 0; I < G.outputs().size(); ++I)
     Out += fmt::format("  out{} [label=\"{}\", shape=ellipse];\n  n{} -> out{};\n", I,

@@ -15,6 +15,7 @@
 #include "ir/NN.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -140,6 +141,13 @@ TEST_CASE("recompute: a cast shared by two kernels is computed in both", "[fusio
   GraphPlan Plan = planGraph(G, PlanOptions{});
   CHECK_THAT(Plan.PlanText, Contains("recomputed"));
   CHECK_THAT(Plan.PlanText, Contains("saves 1 launch and 1408*T bytes"));
+  // The DOT draws the cast once in each kernel, fed by the one input node.
+  NodeId CosIn = G.node(Cos32.id()).Operands[0];
+  for (int K : {0, 1}) {
+    std::string Copy = fmt::format("n{}_k{}", Cos32.id(), K);
+    CHECK_THAT(Plan.PlanDot, Contains(Copy + " [label="));
+    CHECK_THAT(Plan.PlanDot, Contains(fmt::format("n{} -> {};", CosIn, Copy)));
+  }
 
   test::CheckOptions O;
   O.ExpectFusedKernels = 2;
