@@ -233,14 +233,15 @@ void Recomputer::run() {
 
   // Dissolving one producer can make another one's readers several (its
   // value now read by each copy), so repeat until nothing changes.
+  rebuildWhere();
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (unsigned K = 0; K < P.Clusters.size(); ++K) {
-      rebuildWhere();
-      Changed |= tryDissolve(K);
-    }
+    for (unsigned K = 0; K < P.Clusters.size(); ++K)
+      if (tryDissolve(K)) {
+        rebuildWhere();
+        Changed = true;
+      }
   }
-  rebuildWhere();
 
   // Drop the dissolved clusters; name each recomputed node's first kernel.
   std::vector<int> NewIndex(P.Clusters.size(), -1);
