@@ -13,12 +13,14 @@
 //     needs the prologue's values; whatever consumes the scalar starts a
 //     new kernel;
 //   - never a cycle between clusters, never more than MaxClusterNodes.
-// Every refusal is recorded on the edge as a BoundaryReason.
+// Every refusal is recorded on the edge as a BoundaryReason. Then small
+// producers read by one kernel are absorbed into it, and cheap ones read by
+// several are recomputed in each (compiler/Recompute.h has the rule).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
 
-#include <fmt/format.h>
+#include "compiler/Recompute.h"
 
 #include <algorithm>
 #include <cassert>
@@ -29,8 +31,6 @@
 namespace jitfuse {
 
 namespace {
-
-constexpr size_t MaxClusterNodes = 256;
 
 struct ClusterState {
   KernelKind Kind = KernelKind::Elementwise;
@@ -64,8 +64,8 @@ private:
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
+  void mergeSiblings();
   void absorbCheapProducers();
-  void explainShared(unsigned K, size_t NumKernels);
   unsigned newCluster(NodeId N);
 
   const Graph &G;
@@ -214,6 +214,67 @@ void Fuser::join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind,
   R.Deps = std::move(Deps);
 }
 
+/// Sibling fusion: two kernels over one iteration domain that load a common
+/// tensor (mean and max of a row, two element-wise users of x) become one
+/// kernel with several outputs, so the tensor is loaded once and a launch is
+/// saved. Row kernels must share the row; an element-wise kernel joins a row
+/// kernel when it iterates the row or its reduced shape (the forward walk's
+/// rule). Full reductions keep one reduction per kernel. Neither may depend
+/// on the other: then the merged kernel could not be ordered.
+void Fuser::mergeSiblings() {
+  auto Fits = [&](const ClusterState &E, const ClusterState &R) {
+    if (E.Kind == KernelKind::Elementwise && R.Kind == KernelKind::Elementwise)
+      return sameShape(E.Domain, R.Domain);
+    if (E.Kind == KernelKind::RowReduce && R.Kind == KernelKind::RowReduce)
+      return sameShape(E.Domain, R.Domain);
+    if (E.Kind != KernelKind::Elementwise || R.Kind != KernelKind::RowReduce)
+      return false;
+    return sameShape(E.Domain, R.Domain) || sameShape(E.Domain, reducedShape(R.Domain));
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    // Tensors each kernel loads: graph inputs and other kernels' values.
+    std::vector<std::set<NodeId>> Loads(Clusters.size());
+    for (unsigned C = 0; C < Clusters.size(); ++C) {
+      if (!Clusters[C].Alive)
+        continue;
+      for (NodeId N : Clusters[C].Nodes)
+        for (NodeId Op : G.node(N).Operands)
+          if (G.node(Op).Kind == Op::Input ||
+              (clusterOf(Op) >= 0 && static_cast<unsigned>(clusterOf(Op)) != C))
+            Loads[C].insert(Op);
+    }
+    for (unsigned A = 0; A < Clusters.size() && !Changed; ++A) {
+      for (unsigned B = A + 1; B < Clusters.size() && !Changed; ++B) {
+        ClusterState &KA = Clusters[A], &KB = Clusters[B];
+        if (!KA.Alive || !KB.Alive || KA.Nodes.size() + KB.Nodes.size() > MaxClusterNodes)
+          continue;
+        if (!Fits(KA, KB) && !Fits(KB, KA))
+          continue;
+        bool Shares = std::any_of(Loads[A].begin(), Loads[A].end(),
+                                  [&](NodeId N) { return Loads[B].count(N) != 0; });
+        if (!Shares || reaches(A, B) || reaches(B, A))
+          continue;
+        if (KB.Kind == KernelKind::RowReduce) {
+          KA.Kind = KernelKind::RowReduce;
+          KA.Domain = KB.Domain;
+        }
+        KA.Nodes.insert(KA.Nodes.end(), KB.Nodes.begin(), KB.Nodes.end());
+        std::set<unsigned> Deps;
+        for (unsigned D : KA.Deps)
+          Deps.insert(find(D));
+        for (unsigned D : KB.Deps)
+          Deps.insert(find(D));
+        KB.Alive = false;
+        KB.Nodes.clear();
+        Parent[B] = A;
+        KA.Deps = std::move(Deps);
+        Changed = true;
+      }
+    }
+  }
+}
+
 /// A small element-wise cluster whose values only one other kernel reads is
 /// recomputed inside that kernel instead of materialized: a cast of a weight
 /// [H] inside a row kernel over [B,H], the slices and casts of RoPE's halves,
@@ -237,11 +298,8 @@ void Fuser::absorbCheapProducers() {
           if (find(Owner[U]) != K)
             Targets.insert(find(Owner[U]));
       }
-      if (Stored || Targets.size() != 1) {
-        if (!Stored && Targets.size() > 1)
-          explainShared(K, Targets.size());
-        continue;
-      }
+      if (Stored || Targets.size() != 1)
+        continue; // shared: recomputeCheapProducers decides
       unsigned C = *Targets.begin();
       ClusterState &Q = Clusters[C];
       if (Q.Nodes.size() + P.Nodes.size() > MaxClusterNodes)
@@ -267,26 +325,6 @@ void Fuser::absorbCheapProducers() {
       Changed = true;
     }
   }
-}
-
-/// A cheap producer left alone because several kernels read it: where the
-/// forward walk refused an edge for a shape mismatch only, absorption would
-/// have recomputed the producer in its consumer, so the shape is not why the
-/// edge remains; say that the producer is shared and stored once. Any other
-/// refusal (a cycle, a full reduction whose prologue is needed elsewhere)
-/// still holds for its own edge and is kept: each boundary states its own
-/// reason, not the cluster's.
-void Fuser::explainShared(unsigned K, size_t NumKernels) {
-  std::string Detail = fmt::format(
-      "a cheap element-wise producer read by {} kernels; not recomputed in each", NumKernels);
-  for (NodeId N : Clusters[K].Nodes)
-    for (NodeId U : Users[N]) {
-      if (find(Owner[U]) == K)
-        continue;
-      auto It = EdgeReason.find({N, U});
-      if (It == EdgeReason.end() || It->second.Reason == BoundaryReason::DomainMismatch)
-        EdgeReason[{N, U}] = Refusal{BoundaryReason::MultipleConsumers, Detail};
-    }
 }
 
 unsigned Fuser::newCluster(NodeId N) {
@@ -370,6 +408,7 @@ Partition Fuser::run() {
     }
   }
 
+  mergeSiblings();
   absorbCheapProducers();
 
   Partition P;
@@ -400,6 +439,7 @@ Partition Fuser::run() {
                               R.Detail});
     }
   }
+  recomputeCheapProducers(G, P);
   finalizePartition(G, P);
   return P;
 }

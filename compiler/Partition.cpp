@@ -54,15 +54,24 @@ void finalizePartition(const Graph &G, Partition &P) {
     IsOutput[O.Id] = true;
   // Dependencies between clusters, then a stable topological order (by the
   // smallest node id, so the order is deterministic).
-  std::vector<std::set<unsigned>> Deps(NC);
+  // A kernel reads Op from another kernel when it does not compute Op itself
+  // (a recomputed node is computed by each of its readers).
+  std::vector<std::set<NodeId>> Here(NC);
   for (unsigned C = 0; C < NC; ++C) {
     Cluster &Cl = P.Clusters[C];
     std::sort(Cl.Nodes.begin(), Cl.Nodes.end());
-    for (NodeId N : Cl.Nodes)
-      for (NodeId Op : G.node(N).Operands)
-        if (int OC = P.ClusterOf[Op]; OC >= 0 && static_cast<unsigned>(OC) != C)
-          Deps[C].insert(OC);
+    std::sort(Cl.Recomputed.begin(), Cl.Recomputed.end());
+    Here[C].insert(Cl.Nodes.begin(), Cl.Nodes.end());
   }
+  auto ReadsFromOther = [&](unsigned C, NodeId Op) {
+    return P.ClusterOf[Op] >= 0 && !Here[C].count(Op);
+  };
+  std::vector<std::set<unsigned>> Deps(NC);
+  for (unsigned C = 0; C < NC; ++C)
+    for (NodeId N : P.Clusters[C].Nodes)
+      for (NodeId Op : G.node(N).Operands)
+        if (ReadsFromOther(C, Op))
+          Deps[C].insert(P.ClusterOf[Op]);
   std::vector<unsigned> Order;
   std::vector<int> State(NC, 0);
   std::vector<unsigned> ByFirst(NC);
@@ -99,13 +108,22 @@ void finalizePartition(const Graph &G, Partition &P) {
     B.ProducerCluster = NewIndex[B.ProducerCluster];
     B.ConsumerCluster = NewIndex[B.ConsumerCluster];
   }
+  for (Recomputation &R : P.Recomputes) {
+    for (unsigned &K : R.Kernels)
+      K = NewIndex[K];
+    std::sort(R.Kernels.begin(), R.Kernels.end());
+  }
+  std::vector<std::set<NodeId>> SortedHere(NC);
+  for (unsigned I = 0; I < NC; ++I)
+    SortedHere[I] = std::move(Here[Order[I]]);
+  Here = std::move(SortedHere);
 
   // Which nodes each cluster loads and stores.
   std::vector<bool> NeededElsewhere(G.size(), false);
   for (unsigned C = 0; C < NC; ++C)
     for (NodeId N : P.Clusters[C].Nodes)
       for (NodeId Op : G.node(N).Operands)
-        if (P.ClusterOf[Op] >= 0 && static_cast<unsigned>(P.ClusterOf[Op]) != C)
+        if (ReadsFromOther(C, Op))
           NeededElsewhere[Op] = true;
   for (unsigned C = 0; C < NC; ++C) {
     Cluster &Cl = P.Clusters[C];
@@ -115,8 +133,7 @@ void finalizePartition(const Graph &G, Partition &P) {
         const Node &O = G.node(Op);
         if (O.Kind == Op::Scalar)
           Scalars.insert(Op);
-        else if (O.Kind == Op::Input ||
-                 (P.ClusterOf[Op] >= 0 && static_cast<unsigned>(P.ClusterOf[Op]) != C))
+        else if (O.Kind == Op::Input || ReadsFromOther(C, Op))
           Ins.insert(Op);
       }
       if (IsOutput[N] || NeededElsewhere[N])
@@ -131,7 +148,25 @@ void finalizePartition(const Graph &G, Partition &P) {
 
 void verifyPartition(const Graph &G, const Partition &P) {
   std::vector<bool> Live = liveNodes(G);
-  std::vector<int> Seen(G.size(), 0);
+  std::vector<bool> IsOutput(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    IsOutput[O.Id] = true;
+  // Per node: clusters computing it, and how many of them recompute it.
+  std::vector<std::vector<unsigned>> Where(G.size());
+  std::vector<unsigned> Recomputes(G.size(), 0);
+  std::vector<std::set<NodeId>> Here(P.Clusters.size());
+  for (unsigned C = 0; C < P.Clusters.size(); ++C) {
+    const Cluster &Cl = P.Clusters[C];
+    Here[C].insert(Cl.Nodes.begin(), Cl.Nodes.end());
+    for (NodeId N : Cl.Recomputed) {
+      if (!Here[C].count(N))
+        JITFUSE_INTERNAL("partition: cluster {} recomputes %{} but does not compute it", C, N);
+      if (IsOutput[N] ||
+          std::find(Cl.Outputs.begin(), Cl.Outputs.end(), N) != Cl.Outputs.end())
+        JITFUSE_INTERNAL("partition: recomputed %{} is stored by cluster {}", N, C);
+      ++Recomputes[N];
+    }
+  }
   for (unsigned C = 0; C < P.Clusters.size(); ++C) {
     const Cluster &Cl = P.Clusters[C];
     if (Cl.Nodes.empty())
@@ -139,23 +174,38 @@ void verifyPartition(const Graph &G, const Partition &P) {
     for (NodeId N : Cl.Nodes) {
       if (G.node(N).isLeaf())
         JITFUSE_INTERNAL("partition: leaf %{} placed in cluster {}", N, C);
-      ++Seen[N];
-      if (P.ClusterOf[N] != static_cast<int>(C))
-        JITFUSE_INTERNAL("partition: node %{} listed in cluster {} but mapped to {}", N, C,
-             P.ClusterOf[N]);
-      for (NodeId Op : G.node(N).Operands)
-        if (int OC = P.ClusterOf[Op]; OC > static_cast<int>(C))
-          JITFUSE_INTERNAL("partition: cluster {} uses %{} from later cluster {}", C, Op, OC);
+      Where[N].push_back(C);
+      for (NodeId Op : G.node(N).Operands) {
+        if (Here[C].count(Op) || P.ClusterOf[Op] < 0)
+          continue;
+        if (Recomputes[Op])
+          JITFUSE_INTERNAL("partition: cluster {} reads recomputed %{} without computing it", C,
+                           Op);
+        if (P.ClusterOf[Op] > static_cast<int>(C))
+          JITFUSE_INTERNAL("partition: cluster {} uses %{} from later cluster {}", C, Op,
+                           P.ClusterOf[Op]);
+      }
     }
     if (Cl.Outputs.empty())
       JITFUSE_INTERNAL("partition: cluster {} stores nothing", C);
   }
   for (NodeId N = 0; N < G.size(); ++N) {
     bool Needs = Live[N] && !G.node(N).isLeaf();
-    if (Needs && Seen[N] != 1)
-      JITFUSE_INTERNAL("partition: live node %{} is in {} clusters, expected 1", N, Seen[N]);
-    if (!Needs && Seen[N] != 0)
-      JITFUSE_INTERNAL("partition: dead or leaf node %{} is in a cluster", N);
+    size_t Seen = Where[N].size();
+    if (!Needs) {
+      if (Seen != 0)
+        JITFUSE_INTERNAL("partition: dead or leaf node %{} is in a cluster", N);
+      continue;
+    }
+    // Computed once, or recomputed by every kernel that computes it.
+    bool Recomputed = Recomputes[N] != 0;
+    if (Seen == 0 || (!Recomputed && Seen != 1) || (Recomputed && Recomputes[N] != Seen))
+      JITFUSE_INTERNAL("partition: live node %{} is in {} clusters ({} recompute it), "
+                       "expected 1 or only recomputing ones",
+                       N, Seen, Recomputes[N]);
+    if (std::find(Where[N].begin(), Where[N].end(), P.ClusterOf[N]) == Where[N].end())
+      JITFUSE_INTERNAL("partition: node %{} is mapped to cluster {}, which does not compute it",
+                       N, P.ClusterOf[N]);
   }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/KernelPlan.h"
+#include "compiler/SizeExpr.h"
 
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ enum class BoundaryReason : uint8_t {
 
 llvm::StringRef describeReason(BoundaryReason R);
 
+/// Most nodes one kernel computes (the fusion walk's cap, ClusterTooLarge).
+inline constexpr size_t MaxClusterNodes = 256;
+
 struct FusionBoundary {
   NodeId Producer;
   NodeId Consumer;
@@ -35,15 +39,32 @@ struct FusionBoundary {
 struct Cluster {
   KernelKind Kind = KernelKind::Elementwise;
   std::vector<NodeId> Nodes;   // computed nodes, topological
+  /// The part of Nodes this kernel computes again instead of reading: cheap
+  /// producers (compiler/Recompute.h) that no kernel stores, each computed
+  /// by every kernel that reads it. Never in Outputs.
+  std::vector<NodeId> Recomputed;
   std::vector<NodeId> Inputs;  // tensors read: graph inputs or other clusters' outputs
   std::vector<NodeId> Outputs; // nodes stored: graph outputs or read by other clusters
   std::vector<NodeId> Scalars; // run-time scalars used
 };
 
+/// One producer the fusion pass dissolved into its readers: the plan says
+/// where it is recomputed and what that saves.
+struct Recomputation {
+  std::vector<NodeId> Nodes;     // the producer's nodes
+  std::vector<unsigned> Kernels; // clusters computing (some of) them
+  unsigned OpsPerElement = 0;    // recomputeCost summed, the costliest reader's
+  bool ScalarOnly = false;       // every node has one element
+  SizeSum BytesSaved;            // materialized minus recomputed traffic
+};
+
 struct Partition {
   std::vector<Cluster> Clusters; // in dependency order
-  std::vector<int> ClusterOf;    // per node; -1 for leaves and dead nodes
+  /// Per node: the cluster computing it (for a recomputed node, one of those
+  /// that compute it); -1 for leaves and dead nodes.
+  std::vector<int> ClusterOf;
   std::vector<FusionBoundary> Boundaries;
+  std::vector<Recomputation> Recomputes;
 };
 
 /// Nodes that some graph output depends on.

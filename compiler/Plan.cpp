@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -83,8 +84,10 @@ std::string explainPlan(const Graph &G, const Partition &P,
     Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
                        clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,
                        K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
-    for (NodeId N : C.Nodes)
-      Out += "    " + printNode(G, N) + "\n";
+    for (NodeId N : C.Nodes) {
+      bool Again = std::binary_search(C.Recomputed.begin(), C.Recomputed.end(), N);
+      Out += "    " + printNode(G, N) + (Again ? "  (recomputed)" : "") + "\n";
+    }
     for (NodeId N : C.Inputs)
       Out += "  reads  " + nodeRef(G, N) + "\n";
     for (NodeId N : C.Outputs)
@@ -98,6 +101,25 @@ std::string explainPlan(const Graph &G, const Partition &P,
                        B.ProducerCluster, B.Consumer, B.ConsumerCluster,
                        describeReason(B.Reason).str(),
                        B.Detail.empty() ? "" : " (" + B.Detail + ")");
+  if (!P.Recomputes.empty())
+    Out += "recomputed instead of materialized:\n";
+  for (const Recomputation &R : P.Recomputes) {
+    std::vector<std::string> Ids, Ops, Kernels;
+    for (NodeId N : R.Nodes) {
+      Ids.push_back(fmt::format("%{}", N));
+      std::string Op = opName(G.node(N).Kind).str();
+      if (std::find(Ops.begin(), Ops.end(), Op) == Ops.end())
+        Ops.push_back(Op);
+    }
+    for (unsigned K : R.Kernels)
+      Kernels.push_back(std::to_string(K));
+    std::string Cost = R.ScalarOnly ? "one element, once per thread"
+                                    : fmt::format("{} op{} per element", R.OpsPerElement,
+                                                  R.OpsPerElement == 1 ? "" : "s");
+    Out += fmt::format("  {} ({}; {}) in kernels {}: saves 1 launch and {} bytes\n",
+                       fmt::join(Ids, " "), fmt::join(Ops, ", "), Cost,
+                       fmt::join(Kernels, ", "), R.BytesSaved.str(G.dynamicDims()));
+  }
   Partition U = partitionUnfused(G);
   SizeSum UBytes;
   for (const Cluster &C : U.Clusters)
@@ -110,6 +132,16 @@ std::string explainPlan(const Graph &G, const Partition &P,
 }
 
 std::string planToDot(const Graph &G, const Partition &P) {
+  // A recomputed node appears once in each kernel computing it.
+  auto IsCopy = [&](NodeId N, int C) {
+    if (C < 0)
+      return false;
+    const std::vector<NodeId> &R = P.Clusters[C].Recomputed;
+    return std::binary_search(R.begin(), R.end(), N);
+  };
+  auto Id = [&](NodeId N, int C) {
+    return IsCopy(N, C) ? fmt::format("n{}_k{}", N, C) : fmt::format("n{}", N);
+  };
   std::string Out = "digraph jitfuse_plan {\n  compound=true;\n  node [shape=box, "
                     "fontname=\"monospace\"];\n";
   for (size_t I = 0; I < P.Clusters.size(); ++I) {
@@ -117,9 +149,16 @@ std::string planToDot(const Graph &G, const Partition &P) {
     Out += fmt::format("  subgraph cluster_{} {{\n    label=\"kernel {} ({})\";\n", I, I,
                        clusterLevel(C.Kind).str());
     for (NodeId N : C.Nodes)
-      Out += fmt::format("    n{} [label=\"{}\"];\n", N, dotEscape(printNode(G, N)));
+      Out += fmt::format("    {} [label=\"{}\"{}];\n", Id(N, static_cast<int>(I)),
+                         dotEscape(printNode(G, N)),
+                         IsCopy(N, static_cast<int>(I)) ? ", style=dashed" : "");
     Out += "  }\n";
   }
+  auto Edges = [&](NodeId N, int C) {
+    for (NodeId Op : G.node(N).Operands)
+      if (G.node(Op).Kind != Op::Constant)
+        Out += fmt::format("  {} -> {};\n", Id(Op, C), Id(N, C));
+  };
   std::vector<bool> Live = liveNodes(G);
   for (NodeId N = 0; N < G.size(); ++N) {
     const Node &Nd = G.node(N);
@@ -130,9 +169,14 @@ std::string planToDot(const Graph &G, const Partition &P) {
                          dotEscape(printNode(G, N)));
     if (Nd.Kind == Op::Constant)
       continue;
-    for (NodeId Op : Nd.Operands)
-      if (G.node(Op).Kind != Op::Constant)
-        Out += fmt::format("  n{} -> n{};\n", Op, N);
+    int Home = P.ClusterOf.empty() ? -1 : P.ClusterOf[N];
+    if (!IsCopy(N, Home)) {
+      Edges(N, Home);
+      continue;
+    }
+    for (size_t I = 0; I < P.Clusters.size(); ++I)
+      if (IsCopy(N, static_cast<int>(I)))
+        Edges(N, static_cast<int>(I));
   }
   for (size_t I = 0; I < G.outputs().size(); ++I)
     Out += fmt::format("  out{} [label=\"{}\", shape=ellipse];\n  n{} -> out{};\n", I,

@@ -30,6 +30,18 @@ public:
     for (auto &[D, K] : O.Terms)
       addTerm(D, K);
   }
+  /// Subtracts term by term (a difference of byte counts).
+  void subtract(const SizeSum &O) {
+    for (auto &[D, K] : O.Terms)
+      addTerm(D, -K);
+  }
+  /// True when no term is negative: >= 0 for any dim values.
+  bool nonNegative() const {
+    for (auto &[D, K] : Terms)
+      if (K < 0)
+        return false;
+    return true;
+  }
   int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
   std::string str(llvm::ArrayRef<std::string> DynNames) const;
 

@@ -232,7 +232,22 @@ void Generator::makeInputs() {
     S.Name = "s0";
     S.T = DType::F32;
     Rec.Scalars["s0"] = oneOf({0.75, -1.25, 0.5});
-    add(S, 1.25);
+    const Entry *SE = add(S, 1.25);
+    // An expression of the scalar and a constant (AdamW's 1 - beta1): read
+    // by any later kernel, computed inside each (never a 1-element kernel).
+    if (SE && chance(0.6)) {
+      unsigned SI = SE->Idx;
+      RecipeOp C;
+      C.K = RKind::Constant;
+      C.F = oneOf({1.0, 0.5, 2.0});
+      C.T = DType::F32;
+      add(C, C.F, false, false);
+      RecipeOp E;
+      E.K = RKind::Binary;
+      E.O = oneOf({Op::Sub, Op::Mul, Op::Add});
+      E.Args = {static_cast<unsigned>(Rec.Ops.size() - 1), SI};
+      add(E, E.O == Op::Mul ? 2 * 1.25 : C.F + 1.25, false, true);
+    }
   }
 }
 

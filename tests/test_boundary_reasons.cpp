@@ -27,14 +27,17 @@ const FusionBoundary &boundary(const Partition &P, NodeId From, NodeId To) {
 } // namespace
 
 TEST_CASE("boundary reason: an FP8 scale's edges keep their own reasons", "[fusion][boundary]") {
-  // x32 = cast(x); amax = reduceMax(abs(x32), All); y = x32 * (448 / amax).
-  // Three kernels: {cast, abs}, {amax}, {div, mul}. The abs -> amax edge
-  // exists because the full reduction cannot take the prologue (the cast is
-  // also read by the second pass); cast -> mul because joining would make a
-  // cycle. Neither node is read by two kernels.
+  // x32 = exp(sin(cast(x))); amax = reduceMax(abs(x32), All);
+  // y = x32 * (448 / amax). Three kernels: {cast, sin, exp, abs}, {amax},
+  // {div, mul}. The abs -> amax edge exists because the full reduction
+  // cannot take the prologue (x32 is also read by the second pass); x32 ->
+  // mul because joining would make a cycle. The prologue costs more than
+  // the recompute budget (with a plain cast it is recomputed in both
+  // passes, test_recompute.cpp), so it stays shared, and its edges keep
+  // their own reasons.
   Graph G;
   Value X = G.input("x", bf16, {"N"});
-  Value X32 = cast(X, f32);
+  Value X32 = exp(sin(cast(X, f32)));
   Value Abs = abs(X32);
   Value Amax = reduceMax(Abs, ReduceScope::All);
   Value Scale = 448.0 / Amax;
@@ -110,9 +113,10 @@ TEST_CASE("boundary reason: MultipleConsumers (a full reduction's prologue)",
 
 TEST_CASE("boundary reason: WouldCycle", "[fusion][boundary]") {
   // y = e * g(sum(e)) over one domain: merging e's kernel with y's would put
-  // the full reduction between two halves of one kernel.
+  // the full reduction between two halves of one kernel. (e costs more than
+  // the recompute budget; a cheaper e is computed by both kernels.)
   Graph G;
-  Value E = exp(G.input("x", f32, {"N"}));
+  Value E = exp(sin(exp(G.input("x", f32, {"N"}))));
   Value S = sum(E, ReduceScope::All);
   Value Y = E * broadcastTo(sqrt(S), {Dim("N")});
   G.output("y", Y);

@@ -53,16 +53,29 @@ unsigned countFromEnv(unsigned Default) {
 }
 
 /// Checks what every correct partitioner must satisfy, independently of
-/// verifyPartition. Returns "" or what is broken.
+/// verifyPartition. A node is computed by one cluster, or recomputed (listed
+/// in Recomputed) by every cluster computing it and stored by none. Returns
+/// "" or what is broken.
 std::string partitionInvariants(const Graph &G, const Partition &P) {
   std::vector<bool> Live = liveNodes(G);
-  std::vector<int> Seen(G.size(), -1);
+  std::vector<std::vector<size_t>> In(G.size());
+  std::vector<size_t> Again(G.size(), 0);
+  auto Has = [](const std::vector<NodeId> &V, NodeId N) {
+    return std::find(V.begin(), V.end(), N) != V.end();
+  };
   if (P.ClusterOf.size() != G.size())
     return fmt::format("ClusterOf has {} entries for {} nodes", P.ClusterOf.size(), G.size());
   for (size_t C = 0; C < P.Clusters.size(); ++C) {
     const Cluster &Cl = P.Clusters[C];
     if (Cl.Nodes.empty())
       return fmt::format("cluster {} is empty", C);
+    for (NodeId N : Cl.Recomputed) {
+      if (!Has(Cl.Nodes, N))
+        return fmt::format("cluster {} recomputes %{} but does not compute it", C, N);
+      if (Has(Cl.Outputs, N))
+        return fmt::format("cluster {} stores recomputed %{}", C, N);
+      ++Again[N];
+    }
     for (NodeId N : Cl.Nodes) {
       if (N >= G.size())
         return fmt::format("cluster {} names node %{} beyond the graph", C, N);
@@ -70,50 +83,61 @@ std::string partitionInvariants(const Graph &G, const Partition &P) {
         return fmt::format("leaf %{} is computed by cluster {}", N, C);
       if (!Live[N])
         return fmt::format("dead node %{} is computed by cluster {}", N, C);
-      if (Seen[N] >= 0)
-        return fmt::format("node %{} is in clusters {} and {}", N, Seen[N], C);
-      Seen[N] = static_cast<int>(C);
-      if (P.ClusterOf[N] != static_cast<int>(C))
-        return fmt::format("ClusterOf[%{}] = {} but cluster {} holds it", N, P.ClusterOf[N], C);
+      In[N].push_back(C);
     }
   }
   for (NodeId N = 0; N < G.size(); ++N) {
+    if (In[N].size() > 1 && Again[N] != In[N].size())
+      return fmt::format("node %{} is in {} clusters but recomputed by {}", N, In[N].size(),
+                         Again[N]);
+    if (!In[N].empty() &&
+        std::find(In[N].begin(), In[N].end(), static_cast<size_t>(P.ClusterOf[N])) ==
+            In[N].end())
+      return fmt::format("ClusterOf[%{}] = {} but that cluster does not compute it", N,
+                         P.ClusterOf[N]);
+  }
+  for (const GraphOutput &O : G.outputs())
+    if (Again[O.Id])
+      return fmt::format("graph output '{}' (%{}) is recomputed, so nothing stores it", O.Name,
+                         O.Id);
+  for (NodeId N = 0; N < G.size(); ++N) {
     const Node &Nd = G.node(N);
-    if (Live[N] && !Nd.isLeaf() && Seen[N] < 0)
+    if (Live[N] && !Nd.isLeaf() && In[N].empty())
       return fmt::format("live node %{} is in no cluster", N);
-    if (Seen[N] < 0)
-      continue;
-    const Cluster &Cl = P.Clusters[Seen[N]];
-    for (NodeId O : Nd.Operands) {
-      if (G.node(O).isLeaf())
-        continue;
-      if (Seen[O] < 0)
-        return fmt::format("operand %{} of %{} is computed nowhere", O, N);
-      if (Seen[O] > Seen[N])
-        return fmt::format("operand %{} of %{} is in later cluster {} (> {})", O, N, Seen[O],
-                           Seen[N]);
-      if (Seen[O] == Seen[N]) {
-        auto PosO = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), O);
-        auto PosN = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), N);
-        if (PosO > PosN)
-          return fmt::format("cluster {} lists %{} after its user %{}", Seen[N], O, N);
-        continue;
+    for (size_t C : In[N]) {
+      const Cluster &Cl = P.Clusters[C];
+      for (NodeId O : Nd.Operands) {
+        if (G.node(O).isLeaf())
+          continue;
+        if (In[O].empty())
+          return fmt::format("operand %{} of %{} is computed nowhere", O, N);
+        if (Has(Cl.Nodes, O)) {
+          auto PosO = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), O);
+          auto PosN = std::find(Cl.Nodes.begin(), Cl.Nodes.end(), N);
+          if (PosO > PosN)
+            return fmt::format("cluster {} lists %{} after its user %{}", C, O, N);
+          continue;
+        }
+        if (Again[O])
+          return fmt::format("cluster {} reads recomputed %{} without computing it", C, O);
+        size_t From = In[O].front();
+        if (From > C)
+          return fmt::format("operand %{} of %{} is in later cluster {} (> {})", O, N, From, C);
+        if (!Has(P.Clusters[From].Outputs, O))
+          return fmt::format("%{} is read by cluster {} but cluster {} does not store it", O, C,
+                             From);
+        if (!Has(Cl.Inputs, O))
+          return fmt::format("cluster {} reads %{} without listing it as an input", C, O);
       }
-      const Cluster &Prod = P.Clusters[Seen[O]];
-      if (std::find(Prod.Outputs.begin(), Prod.Outputs.end(), O) == Prod.Outputs.end())
-        return fmt::format("%{} is read by cluster {} but cluster {} does not store it", O,
-                           Seen[N], Seen[O]);
-      if (std::find(Cl.Inputs.begin(), Cl.Inputs.end(), O) == Cl.Inputs.end())
-        return fmt::format("cluster {} reads %{} without listing it as an input", Seen[N], O);
     }
   }
   for (const GraphOutput &O : G.outputs()) {
-    if (Seen[O.Id] < 0)
+    if (In[O.Id].empty())
       return fmt::format("graph output '{}' (%{}) is computed nowhere", O.Name, O.Id);
-    const Cluster &Cl = P.Clusters[Seen[O.Id]];
-    if (std::find(Cl.Outputs.begin(), Cl.Outputs.end(), O.Id) == Cl.Outputs.end())
+    const Cluster &Cl = P.Clusters[In[O.Id].front()];
+    if (!Has(Cl.Outputs, O.Id))
       return fmt::format("graph output '{}' (%{}) is not stored by cluster {}", O.Name, O.Id,
-                         Seen[O.Id]);
+                         In[O.Id].front());
   }
   return "";
 }

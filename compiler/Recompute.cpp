@@ -1,0 +1,304 @@
+//===- compiler/Recompute.cpp - cheap producers computed by each reader ---===//
+//
+// After the fusion walk, a producer cluster that several kernels read is
+// either stored once (a kernel of its own plus a write and k reads) or
+// computed again by each reader from the producer's own inputs. Codegen
+// computes any element-wise/view DAG at any coordinates on demand, so a
+// reader only needs the producer's nodes in its node list; the producer's
+// nodes are then recomputed (Cluster::Recomputed), never stored. Copies add
+// no cycle: each reader already depended on everything the producer reads.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Recompute.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+
+namespace jitfuse {
+
+unsigned recomputeCost(Op O) {
+  switch (opKind(O)) {
+  case OpKind::Leaf:
+  case OpKind::View:
+    return 0;
+  case OpKind::Reduce:
+  case OpKind::Random:
+    return UINT_MAX / 4;
+  default:
+    break;
+  }
+  // One unit for the op, three more for each math-library call its CUDA
+  // spelling makes (composites such as silu and gelu_tanh included).
+  const char *Cuda = opInfo(O).Cuda;
+  if (!Cuda)
+    return 1;
+  llvm::StringRef S(Cuda);
+  unsigned Calls = 0;
+  for (llvm::StringRef F : {"exp", "log", "sin", "cos", "tanh", "erf", "pow", "sqrt", "fmod"})
+    Calls += S.count(F);
+  return 1 + 3 * Calls;
+}
+
+namespace {
+
+bool isNumelOne(const Node &N) {
+  return staticNumel(N.Dims) == std::optional<int64_t>(1);
+}
+
+class Recomputer {
+public:
+  Recomputer(const Graph &G, Partition &P) : G(G), P(P) {}
+  void run();
+
+private:
+  using Reads = std::set<NodeId>;
+  bool tryDissolve(unsigned K);
+  void refuse(unsigned K, size_t NumReaders, const std::string &Why);
+  void rebuildWhere();
+  bool in(unsigned C, NodeId N) const { return Members[C].count(N) != 0; }
+  /// Nodes of K that reader T needs: those T reads and their operands in K.
+  std::vector<NodeId> closure(unsigned K, const Reads &Used) const;
+  /// Tensors cluster C loads: operands computed neither by C nor inline.
+  Reads loads(unsigned C, llvm::ArrayRef<NodeId> Nodes) const;
+  SizeExpr bytes(NodeId N) const {
+    return SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type));
+  }
+
+  const Graph &G;
+  Partition &P;
+  std::vector<std::vector<NodeId>> Users;
+  std::vector<bool> IsOutput;
+  std::vector<std::set<NodeId>> Members;    // per cluster
+  std::vector<std::vector<unsigned>> Where; // per node: clusters computing it
+  std::vector<std::set<NodeId>> Recomputed; // per cluster
+  std::map<std::pair<NodeId, NodeId>, std::pair<BoundaryReason, std::string>> Reason;
+};
+
+void Recomputer::rebuildWhere() {
+  Members.assign(P.Clusters.size(), {});
+  Where.assign(G.size(), {});
+  for (unsigned C = 0; C < P.Clusters.size(); ++C)
+    for (NodeId N : P.Clusters[C].Nodes) {
+      Members[C].insert(N);
+      Where[N].push_back(C);
+    }
+}
+
+std::vector<NodeId> Recomputer::closure(unsigned K, const Reads &Used) const {
+  std::set<NodeId> Need(Used.begin(), Used.end());
+  // Operands have smaller ids: one backward sweep finds the closure.
+  for (auto It = Need.rbegin(); It != Need.rend(); ++It)
+    for (NodeId Op : G.node(*It).Operands)
+      if (in(K, Op))
+        Need.insert(Op);
+  return {Need.begin(), Need.end()};
+}
+
+Recomputer::Reads Recomputer::loads(unsigned C, llvm::ArrayRef<NodeId> Nodes) const {
+  Reads R;
+  for (NodeId N : Nodes)
+    for (NodeId Op : G.node(N).Operands) {
+      const Node &O = G.node(Op);
+      if (O.Kind != Op::Scalar && O.Kind != Op::Constant && !in(C, Op))
+        R.insert(Op);
+    }
+  return R;
+}
+
+void Recomputer::refuse(unsigned K, size_t NumReaders, const std::string &Why) {
+  // Where the walk refused an edge only for a shape mismatch, the shape is
+  // not why it remains: the producer is shared. Other reasons (a cycle, a
+  // full reduction's prologue needed elsewhere) hold for their own edge.
+  std::string Detail = fmt::format(
+      "a cheap element-wise producer read by {} kernels; not recomputed in each: {}",
+      NumReaders, Why);
+  for (NodeId N : P.Clusters[K].Nodes)
+    for (NodeId U : Users[N]) {
+      if (in(K, U))
+        continue;
+      auto It = Reason.find({N, U});
+      if (It == Reason.end() || It->second.first == BoundaryReason::DomainMismatch)
+        Reason[{N, U}] = {BoundaryReason::MultipleConsumers, Detail};
+    }
+}
+
+bool Recomputer::tryDissolve(unsigned K) {
+  const Cluster &C = P.Clusters[K];
+  if (C.Nodes.empty() || C.Nodes.size() > MaxRecomputeNodes)
+    return false;
+  bool ScalarOnly = true;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    if (IsOutput[N] || isReduction(Nd.Kind) || opKind(Nd.Kind) == OpKind::Random)
+      return false;
+    ScalarOnly &= isNumelOne(Nd);
+  }
+  std::map<unsigned, Reads> Used; // reader -> nodes of K it reads
+  for (NodeId N : C.Nodes)
+    for (NodeId U : Users[N])
+      for (unsigned T : Where[U])
+        if (T != K)
+          Used[T].insert(N);
+  if (Used.empty())
+    return false;
+  // One reader (left after another producer was dissolved): a move, not a
+  // recompute; nothing is computed twice.
+  bool Move = Used.size() == 1;
+
+  // Cost and bytes, materialized vs recomputed.
+  std::map<unsigned, std::vector<NodeId>> Part;
+  unsigned MaxOps = 0;
+  SizeSum Before, After;
+  for (NodeId In : loads(K, C.Nodes))
+    Before.add(bytes(In));
+  std::set<NodeId> Stored;
+  for (auto &[T, Vals] : Used) {
+    Part[T] = closure(K, Vals);
+    unsigned Ops = 0;
+    for (NodeId N : Part[T])
+      Ops += recomputeCost(G.node(N).Kind);
+    MaxOps = std::max(MaxOps, Ops);
+    if (P.Clusters[T].Nodes.size() + Part[T].size() > MaxClusterNodes)
+      return false;
+    for (NodeId V : Vals) {
+      Stored.insert(V);
+      Before.add(bytes(V));
+    }
+    Reads Has = loads(T, P.Clusters[T].Nodes);
+    for (NodeId In : loads(K, Part[T]))
+      if (!Has.count(In))
+        After.add(bytes(In));
+  }
+  for (NodeId V : Stored)
+    Before.add(bytes(V));
+  SizeSum Saved = Before;
+  Saved.subtract(After);
+  if (!ScalarOnly && !Move) {
+    if (MaxOps > MaxRecomputeOps) {
+      refuse(K, Used.size(),
+             fmt::format("{} ops per element, over the budget of {}", MaxOps, MaxRecomputeOps));
+      return false;
+    }
+    if (!Saved.nonNegative()) {
+      refuse(K, Used.size(),
+             fmt::format("its readers would load {} bytes instead of {}",
+                         After.str(G.dynamicDims()), Before.str(G.dynamicDims())));
+      return false;
+    }
+  }
+
+  std::set<NodeId> WasRecomputed = Recomputed[K];
+  Recomputation R;
+  R.Nodes = C.Nodes;
+  std::sort(R.Nodes.begin(), R.Nodes.end());
+  R.OpsPerElement = MaxOps;
+  R.ScalarOnly = ScalarOnly;
+  R.BytesSaved = Saved;
+  for (auto &[T, Nodes] : Part) {
+    Cluster &Into = P.Clusters[T];
+    for (NodeId N : Nodes) {
+      if (!in(T, N))
+        Into.Nodes.push_back(N);
+      if (!Move || WasRecomputed.count(N))
+        Recomputed[T].insert(N);
+    }
+    std::sort(Into.Nodes.begin(), Into.Nodes.end());
+    Into.Nodes.erase(std::unique(Into.Nodes.begin(), Into.Nodes.end()), Into.Nodes.end());
+    R.Kernels.push_back(T);
+  }
+  P.Clusters[K].Nodes.clear();
+  Recomputed[K].clear();
+  if (!Move)
+    P.Recomputes.push_back(std::move(R));
+  return true;
+}
+
+void Recomputer::run() {
+  std::vector<bool> Live = liveNodes(G);
+  Users.resize(G.size());
+  IsOutput.assign(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    IsOutput[O.Id] = true;
+  for (NodeId N = 0; N < G.size(); ++N)
+    if (Live[N])
+      for (NodeId Op : G.node(N).Operands)
+        Users[Op].push_back(N);
+  for (const FusionBoundary &B : P.Boundaries)
+    Reason[{B.Producer, B.Consumer}] = {B.Reason, B.Detail};
+  Recomputed.assign(P.Clusters.size(), {});
+
+  // Dissolving one producer can make another one's readers several (its
+  // value now read by each copy), so repeat until nothing changes.
+  rebuildWhere();
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned K = 0; K < P.Clusters.size(); ++K)
+      if (tryDissolve(K)) {
+        rebuildWhere();
+        Changed = true;
+      }
+  }
+
+  // Drop the dissolved clusters; name each recomputed node's first kernel.
+  std::vector<int> NewIndex(P.Clusters.size(), -1);
+  std::vector<Cluster> Kept;
+  for (unsigned C = 0; C < P.Clusters.size(); ++C) {
+    if (P.Clusters[C].Nodes.empty())
+      continue;
+    NewIndex[C] = static_cast<int>(Kept.size());
+    Cluster Cl = std::move(P.Clusters[C]);
+    Cl.Recomputed.assign(Recomputed[C].begin(), Recomputed[C].end());
+    Kept.push_back(std::move(Cl));
+  }
+  P.Clusters = std::move(Kept);
+  P.ClusterOf.assign(G.size(), -1);
+  for (unsigned C = 0; C < P.Clusters.size(); ++C)
+    for (NodeId N : P.Clusters[C].Nodes)
+      if (P.ClusterOf[N] < 0)
+        P.ClusterOf[N] = static_cast<int>(C);
+  // A record names every kernel now computing its nodes (a later record may
+  // have dissolved one of its first readers).
+  for (Recomputation &R : P.Recomputes) {
+    std::set<unsigned> Ks;
+    for (NodeId N : R.Nodes)
+      for (unsigned C : Where[N])
+        if (NewIndex[C] >= 0)
+          Ks.insert(static_cast<unsigned>(NewIndex[C]));
+    R.Kernels.assign(Ks.begin(), Ks.end());
+  }
+  P.Recomputes.erase(std::remove_if(P.Recomputes.begin(), P.Recomputes.end(),
+                                    [](const Recomputation &R) { return R.Kernels.empty(); }),
+                     P.Recomputes.end());
+
+  // Boundaries: every edge into a kernel from a value another kernel stores.
+  P.Boundaries.clear();
+  for (unsigned C = 0; C < P.Clusters.size(); ++C) {
+    std::set<NodeId> Here(P.Clusters[C].Nodes.begin(), P.Clusters[C].Nodes.end());
+    for (NodeId N : P.Clusters[C].Nodes)
+      for (NodeId Op : G.node(N).Operands) {
+        if (P.ClusterOf[Op] < 0 || Here.count(Op))
+          continue;
+        auto It = Reason.find({Op, N});
+        auto R = It != Reason.end()
+                     ? It->second
+                     : std::pair<BoundaryReason, std::string>{BoundaryReason::DomainMismatch, ""};
+        P.Boundaries.push_back({Op, N, static_cast<unsigned>(P.ClusterOf[Op]), C, R.first,
+                                R.second});
+      }
+  }
+  // In consumer order, as the fusion walk met the edges.
+  std::stable_sort(P.Boundaries.begin(), P.Boundaries.end(),
+                   [](const FusionBoundary &A, const FusionBoundary &B) {
+                     return A.Consumer < B.Consumer;
+                   });
+}
+
+} // namespace
+
+void recomputeCheapProducers(const Graph &G, Partition &P) { Recomputer(G, P).run(); }
+
+} // namespace jitfuse

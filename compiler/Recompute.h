@@ -1,0 +1,39 @@
+//===- compiler/Recompute.h - cheap producers computed by each reader -*- C++ -*-===//
+#pragma once
+
+#include "compiler/Partition.h"
+
+namespace jitfuse {
+
+/// Per-element cost of computing node kind O again, in simple-op units:
+/// views and broadcasts 0 (index arithmetic only), casts and arithmetic 1,
+/// library calls (exp, log, sin, tanh, erf, pow, ...) 4. Random draws and
+/// reductions are never recomputed.
+unsigned recomputeCost(Op O);
+
+/// The recompute rule, in one place. A producer read by k >= 2 kernels is
+/// computed again inside each instead of being materialized when
+///   - it is element-wise (views included), stores no graph output, and
+///   - every node has one element (an expression of scalars, constants and
+///     one-element tensors: computed once per thread, whatever it costs), or
+///     each reader's part costs at most MaxRecomputeOps per element and the
+///     recomputed traffic (each reader loading the producer's inputs) is not
+///     more than the materialized traffic (the producer's kernel plus each
+///     reader loading its values), term by term in the dynamic dims.
+/// Why 8: an element-wise kernel is memory-bound; the H200 does ~60 f32
+/// TFLOP/s against 4.8 TB/s, about 25 simple ops per byte moved, so 8 ops
+/// per element of a reader that moves at least 2 bytes per element stay
+/// hidden behind its loads, while each launch saved is 2-4 us at decode
+/// sizes. A first bound from the peaks, not yet a sweep.
+inline constexpr unsigned MaxRecomputeOps = 8;
+/// Larger producers are left alone (the recomputed code grows each reader).
+inline constexpr size_t MaxRecomputeNodes = 64;
+
+/// Dissolves every producer cluster of \p P the rule above accepts into its
+/// readers (Cluster::Recomputed), records each as a Recomputation, and
+/// explains the refused ones on their boundaries (MultipleConsumers). Runs on
+/// a partition whose clusters hold only Nodes, before finalizePartition;
+/// rebuilds Boundaries and ClusterOf.
+void recomputeCheapProducers(const Graph &G, Partition &P);
+
+} // namespace jitfuse

@@ -1,0 +1,228 @@
+//===- tests/test_recompute.cpp - cheap producers computed in each consumer ===//
+//
+// Issue 13, "fewer launches": expressions of scalars and constants never
+// become 1-element kernels, and a cheap producer read by several kernels is
+// computed again inside each of them instead of being materialized. Kernel
+// counts are checked on the partition; each graph is also compiled fused and
+// unfused with NVRTC and, with a GPU, compared to the fp64 reference.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "compiler/Fusion.h"
+#include "compiler/Planner.h"
+#include "examples/ExampleGraphs.h"
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using namespace jitfuse;
+using Catch::Matchers::Contains;
+
+namespace {
+
+bool computes(const Cluster &C, NodeId N) {
+  return std::find(C.Nodes.begin(), C.Nodes.end(), N) != C.Nodes.end();
+}
+
+bool recomputedIn(const Cluster &C, NodeId N) {
+  return std::find(C.Recomputed.begin(), C.Recomputed.end(), N) != C.Recomputed.end();
+}
+
+/// No element-wise kernel iterates over a single element.
+void checkNoOneElementKernel(const Graph &G, const Partition &P) {
+  for (const Cluster &C : P.Clusters)
+    for (NodeId N : C.Outputs) {
+      if (C.Kind != KernelKind::Elementwise)
+        continue;
+      INFO("kernel storing %" << N);
+      CHECK(staticNumel(G.node(N).Dims) != std::optional<int64_t>(1));
+    }
+}
+
+} // namespace
+
+TEST_CASE("recompute: AdamW's (1 - beta1) is no 1-element kernel", "[fusion][recompute]") {
+  // Two parameters of different shapes share the optimizer's scalar
+  // expressions; each update kernel computes them from the run-time scalars.
+  Graph G;
+  Value B1 = G.scalar("beta1", f32), B2 = G.scalar("beta2", f32);
+  Value Lr = G.scalar("lr", f32), Step = G.scalar("step", f32);
+  Value OneMinusB1 = 1.0 - B1;
+  Value OneMinusB2 = 1.0 - B2;
+  Value StepSize = Lr * sqrt(1.0 - pow(B2, Step)) / (1.0 - pow(B1, Step));
+  auto Update = [&](const char *Name, Shape S) {
+    Value W = G.input(std::string(Name) + "_w", f32, S);
+    Value Gr = G.input(std::string(Name) + "_g", f32, S);
+    Value M = G.input(std::string(Name) + "_m", f32, S);
+    Value V = G.input(std::string(Name) + "_v", f32, S);
+    Value M2 = B1 * M + OneMinusB1 * Gr;
+    Value V2 = B2 * V + OneMinusB2 * Gr * Gr;
+    G.output(std::string(Name) + "_m_out", M2);
+    G.output(std::string(Name) + "_v_out", V2);
+    G.output(std::string(Name) + "_w_out", W - StepSize * M2 / (sqrt(V2) + 1e-8));
+  };
+  Update("a", {"N", 64});
+  Update("b", {128});
+  Partition P = fuseGraph(G);
+  CHECK(P.Clusters.size() == 2);
+  checkNoOneElementKernel(G, P);
+  for (const Cluster &C : P.Clusters) {
+    CHECK(recomputedIn(C, OneMinusB1.id()));
+    CHECK(recomputedIn(C, StepSize.id()));
+  }
+  CHECK(P.Boundaries.empty());
+
+  test::CheckOptions O;
+  O.ExpectFusedKernels = 2;
+  O.Lo = 0.1;
+  O.Hi = 2;
+  test::checkGraph(G,
+                   test::randomBindings(G, {{"N", 33}},
+                                        {{"beta1", 0.9}, {"beta2", 0.999}, {"lr", 1e-3},
+                                         {"step", 7}},
+                                        O),
+                   O);
+}
+
+TEST_CASE("recompute: a scalar expression of a full reduction is computed by its readers",
+          "[fusion][recompute]") {
+  // mean = sum(x) / 1000 read by kernels over [N] and [M, 8]: the reduction
+  // is a kernel, the division is not.
+  Graph G;
+  Value X = G.input("x", f32, {1000});
+  Value Y = G.input("y", f32, {"M", 8});
+  Value Mean = sum(X, ReduceScope::All) / 1000.0;
+  G.output("centered", X - Mean);
+  G.output("scaled", Y * Mean);
+  Partition P = fuseGraph(G);
+  CHECK(P.Clusters.size() == 3);
+  checkNoOneElementKernel(G, P);
+  int Readers = 0;
+  for (const Cluster &C : P.Clusters)
+    Readers += recomputedIn(C, Mean.id());
+  CHECK(Readers == 2);
+
+  test::CheckOptions O;
+  O.ExpectFusedKernels = 3;
+  test::checkGraph(G, test::randomBindings(G, {{"M", 5}}, {}, O), O);
+}
+
+TEST_CASE("recompute: a cast shared by two kernels is computed in both", "[fusion][recompute]") {
+  // RoPE on q and k: the f32 cos table (cast + reshape) broadcasts into two
+  // kernels of different head counts; each computes it from the bf16 input.
+  Graph G;
+  Value Q = G.input("q", bf16, {"T", 8, 128}), K = G.input("k", bf16, {"T", 2, 128});
+  Value Cos32 = cast(G.input("cos", bf16, {"T", 64}), f32);
+  Value Cos = reshape(Cos32, {Dim("T"), 1, 64});
+  Value Table = concat({Cos, Cos}); // [T,1,128]
+  G.output("q_out", cast(Q, f32) * Table);
+  G.output("k_out", cast(K, f32) * Table);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  CHECK(P.Boundaries.empty());
+  for (const Cluster &C : P.Clusters) {
+    CHECK(computes(C, Cos32.id()));
+    CHECK(recomputedIn(C, Cos32.id()));
+    CHECK(std::find(C.Outputs.begin(), C.Outputs.end(), Cos.id()) == C.Outputs.end());
+  }
+  REQUIRE(P.Recomputes.size() == 1);
+  const Recomputation &R = P.Recomputes.front();
+  CHECK(R.Kernels == std::vector<unsigned>{0, 1});
+  // Materialized: the table kernel reads cos (64 bf16 = 128 B per token)
+  // and writes the f32 table [T,1,128] (512 B), both kernels read it
+  // (2 * 512 B). Recomputed: both kernels read cos (2 * 128 B).
+  // 128 + 512 + 1024 - 256 = 1408 B per token.
+  CHECK(R.BytesSaved.str(G.dynamicDims()) == "1408*T");
+
+  GraphPlan Plan = planGraph(G, PlanOptions{});
+  CHECK_THAT(Plan.PlanText, Contains("recomputed"));
+  CHECK_THAT(Plan.PlanText, Contains("saves 1 launch and 1408*T bytes"));
+  // The DOT draws the cast once in each kernel, fed by the one input node.
+  NodeId CosIn = G.node(Cos32.id()).Operands[0];
+  for (int K : {0, 1}) {
+    std::string Copy = fmt::format("n{}_k{}", Cos32.id(), K);
+    CHECK_THAT(Plan.PlanDot, Contains(Copy + " [label="));
+    CHECK_THAT(Plan.PlanDot, Contains(fmt::format("n{} -> {};", CosIn, Copy)));
+  }
+
+  test::CheckOptions O;
+  O.ExpectFusedKernels = 2;
+  test::checkGraph(G, test::randomBindings(G, {{"T", 3}}, {}, O), O);
+}
+
+TEST_CASE("recompute: an expensive shared producer stays materialized", "[fusion][recompute]") {
+  // Four transcendental ops per element are over the recompute budget: the
+  // producer is one kernel and its boundaries say why.
+  Graph G;
+  Value Q = G.input("q", f32, {"T", 8, 64}), K = G.input("k", f32, {"T", 2, 64});
+  Value C = G.input("c", f32, {"T", 64});
+  Value Heavy = reshape(tanh(exp(sin(log(C)))), {Dim("T"), 1, 64});
+  G.output("q_out", Q * Heavy);
+  G.output("k_out", K * Heavy);
+  Partition P = fuseGraph(G);
+  CHECK(P.Clusters.size() == 3);
+  CHECK(P.Recomputes.empty());
+  REQUIRE(P.Boundaries.size() == 2);
+  for (const FusionBoundary &B : P.Boundaries) {
+    CHECK(B.Reason == BoundaryReason::MultipleConsumers);
+    CHECK_THAT(B.Detail, Contains("read by 2 kernels"));
+    CHECK_THAT(B.Detail, Contains("ops per element"));
+  }
+}
+
+TEST_CASE("recompute: llama_block's cos/sin casts run inside the RoPE kernels",
+          "[fusion][recompute][examples]") {
+  examples::ExampleGraph E = examples::buildExample("llama_block");
+  const Graph &G = *E.G;
+  Partition P = fuseGraph(G);
+  // Before: 6 kernels (two only cast cos and sin to f32). Now the norms, RoPE
+  // on q, RoPE on k and SwiGLU; one launch for all of them needs horizontal
+  // fusion of independent kernels (issue 13, item 3).
+  CHECK(P.Clusters.size() == 4);
+  checkNoOneElementKernel(G, P);
+  for (const Cluster &C : P.Clusters)
+    for (NodeId N : C.Outputs)
+      CHECK(G.node(N).Kind != Op::Reshape);
+  PlanOptions O;
+  O.ExpectKernels = 4;
+  O.SameKernel = E.SameKernel;
+  GraphPlan Plan = planGraph(G, O);
+  CHECK_THAT(Plan.PlanText, Contains("recomputed"));
+
+  test::CheckOptions C;
+  C.ExpectFusedKernels = 4;
+  test::checkGraph(G, test::randomBindings(G, {{"T", 3}}, E.Scalars, C), C);
+}
+
+TEST_CASE("recompute: an FP8 scale's cast runs in both passes", "[fusion][recompute]") {
+  // x32 = cast(x); amax = reduceMax(abs(x32), All); y = x32 * (448 / amax).
+  // Materialized, {cast, abs} was a third kernel writing x32 and |x32|;
+  // now the reduction and the scaling pass each read the bf16 x.
+  Graph G;
+  Value X = G.input("x", bf16, {"N"});
+  Value X32 = cast(X, f32);
+  Value Amax = reduceMax(abs(X32), ReduceScope::All);
+  Value Y = X32 * (448.0 / Amax);
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 2);
+  CHECK(P.Clusters[0].Kind == KernelKind::FullReduce);
+  for (const Cluster &C : P.Clusters) {
+    CHECK(recomputedIn(C, X32.id()));
+    CHECK(C.Inputs.front() == X.id());
+  }
+  REQUIRE(P.Boundaries.size() == 1);
+  CHECK(P.Boundaries[0].Reason == BoundaryReason::ReductionResult);
+  REQUIRE(P.Recomputes.size() == 1);
+  // cast kernel: read 2N, write x32 and |x32| (8N); readers: 8N. Recomputed:
+  // both read x (4N). 18N - 4N = 14N.
+  CHECK(P.Recomputes[0].BytesSaved.str(G.dynamicDims()) == "14*N");
+
+  test::CheckOptions O;
+  O.ExpectFusedKernels = 2;
+  test::checkGraph(G, test::randomBindings(G, {{"N", 1000}}, {}, O), O);
+}
