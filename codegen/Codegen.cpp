@@ -99,6 +99,12 @@ private:
   int Vec;
   Emitter E;
   bool Peel;
+  /// Inside a partial chunk: reductions skip the lanes outside it.
+  bool Masked = false;
+  /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
+  /// checks: the common case, kept free of per-lane selects that made long
+  /// bf16 rows issue-bound) and once for a partial one (guarded lanes).
+  void wholeOrPartial(const std::function<void()> &Body);
 };
 
 std::string KernelWriter::signature() {
@@ -381,6 +387,19 @@ void KernelWriter::chunkLanes(const std::string &Extent) {
   E.setLaneGuard(true);
 }
 
+void KernelWriter::wholeOrPartial(const std::function<void()> &Body) {
+  E.open(fmt::format("if (jf_lo == 0 && jf_hi == {})", Vec));
+  E.setLaneGuard(false);
+  Body();
+  E.close();
+  E.open("else");
+  E.setLaneGuard(true);
+  Masked = true;
+  Body();
+  Masked = false;
+  E.close();
+}
+
 void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string &V) {
   std::string Next = Kind == Op::ReduceSum || Kind == Op::ReduceMean
                          ? fmt::format("{} + {}", Acc, V)
@@ -388,7 +407,7 @@ void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string
                                        Acc, V);
   // A lane outside the domain holds a value computed from zeros: keep the
   // accumulator as it was (adding 0 would turn a -0 sum into +0).
-  if (Peel)
+  if (Masked)
     E.line(fmt::format("{0} = {1} ? {2} : {0};", Acc, E.laneValid(), Next));
   else
     E.line(fmt::format("{} = {};", Acc, Next));
@@ -438,9 +457,12 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
                        P.ThreadsX, Vec, Shift));
     E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT,
                        P.ThreadsX, Vec, Shift));
-    if (Peel)
+    if (Peel) {
       chunkLanes("R");
-    Body();
+      wholeOrPartial(Body);
+    } else {
+      Body();
+    }
     E.setLaneGuard(false);
     E.close();
     return;
@@ -461,7 +483,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
                          Shift));
       E.open("if (col < R)");
       chunkLanes("R");
-      Body();
+      wholeOrPartial(Body);
       E.setLaneGuard(false);
       E.close();
       E.close();
@@ -642,7 +664,7 @@ void KernelWriter::fullBody() {
   if (Peel && P.Flat) {
     E.line(fmt::format("const {} col = chunk * {} - jf_off;", IT, Vec));
     chunkLanes("n");
-    lanes(true, Accumulate);
+    wholeOrPartial([&] { lanes(true, Accumulate); });
     E.setLaneGuard(false);
   } else if (Peel) {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
@@ -651,7 +673,7 @@ void KernelWriter::fullBody() {
     E.open(fmt::format("if (col < {})", L));
     chunkLanes(L);
     outerCoords("row");
-    lanes(true, Accumulate);
+    wholeOrPartial([&] { lanes(true, Accumulate); });
     E.setLaneGuard(false);
     E.close();
   } else if (P.Flat) {
