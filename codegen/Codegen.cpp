@@ -104,7 +104,10 @@ private:
   /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
   /// checks: the common case, kept free of per-lane selects that made long
   /// bf16 rows issue-bound) and once for a partial one (guarded lanes).
-  void wholeOrPartial(const std::function<void()> &Body);
+  /// \p MayBePartial: a static condition (on the unrolled j) outside which
+  /// no chunk is partial, so the partial copy folds away there.
+  void wholeOrPartial(const std::function<void()> &Body,
+                      const std::string &MayBePartial = "true");
 };
 
 std::string KernelWriter::signature() {
@@ -187,8 +190,9 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
         E.line(fmt::format("{}.V[{}] = {};", SV, K, storeConvert(Nd.Type, V)));
       });
       if (Peel)
-        E.line(fmt::format("jf_store_chunk<{}, {}>(out_{} + {}, {}, jf_lo, jf_hi);", ST, Vec, O,
-                           Base, SV));
+        E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
+                           Vec, O, Base, SV,
+                           E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
       else
         E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
       continue;
@@ -369,6 +373,7 @@ void KernelWriter::leadPhase() {
     if (Whole(P.Inputs[I])) {
       E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
                          storageType(G.node(P.Inputs[I]).Type), Vec, I));
+      E.setLeadInput(static_cast<int>(I));
       return;
     }
   for (size_t O = 0; O < P.Outputs.size(); ++O)
@@ -387,17 +392,19 @@ void KernelWriter::chunkLanes(const std::string &Extent) {
   E.setLaneGuard(true);
 }
 
-void KernelWriter::wholeOrPartial(const std::function<void()> &Body) {
-  E.open(fmt::format("if (jf_lo == 0 && jf_hi == {})", Vec));
-  E.setLaneGuard(false);
-  Body();
-  E.close();
-  E.open("else");
-  E.setLaneGuard(true);
+void KernelWriter::wholeOrPartial(const std::function<void()> &Body,
+                                  const std::string &MayBePartial) {
+  E.open(fmt::format("if ({} && (jf_lo != 0 || jf_hi != {}))", MayBePartial, Vec));
+  E.setChunk(ChunkKind::Partial);
   Masked = true;
   Body();
   Masked = false;
   E.close();
+  E.open("else");
+  E.setChunk(ChunkKind::Whole);
+  Body();
+  E.close();
+  E.setChunk(ChunkKind::Either);
 }
 
 void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string &V) {
@@ -483,7 +490,10 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
                          Shift));
       E.open("if (col < R)");
       chunkLanes("R");
-      wholeOrPartial(Body);
+      // Only a row's first chunk (j 0, thread 0) and its last (from JA on)
+      // can be partial: the unrolled middle iterations keep one copy.
+      int64_t JA = ((R.Size + Vec - 1) / Vec - 1) / P.ThreadsX;
+      wholeOrPartial(Body, fmt::format("(j == 0 || j >= {})", JA));
       E.setLaneGuard(false);
       E.close();
       E.close();
@@ -591,10 +601,13 @@ void KernelWriter::rowBody() {
       rowLoop([&] {
         for (const RowLoad &L : Dry.E.seenRowLoads()) {
           std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
-          E.line(fmt::format("{}[j] = jf_load{}<{}, {}>(in_{}{} + col{});",
-                             CacheVars[L.Key], Peel ? "_chunk" : "", ST, Vec, L.InputIdx,
-                             L.Address.empty() ? "" : " + " + L.Address,
-                             Peel ? ", jf_lo, jf_hi" : ""));
+          std::string Fn = "jf_load";
+          if (Peel && !(L.Lead && E.chunk() == ChunkKind::Whole))
+            Fn += std::string("_") + chunkSuffix(E.chunk());
+          bool Lanes = Peel && E.chunk() != ChunkKind::Whole;
+          E.line(fmt::format("{}[j] = {}<{}, {}>(in_{}{} + col{});", CacheVars[L.Key], Fn, ST,
+                             Vec, L.InputIdx, L.Address.empty() ? "" : " + " + L.Address,
+                             Lanes ? ", jf_lo, jf_hi" : ""));
         }
       }, /*OwnChunks=*/true);
       E.close();

@@ -230,7 +230,7 @@ std::string Emitter::load(NodeId N, const Coords &C) {
     // is inside the tensor whenever the row is, and its value is shared by
     // the lanes: only lane addresses are guarded.
     bool LaneFree = !C.Flat && !C.ColRel && !C.LaneDep;
-    if (LaneGuard && !LaneFree)
+    if (LaneGuard && Chunk != ChunkKind::Whole && !LaneFree)
       Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Elem));
     remember(K, V);
@@ -240,6 +240,12 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   std::string Rel = Outer.empty() ? "" : "(" + Outer + ")";
   if (C.Off)
     Rel += (Rel.empty() ? "" : " + ") + std::to_string(C.Off);
+  // The lead input at the domain's own coordinates is aligned in every
+  // whole chunk: the chunks were aligned to it.
+  bool Lead = Idx == LeadInput && C.Off == 0 && !C.Flat &&
+              llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain) &&
+              C.Outer == domainCoords().Outer;
+  Lead |= Idx == LeadInput && C.Flat;
   std::string GroupKey = fmt::format("vl{}|{}", Idx, Rel);
   std::string VecVar;
   if (Cached) {
@@ -252,9 +258,15 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   if (VecVar.empty()) {
     VecVar = fresh("lv");
     std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + col";
-    if (Peel)
-      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_chunk<{0}, {1}>({3}, jf_lo, jf_hi);",
-                       ST, Vec, VecVar, Addr));
+    if (Peel && Chunk == ChunkKind::Whole && Lead)
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec, VecVar,
+                       Addr));
+    else if (Peel && Chunk == ChunkKind::Whole)
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_whole<{0}, {1}>({3});", ST, Vec,
+                       VecVar, Addr));
+    else if (Peel)
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_{3}<{0}, {1}>({4}, jf_lo, jf_hi);",
+                       ST, Vec, VecVar, chunkSuffix(Chunk), Addr));
     else
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec,
                        VecVar, Addr));
@@ -263,7 +275,7 @@ std::string Emitter::load(NodeId N, const Coords &C) {
     for (const RowLoad &L : Seen)
       Known |= L.Key == GroupKey;
     if (!Known)
-      Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel});
+      Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel, Lead});
   }
   std::string V = bind(
       Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane)));

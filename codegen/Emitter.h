@@ -30,12 +30,24 @@ struct Coords {
   bool LaneDep = false;
 };
 
+/// Peeled kernels: what is known of the chunk being emitted.
+enum class ChunkKind {
+  Either,  // whole or partial, checked per access (jf_load_chunk)
+  Whole,   // all lanes inside: no lane checks (jf_load_whole)
+  Partial, // a row's head or tail: every lane checked (jf_load_part)
+};
+/// The device helper suffix for accesses of a chunk of kind \p K.
+inline const char *chunkSuffix(ChunkKind K) {
+  return K == ChunkKind::Whole ? "whole" : K == ChunkKind::Partial ? "part" : "chunk";
+}
+
 /// A contiguous load of Vec elements that the row kernel may keep in
 /// registers across its stages.
 struct RowLoad {
   std::string Key;
   unsigned InputIdx;
   std::string Address; // element offset expression relative to Col
+  bool Lead = false;   // the lead input at the domain's coordinates
 };
 
 class Emitter {
@@ -55,6 +67,11 @@ public:
   /// [jf_lo, jf_hi), so a per-lane load is guarded (the lane may sit before
   /// the tensor or past its end).
   void setLaneGuard(bool On) { LaneGuard = On; }
+  /// Peeled kernels: the chunk kind; Whole also lifts the lane guard, and
+  /// the lead tensor's own accesses in a whole chunk are plain wide loads.
+  void setChunk(ChunkKind K) { Chunk = K; }
+  ChunkKind chunk() const { return Chunk; }
+  void setLeadInput(int I) { LeadInput = I; }
   bool peeled() const { return Peel; }
   void setVectorLoads(bool On) { VectorLoads = On; }
   /// Row kernels: loads matching a key of Cached come from register arrays
@@ -107,6 +124,8 @@ private:
   int Lane = 0;
   bool Peel;
   bool LaneGuard = false;
+  ChunkKind Chunk = ChunkKind::Either;
+  int LeadInput = -1;
   bool VectorLoads = true;
   int Tmp = 0;
   int Indent = 1;

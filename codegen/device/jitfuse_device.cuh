@@ -112,6 +112,43 @@ __device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int 
     if (K >= Lo && K < Hi)
       P[K] = V.V[K];
 }
+// A chunk known to be whole: wide when this tensor is aligned there too.
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_whole(const T *P) {
+  if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0)
+    return jf_load<T, N>(P);
+  jf_vec<T, N> R;
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    R.V[K] = P[K];
+  return R;
+}
+template <typename T, int N>
+__device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
+  if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0) {
+    jf_store_wide<T, N>(P, V);
+    return;
+  }
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    P[K] = V.V[K];
+}
+// A row's head or tail chunk: lanes [Lo, Hi) only.
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_part(const T *P, int Lo, int Hi) {
+  jf_vec<T, N> R;
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    R.V[K] = (K >= Lo && K < Hi) ? P[K] : T(0);
+  return R;
+}
+template <typename T, int N>
+__device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int Lo, int Hi) {
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    if (K >= Lo && K < Hi)
+      P[K] = V.V[K];
+}
 // The element phase of a tensor: its index 0 sits this many elements past
 // an N-element boundary.
 template <typename T, int N>

@@ -227,15 +227,15 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       if (col < R) {
         const int jf_lo = col < 0 ? (int)-col : 0;
         const int jf_hi = col + 8 > R ? (int)(R - col) : 8;
-        if (jf_lo == 0 && jf_hi == 8) {
-          cv0[j] = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
-          cv1[j] = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
-          cv2[j] = jf_load_chunk<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
+        if ((j == 0 || j >= 1) && (jf_lo != 0 || jf_hi != 8)) {
+          cv0[j] = jf_load_part<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
+          cv1[j] = jf_load_part<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
+          cv2[j] = jf_load_part<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
         }
         else {
-          cv0[j] = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
-          cv1[j] = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
-          cv2[j] = jf_load_chunk<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
+          cv0[j] = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
+          cv1[j] = jf_load_whole<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
+          cv2[j] = jf_load_whole<jf_bf16, 8>(in_2 + col);
         }
       }
     }
@@ -248,55 +248,55 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       if (col < R) {
         const int jf_lo = col < 0 ? (int)-col : 0;
         const int jf_hi = col + 8 > R ? (int)(R - col) : 8;
-        if (jf_lo == 0 && jf_hi == 8) {
+        if ((j == 0 || j >= 1) && (jf_lo != 0 || jf_hi != 8)) {
           const float v0 = jf_bf16_to_float(cv0[j].V[0]);
           const float v1 = jf_bf16_to_float(cv1[j].V[0]);
           const float v2 = (v0 + v1);
           const float v3 = v2;
           const float v4 = (v3 * v3);
-          acc7 = acc7 + v4;
+          acc7 = (jf_lo == 0) ? acc7 + v4 : acc7;
           const float v5 = jf_bf16_to_float(cv0[j].V[1]);
           const float v6 = jf_bf16_to_float(cv1[j].V[1]);
           const float v7 = (v5 + v6);
           const float v8 = v7;
           const float v9 = (v8 * v8);
-          acc7 = acc7 + v9;
+          acc7 = (jf_lo <= 1 && 1 < jf_hi) ? acc7 + v9 : acc7;
           const float v10 = jf_bf16_to_float(cv0[j].V[2]);
           const float v11 = jf_bf16_to_float(cv1[j].V[2]);
           const float v12 = (v10 + v11);
           const float v13 = v12;
           const float v14 = (v13 * v13);
-          acc7 = acc7 + v14;
+          acc7 = (jf_lo <= 2 && 2 < jf_hi) ? acc7 + v14 : acc7;
           const float v15 = jf_bf16_to_float(cv0[j].V[3]);
           const float v16 = jf_bf16_to_float(cv1[j].V[3]);
           const float v17 = (v15 + v16);
           const float v18 = v17;
           const float v19 = (v18 * v18);
-          acc7 = acc7 + v19;
+          acc7 = (jf_lo <= 3 && 3 < jf_hi) ? acc7 + v19 : acc7;
           const float v20 = jf_bf16_to_float(cv0[j].V[4]);
           const float v21 = jf_bf16_to_float(cv1[j].V[4]);
           const float v22 = (v20 + v21);
           const float v23 = v22;
           const float v24 = (v23 * v23);
-          acc7 = acc7 + v24;
+          acc7 = (jf_lo <= 4 && 4 < jf_hi) ? acc7 + v24 : acc7;
           const float v25 = jf_bf16_to_float(cv0[j].V[5]);
           const float v26 = jf_bf16_to_float(cv1[j].V[5]);
           const float v27 = (v25 + v26);
           const float v28 = v27;
           const float v29 = (v28 * v28);
-          acc7 = acc7 + v29;
+          acc7 = (jf_lo <= 5 && 5 < jf_hi) ? acc7 + v29 : acc7;
           const float v30 = jf_bf16_to_float(cv0[j].V[6]);
           const float v31 = jf_bf16_to_float(cv1[j].V[6]);
           const float v32 = (v30 + v31);
           const float v33 = v32;
           const float v34 = (v33 * v33);
-          acc7 = acc7 + v34;
+          acc7 = (jf_lo <= 6 && 6 < jf_hi) ? acc7 + v34 : acc7;
           const float v35 = jf_bf16_to_float(cv0[j].V[7]);
           const float v36 = jf_bf16_to_float(cv1[j].V[7]);
           const float v37 = (v35 + v36);
           const float v38 = v37;
           const float v39 = (v38 * v38);
-          acc7 = acc7 + v39;
+          acc7 = (jf_lo <= 7 && 7 < jf_hi) ? acc7 + v39 : acc7;
         }
         else {
           const float v40 = jf_bf16_to_float(cv0[j].V[0]);
@@ -304,49 +304,49 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v42 = (v40 + v41);
           const float v43 = v42;
           const float v44 = (v43 * v43);
-          acc7 = (jf_lo == 0) ? acc7 + v44 : acc7;
+          acc7 = acc7 + v44;
           const float v45 = jf_bf16_to_float(cv0[j].V[1]);
           const float v46 = jf_bf16_to_float(cv1[j].V[1]);
           const float v47 = (v45 + v46);
           const float v48 = v47;
           const float v49 = (v48 * v48);
-          acc7 = (jf_lo <= 1 && 1 < jf_hi) ? acc7 + v49 : acc7;
+          acc7 = acc7 + v49;
           const float v50 = jf_bf16_to_float(cv0[j].V[2]);
           const float v51 = jf_bf16_to_float(cv1[j].V[2]);
           const float v52 = (v50 + v51);
           const float v53 = v52;
           const float v54 = (v53 * v53);
-          acc7 = (jf_lo <= 2 && 2 < jf_hi) ? acc7 + v54 : acc7;
+          acc7 = acc7 + v54;
           const float v55 = jf_bf16_to_float(cv0[j].V[3]);
           const float v56 = jf_bf16_to_float(cv1[j].V[3]);
           const float v57 = (v55 + v56);
           const float v58 = v57;
           const float v59 = (v58 * v58);
-          acc7 = (jf_lo <= 3 && 3 < jf_hi) ? acc7 + v59 : acc7;
+          acc7 = acc7 + v59;
           const float v60 = jf_bf16_to_float(cv0[j].V[4]);
           const float v61 = jf_bf16_to_float(cv1[j].V[4]);
           const float v62 = (v60 + v61);
           const float v63 = v62;
           const float v64 = (v63 * v63);
-          acc7 = (jf_lo <= 4 && 4 < jf_hi) ? acc7 + v64 : acc7;
+          acc7 = acc7 + v64;
           const float v65 = jf_bf16_to_float(cv0[j].V[5]);
           const float v66 = jf_bf16_to_float(cv1[j].V[5]);
           const float v67 = (v65 + v66);
           const float v68 = v67;
           const float v69 = (v68 * v68);
-          acc7 = (jf_lo <= 5 && 5 < jf_hi) ? acc7 + v69 : acc7;
+          acc7 = acc7 + v69;
           const float v70 = jf_bf16_to_float(cv0[j].V[6]);
           const float v71 = jf_bf16_to_float(cv1[j].V[6]);
           const float v72 = (v70 + v71);
           const float v73 = v72;
           const float v74 = (v73 * v73);
-          acc7 = (jf_lo <= 6 && 6 < jf_hi) ? acc7 + v74 : acc7;
+          acc7 = acc7 + v74;
           const float v75 = jf_bf16_to_float(cv0[j].V[7]);
           const float v76 = jf_bf16_to_float(cv1[j].V[7]);
           const float v77 = (v75 + v76);
           const float v78 = v77;
           const float v79 = (v78 * v78);
-          acc7 = (jf_lo <= 7 && 7 < jf_hi) ? acc7 + v79 : acc7;
+          acc7 = acc7 + v79;
         }
       }
     }
@@ -356,109 +356,109 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       if (col < R) {
         const int jf_lo = col < 0 ? (int)-col : 0;
         const int jf_hi = col + 8 > R ? (int)(R - col) : 8;
-        if (jf_lo == 0 && jf_hi == 8) {
-          const jf_vec<jf_bf16, 8> lv80 = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
+        if ((j == 0 || j >= 1) && (jf_lo != 0 || jf_hi != 8)) {
+          const jf_vec<jf_bf16, 8> lv80 = jf_load_part<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
           const float v81 = jf_bf16_to_float(lv80.V[0]);
-          const jf_vec<jf_bf16, 8> lv82 = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv82 = jf_load_part<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
           const float v83 = jf_bf16_to_float(lv82.V[0]);
           const float v84 = (v81 + v83);
           const float v85 = v84;
           const float v86 = (v85 * v85);
-          acc7 = acc7 + v86;
+          acc7 = (jf_lo == 0) ? acc7 + v86 : acc7;
           const float v87 = jf_bf16_to_float(lv80.V[1]);
           const float v88 = jf_bf16_to_float(lv82.V[1]);
           const float v89 = (v87 + v88);
           const float v90 = v89;
           const float v91 = (v90 * v90);
-          acc7 = acc7 + v91;
+          acc7 = (jf_lo <= 1 && 1 < jf_hi) ? acc7 + v91 : acc7;
           const float v92 = jf_bf16_to_float(lv80.V[2]);
           const float v93 = jf_bf16_to_float(lv82.V[2]);
           const float v94 = (v92 + v93);
           const float v95 = v94;
           const float v96 = (v95 * v95);
-          acc7 = acc7 + v96;
+          acc7 = (jf_lo <= 2 && 2 < jf_hi) ? acc7 + v96 : acc7;
           const float v97 = jf_bf16_to_float(lv80.V[3]);
           const float v98 = jf_bf16_to_float(lv82.V[3]);
           const float v99 = (v97 + v98);
           const float v100 = v99;
           const float v101 = (v100 * v100);
-          acc7 = acc7 + v101;
+          acc7 = (jf_lo <= 3 && 3 < jf_hi) ? acc7 + v101 : acc7;
           const float v102 = jf_bf16_to_float(lv80.V[4]);
           const float v103 = jf_bf16_to_float(lv82.V[4]);
           const float v104 = (v102 + v103);
           const float v105 = v104;
           const float v106 = (v105 * v105);
-          acc7 = acc7 + v106;
+          acc7 = (jf_lo <= 4 && 4 < jf_hi) ? acc7 + v106 : acc7;
           const float v107 = jf_bf16_to_float(lv80.V[5]);
           const float v108 = jf_bf16_to_float(lv82.V[5]);
           const float v109 = (v107 + v108);
           const float v110 = v109;
           const float v111 = (v110 * v110);
-          acc7 = acc7 + v111;
+          acc7 = (jf_lo <= 5 && 5 < jf_hi) ? acc7 + v111 : acc7;
           const float v112 = jf_bf16_to_float(lv80.V[6]);
           const float v113 = jf_bf16_to_float(lv82.V[6]);
           const float v114 = (v112 + v113);
           const float v115 = v114;
           const float v116 = (v115 * v115);
-          acc7 = acc7 + v116;
+          acc7 = (jf_lo <= 6 && 6 < jf_hi) ? acc7 + v116 : acc7;
           const float v117 = jf_bf16_to_float(lv80.V[7]);
           const float v118 = jf_bf16_to_float(lv82.V[7]);
           const float v119 = (v117 + v118);
           const float v120 = v119;
           const float v121 = (v120 * v120);
-          acc7 = acc7 + v121;
+          acc7 = (jf_lo <= 7 && 7 < jf_hi) ? acc7 + v121 : acc7;
         }
         else {
-          const jf_vec<jf_bf16, 8> lv122 = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv122 = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
           const float v123 = jf_bf16_to_float(lv122.V[0]);
-          const jf_vec<jf_bf16, 8> lv124 = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv124 = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
           const float v125 = jf_bf16_to_float(lv124.V[0]);
           const float v126 = (v123 + v125);
           const float v127 = v126;
           const float v128 = (v127 * v127);
-          acc7 = (jf_lo == 0) ? acc7 + v128 : acc7;
+          acc7 = acc7 + v128;
           const float v129 = jf_bf16_to_float(lv122.V[1]);
           const float v130 = jf_bf16_to_float(lv124.V[1]);
           const float v131 = (v129 + v130);
           const float v132 = v131;
           const float v133 = (v132 * v132);
-          acc7 = (jf_lo <= 1 && 1 < jf_hi) ? acc7 + v133 : acc7;
+          acc7 = acc7 + v133;
           const float v134 = jf_bf16_to_float(lv122.V[2]);
           const float v135 = jf_bf16_to_float(lv124.V[2]);
           const float v136 = (v134 + v135);
           const float v137 = v136;
           const float v138 = (v137 * v137);
-          acc7 = (jf_lo <= 2 && 2 < jf_hi) ? acc7 + v138 : acc7;
+          acc7 = acc7 + v138;
           const float v139 = jf_bf16_to_float(lv122.V[3]);
           const float v140 = jf_bf16_to_float(lv124.V[3]);
           const float v141 = (v139 + v140);
           const float v142 = v141;
           const float v143 = (v142 * v142);
-          acc7 = (jf_lo <= 3 && 3 < jf_hi) ? acc7 + v143 : acc7;
+          acc7 = acc7 + v143;
           const float v144 = jf_bf16_to_float(lv122.V[4]);
           const float v145 = jf_bf16_to_float(lv124.V[4]);
           const float v146 = (v144 + v145);
           const float v147 = v146;
           const float v148 = (v147 * v147);
-          acc7 = (jf_lo <= 4 && 4 < jf_hi) ? acc7 + v148 : acc7;
+          acc7 = acc7 + v148;
           const float v149 = jf_bf16_to_float(lv122.V[5]);
           const float v150 = jf_bf16_to_float(lv124.V[5]);
           const float v151 = (v149 + v150);
           const float v152 = v151;
           const float v153 = (v152 * v152);
-          acc7 = (jf_lo <= 5 && 5 < jf_hi) ? acc7 + v153 : acc7;
+          acc7 = acc7 + v153;
           const float v154 = jf_bf16_to_float(lv122.V[6]);
           const float v155 = jf_bf16_to_float(lv124.V[6]);
           const float v156 = (v154 + v155);
           const float v157 = v156;
           const float v158 = (v157 * v157);
-          acc7 = (jf_lo <= 6 && 6 < jf_hi) ? acc7 + v158 : acc7;
+          acc7 = acc7 + v158;
           const float v159 = jf_bf16_to_float(lv122.V[7]);
           const float v160 = jf_bf16_to_float(lv124.V[7]);
           const float v161 = (v159 + v160);
           const float v162 = v161;
           const float v163 = (v162 * v162);
-          acc7 = (jf_lo <= 7 && 7 < jf_hi) ? acc7 + v163 : acc7;
+          acc7 = acc7 + v163;
         }
       }
     }
@@ -471,7 +471,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       if (col < R) {
         const int jf_lo = col < 0 ? (int)-col : 0;
         const int jf_hi = col + 8 > R ? (int)(R - col) : 8;
-        if (jf_lo == 0 && jf_hi == 8) {
+        if ((j == 0 || j >= 1) && (jf_lo != 0 || jf_hi != 8)) {
           jf_vec<jf_bf16, 8> sv164;
           const float v165 = jf_bf16_to_float(cv0[j].V[0]);
           const float v166 = jf_bf16_to_float(cv1[j].V[0]);
@@ -505,7 +505,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v187 = jf_bf16_to_float(cv1[j].V[7]);
           const float v188 = (v186 + v187);
           sv164.V[7] = jf_float_to_bf16(v188);
-          jf_store_chunk<jf_bf16, 8>(out_0 + rowc * R + col, sv164, jf_lo, jf_hi);
+          jf_store_part<jf_bf16, 8>(out_0 + rowc * R + col, sv164, jf_lo, jf_hi);
           jf_vec<jf_bf16, 8> sv189;
           const float v190 = v167;
           const float v191 = (red7 + s_0);
@@ -565,7 +565,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v238 = (v235 * v237);
           const float v239 = jf_bf16_to_float(jf_float_to_bf16((float)(v238)));
           sv189.V[7] = jf_float_to_bf16(v239);
-          jf_store_chunk<jf_bf16, 8>(out_1 + rowc * R + col, sv189, jf_lo, jf_hi);
+          jf_store_part<jf_bf16, 8>(out_1 + rowc * R + col, sv189, jf_lo, jf_hi);
         }
         else {
           jf_vec<jf_bf16, 8> sv240;
@@ -601,7 +601,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v263 = jf_bf16_to_float(cv1[j].V[7]);
           const float v264 = (v262 + v263);
           sv240.V[7] = jf_float_to_bf16(v264);
-          jf_store_chunk<jf_bf16, 8>(out_0 + rowc * R + col, sv240, jf_lo, jf_hi);
+          jf_store_whole<jf_bf16, 8>(out_0 + rowc * R + col, sv240);
           jf_vec<jf_bf16, 8> sv265;
           const float v266 = v243;
           const float v267 = (red7 + s_0);
@@ -661,7 +661,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v314 = (v311 * v313);
           const float v315 = jf_bf16_to_float(jf_float_to_bf16((float)(v314)));
           sv265.V[7] = jf_float_to_bf16(v315);
-          jf_store_chunk<jf_bf16, 8>(out_1 + rowc * R + col, sv265, jf_lo, jf_hi);
+          jf_store_whole<jf_bf16, 8>(out_1 + rowc * R + col, sv265);
         }
       }
     }
@@ -671,11 +671,11 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       if (col < R) {
         const int jf_lo = col < 0 ? (int)-col : 0;
         const int jf_hi = col + 8 > R ? (int)(R - col) : 8;
-        if (jf_lo == 0 && jf_hi == 8) {
+        if ((j == 0 || j >= 1) && (jf_lo != 0 || jf_hi != 8)) {
           jf_vec<jf_bf16, 8> sv316;
-          const jf_vec<jf_bf16, 8> lv317 = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv317 = jf_load_part<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
           const float v318 = jf_bf16_to_float(lv317.V[0]);
-          const jf_vec<jf_bf16, 8> lv319 = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv319 = jf_load_part<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
           const float v320 = jf_bf16_to_float(lv319.V[0]);
           const float v321 = (v318 + v320);
           sv316.V[0] = jf_float_to_bf16(v321);
@@ -707,13 +707,13 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v341 = jf_bf16_to_float(lv319.V[7]);
           const float v342 = (v340 + v341);
           sv316.V[7] = jf_float_to_bf16(v342);
-          jf_store_chunk<jf_bf16, 8>(out_0 + rowc * R + col, sv316, jf_lo, jf_hi);
+          jf_store_part<jf_bf16, 8>(out_0 + rowc * R + col, sv316, jf_lo, jf_hi);
           jf_vec<jf_bf16, 8> sv343;
           const float v344 = v321;
           const float v345 = (red7 + s_0);
           const float v346 = rsqrtf(v345);
           const float v347 = (v344 * v346);
-          const jf_vec<jf_bf16, 8> lv348 = jf_load_chunk<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv348 = jf_load_part<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
           const float v349 = jf_bf16_to_float(lv348.V[0]);
           const float v350 = v349;
           const float v351 = (v347 * v350);
@@ -768,13 +768,13 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v393 = (v390 * v392);
           const float v394 = jf_bf16_to_float(jf_float_to_bf16((float)(v393)));
           sv343.V[7] = jf_float_to_bf16(v394);
-          jf_store_chunk<jf_bf16, 8>(out_1 + rowc * R + col, sv343, jf_lo, jf_hi);
+          jf_store_part<jf_bf16, 8>(out_1 + rowc * R + col, sv343, jf_lo, jf_hi);
         }
         else {
           jf_vec<jf_bf16, 8> sv395;
-          const jf_vec<jf_bf16, 8> lv396 = jf_load_chunk<jf_bf16, 8>(in_1 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv396 = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
           const float v397 = jf_bf16_to_float(lv396.V[0]);
-          const jf_vec<jf_bf16, 8> lv398 = jf_load_chunk<jf_bf16, 8>(in_0 + (c0 * 4096) + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv398 = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
           const float v399 = jf_bf16_to_float(lv398.V[0]);
           const float v400 = (v397 + v399);
           sv395.V[0] = jf_float_to_bf16(v400);
@@ -806,13 +806,13 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v420 = jf_bf16_to_float(lv398.V[7]);
           const float v421 = (v419 + v420);
           sv395.V[7] = jf_float_to_bf16(v421);
-          jf_store_chunk<jf_bf16, 8>(out_0 + rowc * R + col, sv395, jf_lo, jf_hi);
+          jf_store_whole<jf_bf16, 8>(out_0 + rowc * R + col, sv395);
           jf_vec<jf_bf16, 8> sv422;
           const float v423 = v400;
           const float v424 = (red7 + s_0);
           const float v425 = rsqrtf(v424);
           const float v426 = (v423 * v425);
-          const jf_vec<jf_bf16, 8> lv427 = jf_load_chunk<jf_bf16, 8>(in_2 + col, jf_lo, jf_hi);
+          const jf_vec<jf_bf16, 8> lv427 = jf_load_whole<jf_bf16, 8>(in_2 + col);
           const float v428 = jf_bf16_to_float(lv427.V[0]);
           const float v429 = v428;
           const float v430 = (v426 * v429);
@@ -867,7 +867,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
           const float v472 = (v469 * v471);
           const float v473 = jf_bf16_to_float(jf_float_to_bf16((float)(v472)));
           sv422.V[7] = jf_float_to_bf16(v473);
-          jf_store_chunk<jf_bf16, 8>(out_1 + rowc * R + col, sv422, jf_lo, jf_hi);
+          jf_store_whole<jf_bf16, 8>(out_1 + rowc * R + col, sv422);
         }
       }
     }

@@ -90,35 +90,35 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_p4(
     const long long col = chunk * 4 - jf_off;
     const int jf_lo = col < 0 ? (int)-col : 0;
     const int jf_hi = col + 4 > n ? (int)(n - col) : 4;
-    if (jf_lo == 0 && jf_hi == 4) {
-      const jf_vec<float, 4> lv0 = jf_load_chunk<float, 4>(in_0 + col, jf_lo, jf_hi);
+    if (true && (jf_lo != 0 || jf_hi != 4)) {
+      const jf_vec<float, 4> lv0 = jf_load_part<float, 4>(in_0 + col, jf_lo, jf_hi);
       const float v1 = lv0.V[0];
       const float v2 = fabsf(v1);
-      acc = acc + v2;
+      acc = (jf_lo == 0) ? acc + v2 : acc;
       const float v3 = lv0.V[1];
       const float v4 = fabsf(v3);
-      acc = acc + v4;
+      acc = (jf_lo <= 1 && 1 < jf_hi) ? acc + v4 : acc;
       const float v5 = lv0.V[2];
       const float v6 = fabsf(v5);
-      acc = acc + v6;
+      acc = (jf_lo <= 2 && 2 < jf_hi) ? acc + v6 : acc;
       const float v7 = lv0.V[3];
       const float v8 = fabsf(v7);
-      acc = acc + v8;
+      acc = (jf_lo <= 3 && 3 < jf_hi) ? acc + v8 : acc;
     }
     else {
-      const jf_vec<float, 4> lv9 = jf_load_chunk<float, 4>(in_0 + col, jf_lo, jf_hi);
+      const jf_vec<float, 4> lv9 = jf_load<float, 4>(in_0 + col);
       const float v10 = lv9.V[0];
       const float v11 = fabsf(v10);
-      acc = (jf_lo == 0) ? acc + v11 : acc;
+      acc = acc + v11;
       const float v12 = lv9.V[1];
       const float v13 = fabsf(v12);
-      acc = (jf_lo <= 1 && 1 < jf_hi) ? acc + v13 : acc;
+      acc = acc + v13;
       const float v14 = lv9.V[2];
       const float v15 = fabsf(v14);
-      acc = (jf_lo <= 2 && 2 < jf_hi) ? acc + v15 : acc;
+      acc = acc + v15;
       const float v16 = lv9.V[3];
       const float v17 = fabsf(v16);
-      acc = (jf_lo <= 3 && 3 < jf_hi) ? acc + v17 : acc;
+      acc = acc + v17;
     }
   }
   acc = jf_block_reduce<256>(acc, jf_add_op(), (0.0f), jf_smem);
