@@ -58,6 +58,8 @@ struct KernelPlan {
   bool CacheRow = false;
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
+  /// The scheduler's reasons, one clause per decision, for the plan text.
+  std::string Why;
 
   std::string variantName(int Vec, bool Peeled = false) const {
     return Name + (Peeled ? "_p" : "_v") + std::to_string(Vec);

@@ -84,6 +84,8 @@ std::string explainPlan(const Graph &G, const Partition &P,
     Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
                        clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,
                        K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
+    if (!K.Why.empty())
+      Out += "  schedule: " + K.Why + "\n";
     for (NodeId N : C.Nodes) {
       bool Again = std::binary_search(C.Recomputed.begin(), C.Recomputed.end(), N);
       Out += "    " + printNode(G, N) + (Again ? "  (recomputed)" : "") + "\n";

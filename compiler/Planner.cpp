@@ -44,6 +44,7 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
   ScheduleOptions SO;
   SO.FastMath = Opts.FastMath;
   SO.Peel = Opts.PeelAlignment;
+  SO.ForceRowCache = Opts.RowCache;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

@@ -22,6 +22,7 @@ struct PlanOptions {
   bool Fuse = true;
   bool FastMath = false;
   bool PeelAlignment = true;
+  std::optional<bool> RowCache;
   std::optional<unsigned> ExpectKernels;
   std::vector<std::vector<NodeId>> SameKernel;
 };

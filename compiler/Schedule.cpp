@@ -11,6 +11,8 @@
 
 #include "codegen/LaunchRule.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <climits>
@@ -147,24 +149,41 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   }
   P.Peel = Opts.Peel && Vec > 1;
   P.Vecs.clear();
+  std::string Elems = fmt::format("{} B elements in {}-byte chunks of {}", MaxBytes,
+                                  Vec * MaxBytes, Vec);
   if (P.Peel) {
     if (Aligned == Vec)
       P.Vecs.push_back(Vec);
     P.Vecs.push_back(Vec);
+    P.Why = Aligned == Vec
+                ? Elems + "; variants: aligned (every pointer 16-byte aligned) and peeled (any "
+                          "other offset)"
+                : Elems + fmt::format("; variant: peeled only ({} does not divide the row)",
+                                      Vec);
   } else {
     for (int V = Aligned; V >= 1; V /= 2)
       P.Vecs.push_back(V);
     Vec = Aligned;
+    P.Why = fmt::format("ladder of widths {} down to 1 (PeelAlignment off)", Vec);
   }
+  if (P.Domain.empty())
+    P.Why = "one element";
 
   if (C.Kind != KernelKind::RowReduce) {
     P.ThreadsX = codegen::launch::FlatThreads;
+    P.Why += fmt::format("; {}, {} threads a block", P.Flat ? "one flat range" : "by rows",
+                         P.ThreadsX);
+    if (C.Kind == KernelKind::FullReduce)
+      P.Why += "; two stages, per-block partials combined in a fixed order";
     return P;
   }
 
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
     P.ThreadsX = codegen::launch::DynamicRowThreads;
+    P.Why += fmt::format("; row length {} known at run time: {} threads a row, re-read per "
+                         "stage",
+                         Last.Name, P.ThreadsX);
     return P;
   }
   // Threads follow the row's own chunks; a peeled row that starts off the
@@ -186,7 +205,16 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
       Bytes += Iters * Vec * dtypeBytes(Nd.Type);
   }
-  P.CacheRow = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
+  P.CacheRow = Opts.ForceRowCache.value_or(Bytes > 0 && Bytes <= Opts.RowCacheBytes) &&
+               Bytes > 0;
+  P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
+                       Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
+                       P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
+                                          : "");
+  P.Why += P.CacheRow ? fmt::format("row kept in registers ({} B a thread{})", Bytes,
+                                    Opts.ForceRowCache ? ", forced" : "")
+                      : fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
+                                    Opts.ForceRowCache ? ", forced" : " > RowCacheBytes");
   return P;
 }
 

@@ -3,6 +3,8 @@
 
 #include "compiler/Partition.h"
 
+#include <optional>
+
 namespace jitfuse {
 
 struct ScheduleOptions {
@@ -13,6 +15,9 @@ struct ScheduleOptions {
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time
   /// (default) instead of the ladder of widths the pointers select.
   bool Peel = true;
+  /// CompileOptions::RowCache: force keeping (true) or re-reading (false)
+  /// a row kernel's row instead of the RowCacheBytes rule.
+  std::optional<bool> ForceRowCache;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

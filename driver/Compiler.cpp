@@ -53,7 +53,8 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
 }
 
 PlanOptions planOptions(const CompileOptions &Opts) {
-  return {Opts.Fuse, Opts.FastMath, Opts.PeelAlignment, Opts.ExpectKernels, Opts.SameKernel};
+  return {Opts.Fuse,          Opts.FastMath,      Opts.PeelAlignment,
+          Opts.RowCache,      Opts.ExpectKernels, Opts.SameKernel};
 }
 
 /// Stage "target": what the binary is built for, and the key naming it.

@@ -37,6 +37,10 @@ struct CompileOptions {
   /// earlier ladder instead (one variant per width, the widest the pointers
   /// allow runs), for same-run comparisons.
   bool PeelAlignment = true;
+  /// Experiments: force row kernels to keep their row in registers between
+  /// stages (true) or re-read it (false) instead of the register-budget rule;
+  /// the plan says "forced". Unset: the rule.
+  std::optional<bool> RowCache;
 };
 
 /// Thread-safe: any number of threads may compile() through one Compiler

@@ -1,0 +1,78 @@
+//===- tests/test_schedule_explain.cpp - the plan says why a schedule ------===//
+//
+// Issue 12 item 5: every kernel of the plan carries one "schedule:" line with
+// the scheduler's reasons (element size and chunk width, which variants and
+// why, rows: threads, chunks per thread, whether the row stays in registers),
+// and CompileOptions::RowCache forces the register decision for experiments.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Planner.h"
+#include "codegen/Codegen.h"
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+
+namespace {
+
+Graph rmsGraph(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value W = G.input("w", T, {H});
+  G.output("y", nn::rmsNorm(X, W, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
+  {
+    Graph G = rmsGraph(DType::BF16, 4096);
+    GraphPlan P = planGraph(G, {});
+    REQUIRE(P.Kernels.size() == 1);
+    CHECK_THAT(P.PlanText, Catch::Contains("schedule: 2 B elements in 16-byte chunks of 8; "
+                                           "variants: aligned"));
+    // 4096 / 8 = 512 chunks over 256 threads: 2 chunks (2 x 16 B of x and of
+    // w = 64 B) a thread, under the 256-byte register budget.
+    CHECK_THAT(P.PlanText, Catch::Contains("row of 4096 = 512 chunks: 256 threads a row "
+                                           "(2 chunks each); row kept in registers (64 B"));
+  }
+  {
+    // An odd row: the width does not divide it, only the peeled variant.
+    Graph G = rmsGraph(DType::BF16, 4095);
+    GraphPlan P = planGraph(G, {});
+    CHECK_THAT(P.PlanText, Catch::Contains("variant: peeled only (8 does not divide the row)"));
+    CHECK(P.Kernels[0].Vecs == std::vector<int>{8});
+  }
+  {
+    // A long f32 row: 32064 / 4 = 8016 chunks on 512 threads, 16 each:
+    // 2 x 16 x 16 B = 512 B a thread, over the budget.
+    Graph G = rmsGraph(DType::F32, 32064);
+    GraphPlan P = planGraph(G, {});
+    CHECK_THAT(P.PlanText, Catch::Contains("512 threads a row (16 chunks each); row re-read "
+                                           "from memory per stage (512 B a thread > "
+                                           "RowCacheBytes)"));
+  }
+}
+
+TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][schedule]") {
+  Graph G = rmsGraph(DType::BF16, 4096);
+  PlanOptions Off;
+  Off.RowCache = false;
+  GraphPlan P = planGraph(G, Off);
+  CHECK_FALSE(P.Kernels[0].CacheRow);
+  CHECK_THAT(P.PlanText, Catch::Contains("row re-read from memory per stage (64 B a thread, "
+                                         "forced)"));
+  // No register arrays in the generated code.
+  CHECK(codegen::emitProgram(G, P.Kernels).find(" cv0[") == std::string::npos);
+  GraphPlan Default = planGraph(G, {});
+  CHECK(codegen::emitProgram(G, Default.Kernels).find(" cv0[") != std::string::npos);
+
+  Graph L = rmsGraph(DType::F32, 32064);
+  PlanOptions On;
+  On.RowCache = true;
+  GraphPlan PL = planGraph(L, On);
+  CHECK(PL.Kernels[0].CacheRow);
+  CHECK_THAT(PL.PlanText, Catch::Contains("row kept in registers (512 B a thread, forced)"));
+}
