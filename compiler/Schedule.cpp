@@ -205,16 +205,40 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
       Bytes += Iters * Vec * dtypeBytes(Nd.Type);
   }
-  P.CacheRow = Opts.ForceRowCache.value_or(Bytes > 0 && Bytes <= Opts.RowCacheBytes) &&
-               Bytes > 0;
+  // The row is read again only by a later reduction stage (a reduction of
+  // values that depend on another reduction: softmax's sum after its max) or
+  // by the epilogue's whole-row outputs; a row read once (sum and max of
+  // |x|) gains nothing from registers and pays for them in occupancy (1
+  // block of 512 threads per SM at 124 registers for bf16 rows of 50257).
+  bool ReadAgain = false;
+  std::set<NodeId> AfterReduction;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    bool After = false;
+    for (NodeId O : Nd.Operands)
+      After |= AfterReduction.count(O) > 0;
+    if (isReduction(Nd.Kind)) {
+      ReadAgain |= After;
+      After = true;
+    }
+    if (After)
+      AfterReduction.insert(N);
+  }
+  for (NodeId O : C.Outputs)
+    ReadAgain |= llvm::ArrayRef<Dim>(G.node(O).Dims) == llvm::ArrayRef<Dim>(P.Domain);
+  bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
+  P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
                        Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
                                           : "");
-  P.Why += P.CacheRow ? fmt::format("row kept in registers ({} B a thread{})", Bytes,
-                                    Opts.ForceRowCache ? ", forced" : "")
-                      : fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
-                                    Opts.ForceRowCache ? ", forced" : " > RowCacheBytes");
+  P.Why += P.CacheRow
+               ? fmt::format("row kept in registers ({} B a thread{})", Bytes,
+                             Opts.ForceRowCache ? ", forced" : "")
+           : Opts.ForceRowCache || ReadAgain
+               ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
+                             Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
+               : "row read once (one reduction stage, no whole-row output): not kept";
   return P;
 }
 

@@ -56,6 +56,30 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
   }
 }
 
+TEST_CASE("a row read once is not kept in registers", "[plan][schedule]") {
+  // sum(|x|) and max(|x|) of a row: one stage, per-row outputs only.
+  Graph G;
+  Value A = abs(G.input("x", DType::BF16, {"B", 4096}));
+  G.output("s", sum(A));
+  G.output("m", reduceMax(A));
+  GraphPlan P = planGraph(G, {});
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK_FALSE(P.Kernels[0].CacheRow);
+  CHECK_THAT(P.PlanText, Catch::Contains("row read once (one reduction stage, no whole-row "
+                                         "output): not kept"));
+  // A second stage (softmax: the sum after the max) reads it again.
+  Graph S;
+  S.output("y", nn::softmax(S.input("x", DType::BF16, {"B", 4096})));
+  CHECK(planGraph(S, {}).Kernels[0].CacheRow);
+  // So does an output over the whole row (mean-centering).
+  Graph M;
+  Value X = M.input("x", DType::BF16, {"B", 4096});
+  Value Mean = mean(X);
+  M.output("mean", Mean);
+  M.output("centered", X - Mean);
+  CHECK(planGraph(M, {}).Kernels[0].CacheRow);
+}
+
 TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][schedule]") {
   Graph G = rmsGraph(DType::BF16, 4096);
   PlanOptions Off;
