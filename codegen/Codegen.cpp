@@ -85,6 +85,24 @@ private:
   /// Iterations of a static row loop: over the row's own chunks, or (\p
   /// Shifted) over the chunks of a peeled row that starts off alignment.
   int64_t staticRowIters(bool Shifted) const;
+  /// A concat over the whole domain row whose pieces are multiples of Vec:
+  /// the element-wise skeleton branches once per chunk on its operand.
+  bool isHoistableConcat(NodeId N) const {
+    const Node &Nd = G.node(N);
+    if (Vec == 1 || Nd.Kind != Op::Concat || P.Flat ||
+        llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+      return false;
+    for (NodeId O : Nd.Operands)
+      if (G.node(O).Dims.back().Size % Vec != 0)
+        return false;
+    return true;
+  }
+  bool hoistableConcat() const {
+    for (NodeId N : P.Nodes)
+      if (isHoistableConcat(N))
+        return true;
+    return false;
+  }
   void lanes(bool Vector, const std::function<void(int)> &PerLane);
   void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
   std::string numelExpr() const;
@@ -308,7 +326,14 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("if (chunk >= ({})({}) * cpr) {};", IT, rowsExpr(), Exit.str()));
   E.line(fmt::format("const {} row = chunk / cpr;", IT));
   if (Peel) {
-    E.line(fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});", L, Vec));
+    // Chunks aligned to the lead's phase would straddle the pieces of a
+    // row-wide concat whose pieces are Vec-aligned (RoPE's halves) and send
+    // every lane down the per-lane concat path (0.61x of torch.compile on
+    // offset pointers, BENCHMARKS.md run 5): such rows keep chunks at the
+    // row start, and the misaligned tensors fall back per access instead.
+    E.line(hoistableConcat() ? std::string("const int jf_o = 0;")
+                             : fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});",
+                                           L, Vec));
     E.line(fmt::format("const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= {}) {};", L, Exit.str()));
@@ -321,15 +346,9 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   // A concat over the whole row whose pieces are Vec-aligned picks one
   // operand per chunk: branch once here instead of per lane (RoPE's halves).
   for (NodeId N : P.Nodes) {
+    if (!isHoistableConcat(N))
+      continue;
     const Node &Nd = G.node(N);
-    if (Vec == 1 || Nd.Kind != Op::Concat ||
-        llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
-      continue;
-    bool Aligned = true;
-    for (NodeId O : Nd.Operands)
-      Aligned &= G.node(O).Dims.back().Size % Vec == 0;
-    if (!Aligned)
-      continue;
     int64_t Lo = 0, Hi = 0;
     for (size_t I = 0; I < Nd.Operands.size(); ++I) {
       Hi += G.node(Nd.Operands[I]).Dims.back().Size;
