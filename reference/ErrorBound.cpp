@@ -615,9 +615,20 @@ void BoundWalker::reduction(NodeId Id,
   const std::vector<double> &Ex = Bnd[OpId].Data;
   DType OpT = G.node(OpId).Type;
   int64_t Len, Rows;
+  HostTensor GX, GE;
+  const double *XBase = X.Data.data(), *EBase = Ex.data();
   if (N.scope() == ReduceScope::All) {
     Len = X.numel();
     Rows = 1;
+  } else if (N.scope() == ReduceScope::Axes) {
+    // The terms of each output element gathered into a row; the bound only
+    // depends on the length (the kernel's summation tree over L terms).
+    GX = gatherReduced(X, N.reducedAxes(), Rows, Len);
+    HostTensor EX = X;
+    EX.Data = Ex;
+    GE = gatherReduced(EX, N.reducedAxes(), Rows, Len);
+    XBase = GX.Data.data();
+    EBase = GE.Data.data();
   } else {
     Len = X.Dims.back();
     Rows = numelOf(llvm::ArrayRef<int64_t>(X.Dims).drop_back());
@@ -630,8 +641,8 @@ void BoundWalker::reduction(NodeId Id,
   double D = static_cast<double>(summationDepth(Len));
   double Gamma = D * U / (1 - D * U);
   for (int64_t R = 0; R < Rows; ++R) {
-    const double *Xr = X.Data.data() + R * Len;
-    const double *Er = Ex.data() + R * Len;
+    const double *Xr = XBase + R * Len;
+    const double *Er = EBase + R * Len;
     double &E = Out.Data[R];
     if (!isFloat(N.Type)) {
       for (int64_t I = 0; I < Len && E == 0; ++I)
