@@ -62,6 +62,11 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
   }
   R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
+  if (R.View)
+    R.PlanText = "reductions over inner axes: planned on the row view of the graph "
+                 "(their trailing reduced dims merged into one row; shapes below are "
+                 "seen through it)\n" +
+                 R.PlanText;
   R.PlanDot = planToDot(G, R.Part);
   checkContract(G, R.Part, Opts, R.PlanText);
   return R;

@@ -96,30 +96,44 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
          "{}",
          Id, printNode(G, Id), First, shapeStr(M->Tail), Why);
   };
-  auto View = [&](NodeId Id, llvm::ArrayRef<Dim> S) {
+  // Each node's shape through the merge. A shape the merge cannot express
+  // ([N, 320, HW] where [10, HW] merges) keeps its dims: right as long as
+  // only reshapes (which keep the element order) connect it to merged ones.
+  std::vector<Shape> Dims(G.size());
+  std::vector<bool> Kept(G.size(), false), Changed(G.size(), false);
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Shape &S = G.node(Id).Dims;
     std::optional<Shape> V = M->view(S);
-    if (!V)
-      Refuse(Id, "the trailing dims of " + shapeStr(S) +
-                     " are neither the reduced dims nor all 1");
-    return *V;
-  };
-  // Last-axis ops see the merged row: they are only right where the merge
-  // leaves the shape's last axis alone (a trailing size-1 block).
+    Kept[Id] = !V;
+    Dims[Id] = V ? *V : S;
+    Changed[Id] = llvm::ArrayRef<Dim>(Dims[Id]) != llvm::ArrayRef<Dim>(S);
+  }
   for (NodeId Id = 0; Id < G.size(); ++Id) {
     const Node &N = G.node(Id);
-    bool LastAxisOp = N.Kind == Op::Slice || N.Kind == Op::Concat ||
-                      (isReduction(N.Kind) && N.scope() == ReduceScope::LastAxis);
-    if (!LastAxisOp)
+    if (N.Kind == Op::Reshape)
       continue;
     for (NodeId Op : N.Operands) {
+      if (Kept[Id] && Changed[Op])
+        Refuse(Id, "its shape " + shapeStr(N.Dims) +
+                       " is neither the reduced dims nor all 1 in its trailing dims, and "
+                       "its operand %" + std::to_string(Op) + " is merged");
+      if (Kept[Op] && (Changed[Id] || isReduction(N.Kind)))
+        Refuse(Op, "the trailing dims of " + shapeStr(G.node(Op).Dims) +
+                       " are neither the reduced dims nor all 1");
+    }
+    // Last-axis ops see the merged row: they are only right where the merge
+    // leaves the shape's last axis alone.
+    bool LastAxisOp = N.Kind == Op::Slice || N.Kind == Op::Concat ||
+                      (isReduction(N.Kind) && N.scope() == ReduceScope::LastAxis);
+    for (NodeId Op : N.Operands) {
       const Shape &S = G.node(Op).Dims;
-      if (S.size() >= M->Tail.size() && View(Op, S).back() != S.back())
+      if (LastAxisOp && !S.empty() && Changed[Op] && Dims[Op].back() != S.back())
         Refuse(Id, std::string(opName(N.Kind)) + " works on the last axis of " +
                        shapeStr(S) + ", which the merge joins with other axes");
     }
   }
   return G.relabeled([&](NodeId Id, Node &N) {
-    N.Dims = View(Id, N.Dims);
+    N.Dims = Dims[Id];
     if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes) {
       N.A0 = static_cast<int64_t>(ReduceScope::LastAxis);
       N.A1 = 0;

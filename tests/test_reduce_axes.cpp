@@ -246,13 +246,37 @@ TEST_CASE("reduce axes: a tensor that cannot be seen through the merge is named"
   CHECK_THROWS_WITH(planGraph(G, PlanOptions{}),
                     Contains("%1 (in '%1 = input() : f32[8,1] \"w\"')") &&
                         Contains("neither the reduced dims nor all 1"));
+  // An element-wise op over a tensor the merge cannot express, fed by a
+  // merged one.
+  Graph E;
+  Value EX = E.input("x", f32, {2, 8, 5});
+  Value EY = E.input("y", f32, {2, 4, 5});
+  E.output("t", EY * sum(EX, {-2, -1})); // [2, 4, 5] * [2, 1, 1]
+  CHECK_THROWS_WITH(planGraph(E, PlanOptions{}),
+                    Contains("%3 (in '%3 = mul(%1, %2)") &&
+                        Contains("its operand %2 is merged"));
+  // Tensors the merge cannot express are fine among themselves.
+  Graph F;
+  Value FX = F.input("x", f32, {3, 8, 5});
+  Value FY = F.input("y", f32, {3, 2, 4, 5});
+  F.output("s", sum(FX, {-2, -1}));
+  F.output("t", reshape(FX, {3, 2, 4, 5}) + FY);
+  CHECK(planGraph(F, PlanOptions{}).View);
   // A last-axis reduction inside the merged dims in the same graph.
   Graph H;
   Value Z = H.input("z", f32, {3, 8, 5});
   H.output("a", sum(Z, {-2, -1}));
   H.output("b", sum(Z));
   CHECK_THROWS_WITH(planGraph(H, PlanOptions{}),
-                    Contains("sum works on the last axis of [3,8,5]"));
+                    Contains("%2 (in '%2 = sum(%0) : f32[3,8,1] last-axis'): cannot plan "
+                             "the reduction %1"));
+  // A slice of the last axis inside the merged dims.
+  Graph S;
+  Value SX = S.input("x", f32, {3, 8, 5});
+  S.output("a", sum(SX, {-2, -1}));
+  S.output("b", slice(SX, 0, 4));
+  CHECK_THROWS_WITH(planGraph(S, PlanOptions{}),
+                    Contains("= slice(%0) : f32[3,8,4] [0:4]'): cannot plan the reduction %1"));
   // Two inner reductions merging different dims.
   Graph K;
   Value A = K.input("a", f32, {3, 8, 5});
@@ -260,6 +284,39 @@ TEST_CASE("reduce axes: a tensor that cannot be seen through the merge is named"
   K.output("t", sum(A, {0, 1, 2}));
   CHECK_THROWS_WITH(planGraph(K, PlanOptions{}),
                     Contains("one graph may merge only one set of trailing dims"));
+}
+
+TEST_CASE("reduce axes: GroupNorm through a reshape of [N, C, HW] plans its "
+          "statistics and prologue as one row kernel",
+          "[reduce-axes]") {
+  // The input's shape [N, 12, 33] cannot be seen through the merge of
+  // [3, 33]; only the reshape connects it, which keeps the element order.
+  Graph G;
+  Value X = G.input("x", f32, {"N", 12, 33});
+  Value XG = reshape(X, {"N", 4, 3, 33});
+  Value Y = groupNormCore(XG, 1e-5);
+  G.output("y", reshape(Y, {"N", 12, 33}));
+  GraphPlan P = planGraph(G, PlanOptions{});
+  REQUIRE(P.View);
+  CHECK(shapeStr(P.View->node(X.id()).Dims) == shapeStr(Shape{"N", 12, 33}));
+  CHECK(shapeStr(P.View->node(XG.id()).Dims) == shapeStr(Shape{"N", 4, 99}));
+  bool RowKernel = false;
+  for (const KernelPlan &K : P.Kernels)
+    RowKernel |= K.Kind == KernelKind::RowReduce &&
+                 shapeStr(K.Domain) == shapeStr(Shape{"N", 4, 99});
+  CHECK(RowKernel);
+  // The reshape in fuses into the row kernel; the reshape back is still a
+  // copy (views after a reduction are issue 14 item 2).
+  CHECK(P.Kernels.size() == 2);
+  CHECK_THAT(P.PlanText, Contains("row view"));
+  // The reference agrees with a hand-computed group mean.
+  Graph H;
+  Value Z = H.input("z", f64, {1, 4, 2});
+  H.output("m", mean(reshape(Z, {1, 2, 2, 2}), {-2, -1}));
+  Bindings B;
+  B.Inputs["z"] = iota(f64, {1, 4, 2});
+  HostTensor M = interpret(H, B).at("m");
+  CHECK(M.Data == std::vector<double>{2.5, 6.5});
 }
 
 TEST_CASE("reduce axes: inner reductions compile with NVRTC, fused and unfused",
@@ -296,6 +353,18 @@ TEST_CASE("reduce axes: inner multi-axis reductions, fused vs unfused vs referen
     checkGraph(G, randomBindings(G, {{"N", 3}}, {}, O), O);
     O.MisalignEach = {1, 3};
     checkGraph(G, randomBindings(G, {{"N", 2}}, {}, O), O);
+  }
+  // GroupNorm on [N, C, HW] through reshapes, odd sizes.
+  for (DType T : {f32, bf16}) {
+    Graph R;
+    Value X = R.input("x", T, {"N", 12, 37});
+    Value Y = groupNormCore(reshape(X, {"N", 4, 3, 37}), 1e-5);
+    R.output("y", reshape(Y, {"N", 12, 37}));
+    INFO("group norm dtype " << dtypeName(T).str());
+    checkGraph(R, randomBindings(R, {{"N", 3}}, {}));
+    CheckOptions O;
+    O.MisalignEach = {1, 1};
+    checkGraph(R, randomBindings(R, {{"N", 2}}, {}, O), O);
   }
   // Every axis kept as size 1: one row of all elements.
   Graph H;
