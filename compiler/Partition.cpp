@@ -1,6 +1,8 @@
 //===- compiler/Partition.cpp - partition bookkeeping and the unfused one -===//
 #include "compiler/Partition.h"
 
+#include "compiler/ReduceAxes.h"
+
 #include "support/Error.h"
 
 #include <algorithm>
@@ -42,6 +44,8 @@ static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
       continue;
     if (Nd.scope() == ReduceScope::All)
       return KernelKind::FullReduce;
+    if (isColumnReduction(Nd))
+      return KernelKind::ColumnReduce;
     K = KernelKind::RowReduce;
   }
   return K;

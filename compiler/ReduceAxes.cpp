@@ -15,6 +15,11 @@ bool isInnerAxes(uint32_t Mask, unsigned Rank) {
   return (Mask & ~All) == 0 && ((Mask + (Mask & -Mask)) & All) == 0;
 }
 
+bool isColumnReduction(const Node &N) {
+  return isReduction(N.Kind) && N.scope() == ReduceScope::Axes && N.rank() == 2 &&
+         N.reducedAxes() == 1u;
+}
+
 namespace {
 /// The trailing dims every inner reduction merges, and what a shape looks
 /// like through the merge.
@@ -63,10 +68,13 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
     if (!isReduction(N.Kind) || N.scope() != ReduceScope::Axes)
       continue;
     const Shape &X = G.node(N.Operands[0]).Dims;
+    if (isColumnReduction(N))
+      continue;
     if (!isInnerAxes(N.reducedAxes(), N.rank()))
       fail("%{} {} over axes {} of {}{}: only reductions over the innermost "
-           "axes (e.g. {{-2, -1}}) are lowered; an outer or mixed set of axes "
-           "is not supported yet",
+           "axes (e.g. {{-2, -1}}) or over axis 0 of a rank-2 tensor are "
+           "lowered; other outer or mixed sets of axes are not supported yet "
+           "(reshape to [R, C] and reduce {{0}})",
            Id, opName(N.Kind).str(), axesOf(N),
            dtypeName(G.node(N.Operands[0]).Type).str(), shapeStr(X));
     unsigned K = 0;
@@ -90,6 +98,12 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
   }
   if (!M)
     return std::nullopt;
+  for (NodeId Id = 0; Id < G.size(); ++Id)
+    if (isColumnReduction(G.node(Id)))
+      fail("%{} {} over axis 0 (a column reduction) and the inner reduction %{} "
+           "are in one graph; the row view of inner reductions does not hold "
+           "column reductions yet",
+           Id, opName(G.node(Id).Kind).str(), First);
 
   auto Refuse = [&](NodeId Id, const std::string &Why) {
     fail("%{} (in '{}'): cannot plan the reduction %{} over the merged dims {}: "

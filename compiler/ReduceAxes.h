@@ -20,6 +20,10 @@ namespace jitfuse {
 /// True when Mask (bit I: axis I) is the innermost Rank - K axes for some K.
 bool isInnerAxes(uint32_t Mask, unsigned Rank);
 
+/// A reduction over axis 0 of a rank-2 tensor ([R, C] -> [1, C]): planned as
+/// a column reduction (KernelKind::ColumnReduce) on the graph as it is.
+bool isColumnReduction(const Node &N);
+
 /// nullopt when G has no ReduceScope::Axes reduction; else G seen with the
 /// reduced trailing dims merged (same node ids, every Axes reduction turned
 /// into a last-axis one). Throws jitfuse::Error naming the node when a
