@@ -270,6 +270,19 @@ ExampleGraph buildGroupNorm() {
   return E;
 }
 
+ExampleGraph buildBiasGrad() {
+  ExampleGraph E = start("bias_grad",
+                         "dbias = sum(dy, axis 0) in f32 over bf16 [B,4096] -> [1,4096] "
+                         "(column reduction: the bias gradient of a linear layer)");
+  Graph &G = *E.G;
+  Value Dy = G.input("dy", bf16, {"B", Hidden});
+  Value DBias = sum(cast(Dy, f32), {0});
+  G.output("dbias", DBias);
+  E.Dims = {{"B", DefaultRows}};
+  E.SameKernel = {expressionNodes(G, {DBias.id()})};
+  return E;
+}
+
 namespace {
 
 struct Entry {
@@ -283,6 +296,7 @@ constexpr Entry Registry[] = {
     {"softmax_mask", buildSoftmaxMask}, {"swiglu", buildSwiglu},
     {"rope", buildRope},              {"llama_block", buildLlamaBlock},
     {"dropout", buildDropout},        {"group_norm", buildGroupNorm},
+    {"bias_grad", buildBiasGrad},
 };
 
 } // namespace
