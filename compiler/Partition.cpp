@@ -14,7 +14,7 @@ llvm::StringRef describeReason(BoundaryReason R) {
   switch (R) {
   case BoundaryReason::Unfused: return "fusion is off (CompileOptions::Fuse = false)";
   case BoundaryReason::DomainMismatch: return "producer and consumer iterate over different shapes";
-  case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel";
+  case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel (so does a column reduction's)";
   case BoundaryReason::RowDomainMismatch: return "a row reduction's result is used over a different row domain";
   case BoundaryReason::MultipleConsumers: return "the value is needed by several kernels, so it is materialized once";
   case BoundaryReason::WouldCycle: return "fusing would create a cycle between kernels";

@@ -469,6 +469,21 @@ TEST_CASE("reduce axes: column sums and means, fused vs unfused vs reference",
       checkGraph(G, randomBindings(G, {{"B", 65}}, {}, O), O);
     }
   }
+  // BatchNorm statistics over [N*HW, C]: two column kernels and the
+  // normalization between them.
+  for (DType T : {f32, bf16}) {
+    Graph G;
+    Value X = G.input("x", T, {"R", 67});
+    Value XF = cast(X, f32);
+    Value Mu = mean(XF, {0});
+    Value D = XF - Mu;
+    Value Var = mean(D * D, {0});
+    G.output("mean", Mu);
+    G.output("var", Var);
+    G.output("y", cast(D * rsqrt(Var + 1e-5), T));
+    INFO("batch norm dtype " << dtypeName(T).str());
+    checkGraph(G, randomBindings(G, {{"R", 513}}, {}));
+  }
   // The bias gradient: f32 accumulation of a bf16 upstream gradient.
   Graph G;
   Value Dy = G.input("dy", bf16, {"B", 4096});
