@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/ColumnReduce.h"
 
 #include "codegen/Emitter.h"
 #include "codegen/Spelling.h"
@@ -28,6 +29,7 @@ llvm::StringRef kernelKindNameImpl(KernelKind K) {
   case KernelKind::Elementwise: return "elementwise";
   case KernelKind::RowReduce: return "row-reduction";
   case KernelKind::FullReduce: return "full-reduction";
+  case KernelKind::ColumnReduce: return "column-reduction";
   }
   JITFUSE_UNREACHABLE("unknown kernel kind");
   return "";
@@ -243,6 +245,7 @@ std::string KernelWriter::write() {
   case KernelKind::Elementwise: elementwiseBody(); break;
   case KernelKind::RowReduce: rowBody(); break;
   case KernelKind::FullReduce: fullBody(); break;
+  case KernelKind::ColumnReduce: columnReduceBody(G, P, E); break;
   }
   return Out + E.takeText() + "}\n";
 }

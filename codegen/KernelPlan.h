@@ -18,6 +18,7 @@ enum class KernelKind : uint8_t {
   Elementwise, // Level 1: one thread per chunk of Vec elements
   RowReduce,   // Level 2: a thread group per row, reductions over the last axis
   FullReduce,  // all elements to one value, deterministic two-stage
+  ColumnReduce, // axis 0 of [R, C] to [1, C]: threads own columns
 };
 
 llvm::StringRef kernelKindName(KernelKind K);
@@ -50,6 +51,7 @@ struct KernelPlan {
 
   bool peeledVariant(size_t I) const { return Peel && I + 1 == Vecs.size(); }
   /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
+  /// ColumnReduce: columns per block (RowsPerBlock: threads per column).
   int ThreadsX = 256;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).

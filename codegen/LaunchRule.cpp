@@ -57,6 +57,13 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
     L.GridX = gridBlocks(S.Rows, RowsPerBlock);
     return L;
+  case KernelKind::ColumnReduce:
+    // Launched with no rows too: an empty column still writes its identity.
+    if (S.RowLen == 0)
+      return std::nullopt;
+    L.BlockY = static_cast<unsigned>(RowsPerBlock);
+    L.GridX = gridBlocks(S.RowLen, ThreadsX);
+    return L;
   case KernelKind::FullReduce: {
     // Always launched: an empty reduction still writes its identity.
     int64_t Blocks = std::min<int64_t>((Chunks() + ThreadsX - 1) / ThreadsX, maxBlocks(SmCount));

@@ -43,6 +43,10 @@ inline constexpr int MaxVectorBytes = 16;
 /// so the two-stage sum is bitwise reproducible): 2 per SM left HBM idle
 /// (W2 at 54% of the copy ceiling); 8 keeps enough loads in flight.
 inline constexpr int FullReduceBlocksPerSm = 8;
+/// Column reductions: columns per block, and threads per column (each sums
+/// every ColumnRowThreads-th row; the partials combine in a fixed order).
+inline constexpr int ColumnThreads = 32;
+inline constexpr int ColumnRowThreads = 8;
 } // namespace launch
 
 /// Grid and block of one launch. No kernel uses dynamic shared memory yet;

@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
 
+#include "compiler/ReduceAxes.h"
+
 #include "compiler/Recompute.h"
 
 #include <algorithm>
@@ -112,7 +114,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
   for (unsigned C : S) {
     const ClusterState &K = Clusters[C];
     Size += K.Nodes.size();
-    if (K.Kind == KernelKind::FullReduce)
+    if (K.Kind == KernelKind::FullReduce || K.Kind == KernelKind::ColumnReduce)
       return Refusal{BoundaryReason::ReductionResult, ""};
     if (K.Kind != KernelKind::RowReduce)
       continue;
@@ -126,11 +128,13 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
     return Refusal{BoundaryReason::ClusterTooLarge,
                    "cap " + std::to_string(MaxClusterNodes) + " nodes"};
 
-  if (isReduction(Nd.Kind) && Nd.scope() == ReduceScope::All) {
+  bool Column = isReduction(Nd.Kind) && isColumnReduction(Nd);
+  if (isReduction(Nd.Kind) && (Nd.scope() == ReduceScope::All || Column)) {
     const Shape &OpShape = G.node(Nd.Operands[0]).Dims;
     if (S.size() != 1 || HaveRow || !sameShape(Clusters[S[0]].Domain, OpShape))
       return Refusal{BoundaryReason::DomainMismatch,
-                     "a full reduction takes only an element-wise prologue over " +
+                     std::string(Column ? "a column" : "a full") +
+                         " reduction takes only an element-wise prologue over " +
                          shapeStr(OpShape)};
     for (NodeId M : Clusters[S[0]].Nodes) {
       if (IsOutput[M])
@@ -142,7 +146,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                          "%" + std::to_string(M) + " is also used by %" +
                              std::to_string(U)};
     }
-    Kind = KernelKind::FullReduce;
+    Kind = Column ? KernelKind::ColumnReduce : KernelKind::FullReduce;
     Domain = OpShape;
   } else if (isReduction(Nd.Kind)) {
     const Shape &OpShape = G.node(Nd.Operands[0]).Dims;
@@ -157,7 +161,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                      shapeStr(Nd.Dims) + " is neither the row " + shapeStr(Row) +
                          " nor its reduced shape"};
   }
-  if (Kind != KernelKind::FullReduce) {
+  if (Kind != KernelKind::FullReduce && Kind != KernelKind::ColumnReduce) {
     Kind = HaveRow ? KernelKind::RowReduce : KernelKind::Elementwise;
     Domain = HaveRow ? Row : Nd.Dims;
     for (unsigned C : S) {
@@ -333,7 +337,8 @@ unsigned Fuser::newCluster(NodeId N) {
   ClusterState K;
   if (isReduction(Nd.Kind)) {
     K.Kind = Nd.scope() == ReduceScope::All ? KernelKind::FullReduce
-                                            : KernelKind::RowReduce;
+             : isColumnReduction(Nd)         ? KernelKind::ColumnReduce
+                                             : KernelKind::RowReduce;
     K.Domain = G.node(Nd.Operands[0]).Dims;
   } else {
     K.Domain = Nd.Dims;

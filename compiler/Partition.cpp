@@ -1,6 +1,8 @@
 //===- compiler/Partition.cpp - partition bookkeeping and the unfused one -===//
 #include "compiler/Partition.h"
 
+#include "compiler/ReduceAxes.h"
+
 #include "support/Error.h"
 
 #include <algorithm>
@@ -12,7 +14,7 @@ llvm::StringRef describeReason(BoundaryReason R) {
   switch (R) {
   case BoundaryReason::Unfused: return "fusion is off (CompileOptions::Fuse = false)";
   case BoundaryReason::DomainMismatch: return "producer and consumer iterate over different shapes";
-  case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel";
+  case BoundaryReason::ReductionResult: return "a full reduction's result starts a new kernel (so does a column reduction's)";
   case BoundaryReason::RowDomainMismatch: return "a row reduction's result is used over a different row domain";
   case BoundaryReason::MultipleConsumers: return "the value is needed by several kernels, so it is materialized once";
   case BoundaryReason::WouldCycle: return "fusing would create a cycle between kernels";
@@ -42,6 +44,8 @@ static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
       continue;
     if (Nd.scope() == ReduceScope::All)
       return KernelKind::FullReduce;
+    if (isColumnReduction(Nd))
+      return KernelKind::ColumnReduce;
     K = KernelKind::RowReduce;
   }
   return K;

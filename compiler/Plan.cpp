@@ -53,6 +53,7 @@ llvm::StringRef clusterLevel(KernelKind K) {
   case KernelKind::Elementwise: return "L1 element-wise";
   case KernelKind::RowReduce: return "L2 row-reduction";
   case KernelKind::FullReduce: return "full reduction";
+  case KernelKind::ColumnReduce: return "column reduction";
   }
   return "";
 }

@@ -3,6 +3,7 @@
 
 #include "compiler/Fusion.h"
 #include "compiler/Plan.h"
+#include "compiler/ReduceAxes.h"
 #include "compiler/Schedule.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
@@ -35,11 +36,23 @@ static void checkContract(const Graph &G, const Partition &P, const PlanOptions 
   }
 }
 
+static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R);
+
 GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
   G.verify();
   if (G.outputs().empty())
     fail("compile: the graph has no outputs; mark results with g.output(name, value)");
   GraphPlan R;
+  R.GraphText = printGraph(G);
+  if (std::optional<Graph> V = rowViewOfAxes(G))
+    R.View = std::make_shared<const Graph>(std::move(*V));
+  // The view outlives the move of R: the shared_ptr moves, not the graph.
+  const Graph &Planned = R.planned(G);
+  return planView(Planned, Opts, std::move(R));
+}
+
+/// The partition and schedule of G (the user's graph or its row view).
+static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) {
   R.Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
   ScheduleOptions SO;
   SO.FastMath = Opts.FastMath;
@@ -49,8 +62,12 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
   }
-  R.GraphText = printGraph(G);
   R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
+  if (R.View)
+    R.PlanText = "reductions over inner axes: planned on the row view of the graph "
+                 "(their trailing reduced dims merged into one row; shapes below are "
+                 "seen through it)\n" +
+                 R.PlanText;
   R.PlanDot = planToDot(G, R.Part);
   checkContract(G, R.Part, Opts, R.PlanText);
   return R;

@@ -11,6 +11,7 @@
 #include "compiler/Partition.h"
 #include "compiler/SizeExpr.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ struct GraphPlan {
   std::vector<KernelPlan> Kernels;  // one per cluster, in launch order
   std::vector<SizeSum> KernelBytes; // minimal traffic of each kernel
   std::string GraphText, PlanText, PlanDot;
+  /// The graph the plan was made for when it is not the user's: reductions
+  /// over inner axes seen as row reductions (compiler/ReduceAxes.h); same
+  /// node ids. Codegen and the launch table read it; null: the user's graph.
+  std::shared_ptr<const Graph> View;
+
+  const Graph &planned(const Graph &G) const { return View ? *View : G; }
 };
 
 /// Verifies \p G, partitions it (fused or one kernel per op), schedules each

@@ -123,6 +123,14 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       P.DynDims.push_back(D);
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
 
+  if (C.Kind == KernelKind::ColumnReduce) {
+    // Scalar loads, coalesced across the threads of a row (adjacent
+    // columns); any pointer alignment, no peeled variant.
+    P.Vecs = {1};
+    P.ThreadsX = codegen::launch::ColumnThreads;
+    P.RowsPerBlock = codegen::launch::ColumnRowThreads;
+    return P;
+  }
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 

@@ -131,8 +131,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "emit": each kernel once; its text is both the inspection copy and
   // part of the program (emission dominates a cache hit's CPU time).
   std::vector<codegen::EmittedKernel> Emitted;
+  // Kernels are written for the graph the plan was made for (the user's, or
+  // its row view when reductions run over inner axes; same node ids).
+  const Graph &PG = Plan.planned(G);
   for (const KernelPlan &K : Plan.Kernels)
-    Emitted.push_back(codegen::emitKernel(G, K));
+    Emitted.push_back(codegen::emitKernel(PG, K));
   auto X = std::make_unique<ExecutableImpl>();
   X->Source = codegen::joinProgram(Emitted);
   double EmitMs = msSince(Start) - PlanMs;
@@ -181,7 +184,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
                           K.RowsPerBlock, Emitted[I].source()});
   }
-  X->buildLaunches(G, Plan.Kernels, Emitted);
+  X->buildLaunches(PG, Plan.Kernels, Emitted);
   X->Part = std::move(Plan.Part);
   X->KernelBytes = std::move(Plan.KernelBytes);
   X->GraphText = std::move(Plan.GraphText);

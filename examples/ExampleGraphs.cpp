@@ -245,6 +245,44 @@ ExampleGraph buildDropout() {
   return E;
 }
 
+ExampleGraph buildGroupNorm() {
+  ExampleGraph E = start("group_norm",
+                         "y = GroupNorm(32)(x) * weight + bias over f16 [N,320,64*64]: "
+                         "statistics over axes {-2,-1} of [N,32,10,4096] (a row "
+                         "reduction over the merged group), affine per channel");
+  Graph &G = *E.G;
+  constexpr int64_t C = 320, Groups = 32, HW = 64 * 64;
+  Value X = G.input("x", f16, {"N", C, HW});
+  Value W = G.input("weight", f16, {C, 1});
+  Value B = G.input("bias", f16, {C, 1});
+  Value Eps = G.scalar("eps", f32);
+  Value XG = reshape(X, {"N", Groups, C / Groups, HW});
+  Value XF = cast(XG, f32);
+  Value Mu = mean(XF, {-2, -1});
+  Value D = XF - Mu;
+  Value Norm = D * rsqrt(mean(D * D, {-2, -1}) + Eps);
+  Value Y = cast(reshape(Norm, {"N", C, HW}) * W + B, f16);
+  G.output("y", Y);
+  E.Dims = {{"N", 2}};
+  E.Scalars = {{"eps", 1e-5}};
+  // The statistics, the normalization and the reshape in: one row kernel.
+  E.SameKernel = {expressionNodes(G, {Norm.id()})};
+  return E;
+}
+
+ExampleGraph buildBiasGrad() {
+  ExampleGraph E = start("bias_grad",
+                         "dbias = sum(dy, axis 0) in f32 over bf16 [B,4096] -> [1,4096] "
+                         "(column reduction: the bias gradient of a linear layer)");
+  Graph &G = *E.G;
+  Value Dy = G.input("dy", bf16, {"B", Hidden});
+  Value DBias = sum(cast(Dy, f32), {0});
+  G.output("dbias", DBias);
+  E.Dims = {{"B", DefaultRows}};
+  E.SameKernel = {expressionNodes(G, {DBias.id()})};
+  return E;
+}
+
 namespace {
 
 struct Entry {
@@ -257,7 +295,8 @@ constexpr Entry Registry[] = {
     {"add_rmsnorm", buildAddRmsNorm}, {"add_layernorm", buildAddLayerNorm},
     {"softmax_mask", buildSoftmaxMask}, {"swiglu", buildSwiglu},
     {"rope", buildRope},              {"llama_block", buildLlamaBlock},
-    {"dropout", buildDropout},
+    {"dropout", buildDropout},        {"group_norm", buildGroupNorm},
+    {"bias_grad", buildBiasGrad},
 };
 
 } // namespace

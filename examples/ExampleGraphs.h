@@ -51,6 +51,8 @@ ExampleGraph buildSwiglu();
 ExampleGraph buildRope();
 ExampleGraph buildLlamaBlock();
 ExampleGraph buildDropout();
+ExampleGraph buildGroupNorm();
+ExampleGraph buildBiasGrad();
 
 /// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
 /// the whole expression behind them, up to inputs, scalars and constants.

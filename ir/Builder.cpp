@@ -8,6 +8,7 @@
 
 #include "support/Error.h"
 #include <llvm/Support/CheckedArithmetic.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -181,13 +182,8 @@ Value fma(Value A, Value B, Value C) {
   return make(G, Op::Fma, T, std::move(S), {A, B, C});
 }
 
-Value reduce(Op O, Value X, ReduceScope S) {
-  checkKind("reduce", O, OpKind::Reduce);
-  Graph &G = sameGraph(opName(O), {X});
-  if (S == ReduceScope::LastAxis && X.rank() == 0)
-    fail("{}: operand {} has rank 0; there is no last axis to reduce (use "
-         "ReduceScope::All)",
-         opName(O).str(), describe(X));
+/// The result dtype of reduction O over X (ResultRule of its row).
+static DType reducedType(Op O, Value X) {
   DType T = X.dtype();
   if (opInfo(O).Result == ResultRule::FloatPromote && !isFloat(T))
     T = DType::F32;
@@ -196,6 +192,20 @@ Value reduce(Op O, Value X, ReduceScope S) {
   else if (T == DType::Bool)
     fail("{}: operand {} is bool; expected a numeric dtype", opName(O).str(),
          describe(X));
+  return T;
+}
+
+Value reduce(Op O, Value X, ReduceScope S) {
+  checkKind("reduce", O, OpKind::Reduce);
+  Graph &G = sameGraph(opName(O), {X});
+  if (S == ReduceScope::Axes)
+    fail("{}: ReduceScope::Axes needs the axes; call {}(x, {{axes...}})",
+         opName(O).str(), opName(O).str());
+  if (S == ReduceScope::LastAxis && X.rank() == 0)
+    fail("{}: operand {} has rank 0; there is no last axis to reduce (use "
+         "ReduceScope::All)",
+         opName(O).str(), describe(X));
+  DType T = reducedType(O, X);
   Shape Out;
   if (S == ReduceScope::LastAxis) {
     Out = X.shape();
@@ -208,6 +218,53 @@ Value sum(Value X, ReduceScope S) { return reduce(Op::ReduceSum, X, S); }
 Value reduceMax(Value X, ReduceScope S) { return reduce(Op::ReduceMax, X, S); }
 Value reduceMin(Value X, ReduceScope S) { return reduce(Op::ReduceMin, X, S); }
 Value mean(Value X, ReduceScope S) { return reduce(Op::ReduceMean, X, S); }
+
+Value reduce(Op O, Value X, llvm::ArrayRef<int64_t> Axes) {
+  checkKind("reduce", O, OpKind::Reduce);
+  Graph &G = sameGraph(opName(O), {X});
+  int64_t Rank = X.rank();
+  if (Axes.empty())
+    fail("{}: no axes given for operand {}; expected at least one axis (or "
+         "ReduceScope::All)",
+         opName(O).str(), describe(X));
+  uint32_t Mask = 0;
+  for (int64_t A : Axes) {
+    if (A < -Rank || A >= Rank)
+      fail("{}: axis {} is out of range for operand {} of rank {}; expected "
+           "an axis in [{}, {}]",
+           opName(O).str(), A, describe(X), Rank, -Rank, Rank - 1);
+    int64_t Axis = A < 0 ? A + Rank : A;
+    if (Mask & (1u << Axis))
+      fail("{}: axis {} is given twice for operand {} (axes {}); expected "
+           "each axis once",
+           opName(O).str(), Axis, describe(X),
+           fmt::format("{{{}}}", fmt::join(Axes, ", ")));
+    Mask |= 1u << Axis;
+  }
+  // The last axis alone is today's row reduction: one node, one spelling.
+  if (Mask == 1u << (Rank - 1))
+    return reduce(O, X, ReduceScope::LastAxis);
+  DType T = reducedType(O, X);
+  Shape Out = X.shape();
+  for (unsigned I = 0; I < Out.size(); ++I)
+    if (Mask & (1u << I))
+      Out[I] = Dim(1);
+  return make(G, O, T, std::move(Out), {X},
+              static_cast<int64_t>(ReduceScope::Axes), Mask);
+}
+
+Value sum(Value X, llvm::ArrayRef<int64_t> Axes) {
+  return reduce(Op::ReduceSum, X, Axes);
+}
+Value reduceMax(Value X, llvm::ArrayRef<int64_t> Axes) {
+  return reduce(Op::ReduceMax, X, Axes);
+}
+Value reduceMin(Value X, llvm::ArrayRef<int64_t> Axes) {
+  return reduce(Op::ReduceMin, X, Axes);
+}
+Value mean(Value X, llvm::ArrayRef<int64_t> Axes) {
+  return reduce(Op::ReduceMean, X, Axes);
+}
 
 /// Target shapes given to views and rand_uniform obey the same rules as
 /// input shapes: rank <= MaxRank and no negative static dim.

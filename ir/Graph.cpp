@@ -29,6 +29,18 @@ Graph::Graph(Graph &&O)
 
 Graph::~Graph() = default;
 
+Graph Graph::relabeled(llvm::function_ref<void(NodeId, Node &)> Edit) const {
+  Graph R;
+  R.Nodes = Nodes;
+  for (NodeId Id = 0; Id < R.Nodes.size(); ++Id)
+    Edit(Id, R.Nodes[Id]);
+  R.Inputs = Inputs;
+  R.Scalars = Scalars;
+  R.Outputs = Outputs;
+  R.DynDims = DynDims;
+  return R;
+}
+
 bool Node::operator==(const Node &O) const {
   if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
       A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size())
@@ -234,6 +246,11 @@ void Graph::verify() const {
     if (N.rank() > MaxRank)
       fail("verify: node %{} ({}) has rank {} > {}", Id, opName(N.Kind).str(),
            N.rank(), MaxRank);
+    if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes &&
+        (N.A1 <= 0 || N.A1 >= (int64_t(1) << N.rank())))
+      fail("verify: node %{} ({}) reduces axes mask {:#x}, expected a non-empty "
+           "set of its {} axes",
+           Id, opName(N.Kind).str(), N.A1, N.rank());
   }
   for (const GraphOutput &O : Outputs)
     if (O.Id >= Nodes.size())

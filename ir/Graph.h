@@ -10,6 +10,7 @@
 #include "ir/Node.h"
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 
 #include <deque>
@@ -87,6 +88,12 @@ public:
   NodeId addNode(Node N);
   Value value(NodeId Id) { return Value(this, Id); }
 
+  /// A copy of this graph with the same node ids, inputs, scalars, outputs
+  /// and dynamic dims, each node passed through Edit. For the planner's
+  /// views of a graph (compiler/ReduceAxes.h): nodes added to the copy are
+  /// never shared with the copied ones.
+  Graph relabeled(llvm::function_ref<void(NodeId, Node &)> Edit) const;
+
   /// Checks the structural invariants (operand counts, topological order,
   /// rank limit, outputs that name existing nodes); throws jitfuse::Error on
   /// a broken graph. Shapes are checked when each node is built, not here.
@@ -140,6 +147,15 @@ Value reduceMax(Value X, ReduceScope S = ReduceScope::LastAxis);
 Value reduceMin(Value X, ReduceScope S = ReduceScope::LastAxis);
 Value mean(Value X, ReduceScope S = ReduceScope::LastAxis);
 Value reduce(Op O, Value X, ReduceScope S);
+/// Reductions over a set of axes (negative axes count from the end), each
+/// reduced axis kept with size 1: sum(x, {0}) of [B, H] is [1, H]. Throws
+/// for an axis out of range, a repeated axis or an empty set. {-1} alone is
+/// ReduceScope::LastAxis (the same node).
+Value sum(Value X, llvm::ArrayRef<int64_t> Axes);
+Value reduceMax(Value X, llvm::ArrayRef<int64_t> Axes);
+Value reduceMin(Value X, llvm::ArrayRef<int64_t> Axes);
+Value mean(Value X, llvm::ArrayRef<int64_t> Axes);
+Value reduce(Op O, Value X, llvm::ArrayRef<int64_t> Axes);
 
 Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims);
 Value reshape(Value X, llvm::ArrayRef<Dim> Dims);

@@ -69,15 +69,18 @@ constexpr bool isComparison(Op O) { return opInfo(O).Flag == OpFlag::Comparison;
 /// not and or: their operands are read as truth values.
 constexpr bool isLogical(Op O) { return opInfo(O).Flag == OpFlag::Logical; }
 
-/// Reductions keep the last axis (size 1) or reduce every element to rank 0.
-enum class ReduceScope : int64_t { LastAxis = 0, All = 1 };
+/// Reductions keep the last axis (size 1), reduce every element to rank 0,
+/// or reduce a set of axes kept as size 1 (Axes; the set is Node::A1, a
+/// bit mask, never just the last axis: that is LastAxis).
+enum class ReduceScope : int64_t { LastAxis = 0, All = 1, Axes = 2 };
 
 using NodeId = uint32_t;
 
 /// A graph node. Attributes are op-specific:
 ///   Input/Scalar: Name; A0 = position among inputs/scalars.
 ///   Constant:     F = value.
-///   Reduce*:      A0 = ReduceScope.
+///   Reduce*:      A0 = ReduceScope; with Axes, A1 = mask of the reduced
+///                 axes (bit I: axis I of the operand).
 ///   Slice:        [A0, A1) on the last axis.
 ///   RandUniform:  A0 = stream id (distinguishes two draws with one seed).
 struct Node {
@@ -93,6 +96,13 @@ struct Node {
   unsigned rank() const { return Dims.size(); }
   bool isLeaf() const { return opKind(Kind) == OpKind::Leaf; }
   ReduceScope scope() const { return static_cast<ReduceScope>(A0); }
+  /// A keepdim reduction's reduced axes as a bit mask (bit I: axis I); the
+  /// result has the operand's rank. Not meaningful for ReduceScope::All.
+  uint32_t reducedAxes() const {
+    if (scope() == ReduceScope::Axes)
+      return static_cast<uint32_t>(A1);
+    return rank() == 0 ? 0u : 1u << (rank() - 1);
+  }
   bool operator==(const Node &O) const;
 };
 

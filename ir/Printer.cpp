@@ -16,6 +16,13 @@ static std::string attrs(const Node &N) {
   case OpKind::Leaf: // input, scalar, constant
     return N.Kind == Op::Constant ? " " + formatDouble(N.F) : fmt::format(" \"{}\"", N.Name);
   case OpKind::Reduce:
+    if (N.scope() == ReduceScope::Axes) {
+      std::string Axes;
+      for (unsigned I = 0; I < N.rank(); ++I)
+        if (N.reducedAxes() & (1u << I))
+          Axes += (Axes.empty() ? "" : ",") + std::to_string(I);
+      return " axes={" + Axes + "}";
+    }
     return N.scope() == ReduceScope::All ? " all" : " last-axis";
   case OpKind::View:
     return N.Kind == Op::Slice ? fmt::format(" [{}:{}]", N.A0, N.A1) : "";

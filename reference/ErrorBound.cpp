@@ -615,9 +615,20 @@ void BoundWalker::reduction(NodeId Id,
   const std::vector<double> &Ex = Bnd[OpId].Data;
   DType OpT = G.node(OpId).Type;
   int64_t Len, Rows;
+  HostTensor GX, GE;
+  const double *XBase = X.Data.data(), *EBase = Ex.data();
   if (N.scope() == ReduceScope::All) {
     Len = X.numel();
     Rows = 1;
+  } else if (N.scope() == ReduceScope::Axes) {
+    // The terms of each output element gathered into a row; the bound only
+    // depends on the length (the kernel's summation tree over L terms).
+    GX = gatherReduced(X, N.reducedAxes(), Rows, Len);
+    HostTensor EX = X;
+    EX.Data = Ex;
+    GE = gatherReduced(EX, N.reducedAxes(), Rows, Len);
+    XBase = GX.Data.data();
+    EBase = GE.Data.data();
   } else {
     Len = X.Dims.back();
     Rows = numelOf(llvm::ArrayRef<int64_t>(X.Dims).drop_back());
@@ -627,11 +638,13 @@ void BoundWalker::reduction(NodeId Id,
   Out.Data.assign(static_cast<size_t>(Rows), 0.0);
   DType C = computeOf(N.Type);
   const double U = unitOf(C), Tiny = tinyOf(C);
-  double D = static_cast<double>(summationDepth(Len));
+  // Axis 0 of a rank-2 tensor runs as a column reduction (compiler/ReduceAxes.h).
+  bool Column = N.scope() == ReduceScope::Axes && N.rank() == 2 && N.reducedAxes() == 1u;
+  double D = static_cast<double>(Column ? columnSummationDepth(Len) : summationDepth(Len));
   double Gamma = D * U / (1 - D * U);
   for (int64_t R = 0; R < Rows; ++R) {
-    const double *Xr = X.Data.data() + R * Len;
-    const double *Er = Ex.data() + R * Len;
+    const double *Xr = XBase + R * Len;
+    const double *Er = EBase + R * Len;
     double &E = Out.Data[R];
     if (!isFloat(N.Type)) {
       for (int64_t I = 0; I < Len && E == 0; ++I)
@@ -682,6 +695,16 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
 }
 
 } // namespace
+
+int64_t columnSummationDepth(int64_t L) {
+  // Column kernels (codegen/ColumnReduce.h): each of ColumnRowThreads threads
+  // sums every ColumnRowThreads-th row in order (ceil(L / n) terms, the first
+  // exact), then the n partials are added in order (n - 1 more roundings).
+  constexpr int64_t N = codegen::launch::ColumnRowThreads;
+  if (L <= 1)
+    return 0;
+  return std::min<int64_t>(L - 1, (L + N - 1) / N - 1 + (N - 1));
+}
 
 int64_t summationDepth(int64_t L) {
   // The kernels sum per thread over a strided run, then in a warp/block

@@ -43,6 +43,10 @@ ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B,
 /// (see the reduction rule in ErrorBound.cpp); 0 for L <= 1.
 int64_t summationDepth(int64_t L);
 
+/// The same for a column reduction (axis 0 of [R, C], R = L terms per
+/// column; codegen/ColumnReduce.h): sequential runs, then their partials.
+int64_t columnSummationDepth(int64_t L);
+
 /// Documented maximum error of the CUDA library function the device code
 /// calls for Op (in ulp, relative to the correctly rounded result) in the
 /// given compute type (F32 or F64); 0 for correctly rounded operations.

@@ -24,6 +24,44 @@ int64_t numelOf(llvm::ArrayRef<int64_t> Dims) {
 
 int64_t HostTensor::numel() const { return numelOf(Dims); }
 
+HostTensor gatherReduced(const HostTensor &X, uint32_t Mask, int64_t &Rows,
+                         int64_t &Len) {
+  size_t Rank = X.Dims.size();
+  std::vector<int64_t> Kept, Red;
+  std::vector<size_t> KeptAxes, RedAxes;
+  for (size_t I = 0; I < Rank; ++I) {
+    bool Reduced = Mask & (1u << I);
+    (Reduced ? Red : Kept).push_back(X.Dims[I]);
+    (Reduced ? RedAxes : KeptAxes).push_back(I);
+  }
+  Rows = numelOf(Kept);
+  Len = numelOf(Red);
+  std::vector<int64_t> Stride(Rank, 1);
+  for (size_t I = Rank; I-- > 1;)
+    Stride[I - 1] = Stride[I] * X.Dims[I];
+  // The input offset of one multi-index over a subset of the axes.
+  auto Offset = [&](int64_t Lin, const std::vector<size_t> &Axes) {
+    int64_t Off = 0;
+    for (size_t J = Axes.size(); J-- > 0;) {
+      int64_t D = X.Dims[Axes[J]];
+      Off += (Lin % D) * Stride[Axes[J]];
+      Lin /= D;
+    }
+    return Off;
+  };
+  HostTensor Out;
+  Out.Type = X.Type;
+  Out.Dims = {Rows, Len};
+  Out.Data.resize(static_cast<size_t>(Rows * Len));
+  for (int64_t R = 0; R < Rows; ++R) {
+    int64_t Base = Offset(R, KeptAxes);
+    for (int64_t I = 0; I < Len; ++I)
+      Out.Data[static_cast<size_t>(R * Len + I)] =
+          X.Data[static_cast<size_t>(Base + Offset(I, RedAxes))];
+  }
+  return Out;
+}
+
 template <typename T> static void put(uint8_t *Dst, T V) {
   std::memcpy(Dst, &V, sizeof(T));
 }

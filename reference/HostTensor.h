@@ -30,6 +30,13 @@ struct HostTensor {
 /// than MaxElements (2^48) elements.
 int64_t numelOf(llvm::ArrayRef<int64_t> Dims);
 
+/// X laid out as Rows x Len for a keepdim reduction over the axes in Mask
+/// (bit I: axis I): row R holds the elements that reduce to output element R
+/// (row-major over the kept axes), in row-major order of the reduced axes.
+/// Mask == the last axis only is X itself.
+HostTensor gatherReduced(const HostTensor &X, uint32_t Mask, int64_t &Rows,
+                         int64_t &Len);
+
 /// The bytes of T in its dtype's device layout (little-endian; f16/bf16 as
 /// IEEE/brain-float bits rounded to nearest even; bool as one byte 0/1;
 /// integers truncated and saturated as roundToDType does). Values are rounded

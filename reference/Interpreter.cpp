@@ -475,11 +475,17 @@ HostTensor Evaluator::elementwise(const Node &N,
 
 HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
                                 HostTensor Out) const {
-  // Rows x Len: the last axis (LastAxis) or everything in one row (All).
+  // Rows x Len: the last axis (LastAxis), everything in one row (All), or
+  // the reduced axes gathered into rows (Axes).
   int64_t Len, Rows;
+  HostTensor Gathered;
+  const HostTensor *Src = &X;
   if (N.scope() == ReduceScope::All) {
     Len = X.numel();
     Rows = 1;
+  } else if (N.scope() == ReduceScope::Axes) {
+    Gathered = gatherReduced(X, N.reducedAxes(), Rows, Len);
+    Src = &Gathered;
   } else {
     JITFUSE_CHECK(!X.Dims.empty(), "last-axis reduction of a rank-0 value");
     Len = X.Dims.back();
@@ -490,7 +496,7 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
   bool IntNode = isInt(N.Type);
   const double Inf = std::numeric_limits<double>::infinity();
   for (int64_t R = 0; R < Rows; ++R) {
-    const double *Row = X.Data.data() + R * Len;
+    const double *Row = Src->Data.data() + R * Len;
     double Acc = 0;
     switch (N.Kind) {
     case Op::ReduceSum:

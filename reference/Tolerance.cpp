@@ -155,7 +155,15 @@ int64_t maxReductionLength(const Graph &G, NodeId Out,
     if (!isReduction(N.Kind))
       continue;
     std::vector<int64_t> In = resolveShape(G.node(N.Operands[0]).Dims, Dims);
-    int64_t Len = N.scope() == ReduceScope::All ? numelOf(In) : In.back();
+    int64_t Len = In.back();
+    if (N.scope() == ReduceScope::All) {
+      Len = numelOf(In);
+    } else if (N.scope() == ReduceScope::Axes) {
+      Len = 1;
+      for (size_t I = 0; I < In.size(); ++I)
+        if (N.reducedAxes() & (1u << I))
+          Len *= In[I];
+    }
     Longest = std::max(Longest, Len);
   }
   return Longest;

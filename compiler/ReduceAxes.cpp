@@ -1,0 +1,158 @@
+//===- compiler/ReduceAxes.cpp - reductions over axes as row reductions ---===//
+#include "compiler/ReduceAxes.h"
+
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+namespace jitfuse {
+
+bool isInnerAxes(uint32_t Mask, unsigned Rank) {
+  if (Mask == 0 || Rank == 0)
+    return false;
+  uint32_t All = (1u << Rank) - 1;
+  // The set bits form one run that ends at the last axis: adding the lowest
+  // set bit carries through the run to bit Rank.
+  return (Mask & ~All) == 0 && ((Mask + (Mask & -Mask)) & All) == 0;
+}
+
+bool isColumnReduction(const Node &N) {
+  return isReduction(N.Kind) && N.scope() == ReduceScope::Axes && N.rank() == 2 &&
+         N.reducedAxes() == 1u;
+}
+
+namespace {
+/// The trailing dims every inner reduction merges, and what a shape looks
+/// like through the merge.
+struct Merge {
+  Shape Tail;   // the reduced trailing dims, e.g. [C/G, HW]
+  int64_t Prod; // their product
+
+  /// S with its trailing Tail.size() dims merged; nullopt when they are
+  /// neither Tail nor all 1.
+  std::optional<Shape> view(llvm::ArrayRef<Dim> S) const {
+    size_t L = Tail.size();
+    auto AllOne = [](llvm::ArrayRef<Dim> D) {
+      return std::all_of(D.begin(), D.end(), [](const Dim &X) { return X.isStatic(1); });
+    };
+    if (S.size() < L) {
+      if (AllOne(S))
+        return Shape(S.begin(), S.end()); // broadcasts against anything
+      return std::nullopt;
+    }
+    llvm::ArrayRef<Dim> T = S.take_back(L);
+    Shape R(S.begin(), S.end() - L);
+    if (T == llvm::ArrayRef<Dim>(Tail))
+      R.push_back(Dim(Prod));
+    else if (AllOne(T))
+      R.push_back(Dim(1));
+    else
+      return std::nullopt;
+    return R;
+  }
+};
+
+std::string axesOf(const Node &N) {
+  std::string S;
+  for (unsigned I = 0; I < N.rank(); ++I)
+    if (N.reducedAxes() & (1u << I))
+      S += (S.empty() ? "" : ",") + std::to_string(I);
+  return "{" + S + "}";
+}
+} // namespace
+
+std::optional<Graph> rowViewOfAxes(const Graph &G) {
+  std::optional<Merge> M;
+  NodeId First = 0;
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Node &N = G.node(Id);
+    if (!isReduction(N.Kind) || N.scope() != ReduceScope::Axes)
+      continue;
+    const Shape &X = G.node(N.Operands[0]).Dims;
+    if (isColumnReduction(N))
+      continue;
+    if (!isInnerAxes(N.reducedAxes(), N.rank()))
+      fail("%{} {} over axes {} of {}{}: only reductions over the innermost "
+           "axes (e.g. {{-2, -1}}) or over axis 0 of a rank-2 tensor are "
+           "lowered; other outer or mixed sets of axes are not supported yet "
+           "(reshape to [R, C] and reduce {{0}})",
+           Id, opName(N.Kind).str(), axesOf(N),
+           dtypeName(G.node(N.Operands[0]).Type).str(), shapeStr(X));
+    unsigned K = 0;
+    while (!(N.reducedAxes() & (1u << K)))
+      ++K;
+    Shape Tail(X.begin() + K, X.end());
+    std::optional<int64_t> Prod = staticNumel(Tail);
+    if (!Prod)
+      fail("%{} {} over axes {} of {}: the reduced dims must be static to "
+           "merge into one row (dynamic dims are names, not expressions)",
+           Id, opName(N.Kind).str(), axesOf(N), shapeStr(X));
+    if (!M) {
+      M = Merge{Tail, *Prod};
+      First = Id;
+    } else if (llvm::ArrayRef<Dim>(M->Tail) != llvm::ArrayRef<Dim>(Tail)) {
+      fail("%{} {} over axes {} reduces the trailing dims {} but %{} reduces {}; "
+           "one graph may merge only one set of trailing dims into rows",
+           Id, opName(N.Kind).str(), axesOf(N), shapeStr(Tail), First,
+           shapeStr(M->Tail));
+    }
+  }
+  if (!M)
+    return std::nullopt;
+  for (NodeId Id = 0; Id < G.size(); ++Id)
+    if (isColumnReduction(G.node(Id)))
+      fail("%{} {} over axis 0 (a column reduction) and the inner reduction %{} "
+           "are in one graph; the row view of inner reductions does not hold "
+           "column reductions yet",
+           Id, opName(G.node(Id).Kind).str(), First);
+
+  auto Refuse = [&](NodeId Id, const std::string &Why) {
+    fail("%{} (in '{}'): cannot plan the reduction %{} over the merged dims {}: "
+         "{}",
+         Id, printNode(G, Id), First, shapeStr(M->Tail), Why);
+  };
+  // Each node's shape through the merge. A shape the merge cannot express
+  // ([N, 320, HW] where [10, HW] merges) keeps its dims: right as long as
+  // only reshapes (which keep the element order) connect it to merged ones.
+  std::vector<Shape> Dims(G.size());
+  std::vector<bool> Kept(G.size(), false), Changed(G.size(), false);
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Shape &S = G.node(Id).Dims;
+    std::optional<Shape> V = M->view(S);
+    Kept[Id] = !V;
+    Dims[Id] = V ? *V : S;
+    Changed[Id] = llvm::ArrayRef<Dim>(Dims[Id]) != llvm::ArrayRef<Dim>(S);
+  }
+  for (NodeId Id = 0; Id < G.size(); ++Id) {
+    const Node &N = G.node(Id);
+    if (N.Kind == Op::Reshape)
+      continue;
+    for (NodeId Op : N.Operands) {
+      if (Kept[Id] && Changed[Op])
+        Refuse(Id, "its shape " + shapeStr(N.Dims) +
+                       " is neither the reduced dims nor all 1 in its trailing dims, and "
+                       "its operand %" + std::to_string(Op) + " is merged");
+      if (Kept[Op] && (Changed[Id] || isReduction(N.Kind)))
+        Refuse(Op, "the trailing dims of " + shapeStr(G.node(Op).Dims) +
+                       " are neither the reduced dims nor all 1");
+    }
+    // Last-axis ops see the merged row: they are only right where the merge
+    // leaves the shape's last axis alone.
+    bool LastAxisOp = N.Kind == Op::Slice || N.Kind == Op::Concat ||
+                      (isReduction(N.Kind) && N.scope() == ReduceScope::LastAxis);
+    for (NodeId Op : N.Operands) {
+      const Shape &S = G.node(Op).Dims;
+      if (LastAxisOp && !S.empty() && Changed[Op] && Dims[Op].back() != S.back())
+        Refuse(Id, std::string(opName(N.Kind)) + " works on the last axis of " +
+                       shapeStr(S) + ", which the merge joins with other axes");
+    }
+  }
+  return G.relabeled([&](NodeId Id, Node &N) {
+    N.Dims = Dims[Id];
+    if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes) {
+      N.A0 = static_cast<int64_t>(ReduceScope::LastAxis);
+      N.A1 = 0;
+    }
+  });
+}
+
+} // namespace jitfuse
