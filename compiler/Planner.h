@@ -22,7 +22,8 @@ struct PlanOptions {
   bool Fuse = true;
   bool FastMath = false;
   bool PeelAlignment = true;
-  std::optional<unsigned> ExpectKernels;
+  bool Horizontal = true;
+  std::optional<unsigned> ExpectKernels, ExpectLaunches;
   std::vector<std::vector<NodeId>> SameKernel;
 };
 
@@ -30,6 +31,9 @@ struct GraphPlan {
   Partition Part;
   std::vector<KernelPlan> Kernels;  // one per cluster, in launch order
   std::vector<SizeSum> KernelBytes; // minimal traffic of each kernel
+  /// The launches, in order: each the kernels (indices into Kernels) it
+  /// runs, more than one when horizontally fused (compiler/Horizontal.h).
+  std::vector<std::vector<unsigned>> Launches;
   std::string GraphText, PlanText, PlanDot;
 };
 

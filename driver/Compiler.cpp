@@ -53,7 +53,8 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
 }
 
 PlanOptions planOptions(const CompileOptions &Opts) {
-  return {Opts.Fuse, Opts.FastMath, Opts.PeelAlignment, Opts.ExpectKernels, Opts.SameKernel};
+  return {Opts.Fuse,          Opts.FastMath,       Opts.PeelAlignment, Opts.HorizontalFusion,
+          Opts.ExpectKernels, Opts.ExpectLaunches, Opts.SameKernel};
 }
 
 /// Stage "target": what the binary is built for, and the key naming it.
@@ -129,9 +130,19 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
 
   // Stage "emit": each kernel once; its text is both the inspection copy and
   // part of the program (emission dominates a cache hit's CPU time).
-  std::vector<codegen::EmittedKernel> Emitted;
+  // A horizontal launch is emitted from its parts' kernels (its device
+  // functions); the program holds one entry per launch.
+  std::vector<codegen::EmittedKernel> PartEmitted, Emitted;
   for (const KernelPlan &K : Plan.Kernels)
-    Emitted.push_back(codegen::emitKernel(G, K));
+    PartEmitted.push_back(codegen::emitKernel(G, K));
+  for (size_t L = 0; L < Plan.Launches.size(); ++L) {
+    const std::vector<unsigned> &Parts = Plan.Launches[L];
+    if (Parts.size() == 1)
+      Emitted.push_back(PartEmitted[Parts.front()]);
+    else
+      Emitted.push_back(codegen::emitHorizontal(G, Plan.Kernels, PartEmitted, Parts,
+                                                fmt::format("jf_l{}_h", L)));
+  }
   auto X = std::make_unique<ExecutableImpl>();
   X->Source = codegen::joinProgram(Emitted);
   double EmitMs = msSince(Start) - PlanMs;
@@ -178,9 +189,12 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (size_t I = 0; I < Plan.Kernels.size(); ++I) {
     const KernelPlan &K = Plan.Kernels[I];
     X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
-                          K.RowsPerBlock, Emitted[I].source()});
+                          K.RowsPerBlock, PartEmitted[I].source()});
   }
-  X->buildLaunches(G, Plan.Kernels, Emitted);
+  for (size_t L = 0; L < Plan.Launches.size(); ++L)
+    for (unsigned I : Plan.Launches[L])
+      X->Kernels[I].Launch = static_cast<unsigned>(L);
+  X->buildLaunches(G, Plan.Kernels, Plan.Launches, PartEmitted, Emitted);
   X->Part = std::move(Plan.Part);
   X->KernelBytes = std::move(Plan.KernelBytes);
   X->GraphText = std::move(Plan.GraphText);
