@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RandomGraph.h"
 
 #include "compiler/Horizontal.h"
 #include "compiler/Planner.h"
@@ -19,6 +20,8 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 using namespace jitfuse;
 using Catch::Matchers::Contains;
@@ -131,6 +134,54 @@ TEST_CASE("horizontal fusion: parts are sized at dynamic dims 1, static dims as 
     CHECK(Plan.Kernels.size() == 2);
     CHECK(Plan.Launches.size() == (Dynamic ? 1u : 2u));
   }
+}
+
+TEST_CASE("horizontal fusion: random merged graphs launch every kernel once, after its "
+          "producers",
+          "[fusion][horizontal][random]") {
+  // Merged recipes are independent subgraphs side by side, as the GPU tier
+  // runs them. The oracle walks the graph: kernel K needs kernel D when a
+  // node K computes has an operand that D computes and K does not.
+  unsigned Kernels = 0, LaunchCount = 0;
+  for (unsigned Batch = 0; Batch < 40; ++Batch) {
+    std::vector<test::Recipe> Rs;
+    test::GenOptions GO; // merged recipes agree on the dynamic dim's value
+    GO.BValue = std::vector<int64_t>{1, 3, 7, 33}[Batch % 4];
+    for (unsigned I = 0; I < 6; ++I)
+      Rs.push_back(test::randomRecipe(7001 + 6 * Batch + I, GO));
+    Graph G = test::buildGraph(test::mergeRecipes(Rs));
+    GraphPlan Plan = planGraph(G, {});
+    const Partition &P = Plan.Part;
+    size_t N = P.Clusters.size();
+    std::vector<std::vector<bool>> Needs(N, std::vector<bool>(N, false));
+    for (size_t K = 0; K < N; ++K)
+      for (NodeId Node : P.Clusters[K].Nodes)
+        for (NodeId Op : G.node(Node).Operands) {
+          const std::vector<NodeId> &Own = P.Clusters[K].Nodes;
+          if (std::find(Own.begin(), Own.end(), Op) != Own.end() || P.ClusterOf[Op] < 0)
+            continue;
+          Needs[K][static_cast<size_t>(P.ClusterOf[Op])] = true;
+        }
+    std::vector<int> LaunchOf(N, -1);
+    for (size_t L = 0; L < Plan.Launches.size(); ++L)
+      for (unsigned K : Plan.Launches[L]) {
+        REQUIRE(K < N);
+        REQUIRE(LaunchOf[K] == -1); // once
+        LaunchOf[K] = static_cast<int>(L);
+      }
+    for (size_t K = 0; K < N; ++K) {
+      INFO("batch " << Batch << ", kernel " << K << "\n" << Plan.PlanText);
+      REQUIRE(LaunchOf[K] >= 0);
+      for (size_t D = 0; D < N; ++D)
+        if (Needs[K][D])
+          REQUIRE(LaunchOf[D] < LaunchOf[K]); // a producer launches earlier
+      if (Plan.Kernels[K].Kind == KernelKind::FullReduce)
+        CHECK(Plan.Launches[LaunchOf[K]].size() == 1);
+    }
+    Kernels += static_cast<unsigned>(N);
+    LaunchCount += static_cast<unsigned>(Plan.Launches.size());
+  }
+  CHECK(LaunchCount < Kernels); // the sample does merge
 }
 
 TEST_CASE("horizontal fusion: llama_block's four kernels are one launch",
