@@ -81,7 +81,7 @@ public:
 
   /// CUDA graph mode; off by default. When on, run() enqueues all kernels
   /// with one cuGraphLaunch: the first run builds and instantiates a graph
-  /// with one kernel node per kernel, in launch order; each later run
+  /// with one kernel node per launch (a horizontal launch is one node), in launch order; each later run
   /// compares every node's argument bytes, grid and vector variant with what
   /// the instantiated graph holds and updates only the nodes that differ
   /// (cuGraphExecKernelNodeSetParams), so new pointers, scalars and dims

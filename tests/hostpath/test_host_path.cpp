@@ -358,6 +358,25 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
     REQUIRE(param(L, 8) == Out[2]);
     REQUIRE(param(L, 9) == uint64_t(S.N));
   }
+  // Graph mode: one node; a part that turns misaligned changes the node's
+  // variant, grid and offset in place.
+  E.setCudaGraph(true);
+  CUdeviceptr In[] = {0x100000, 0x200000, 0x300000, 0x400000};
+  CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};
+  int64_t Dims[] = {3, 5};
+  E.run(In, Out, Sc, Dims);
+  REQUIRE(suffix(fake().Last) == "_x0");
+  REQUIRE(E.cudaGraphStats().NodeUpdates == 0);
+  In[3] = 0x400004;
+  E.run(In, Out, Sc, Dims);
+  REQUIRE(E.cudaGraphStats().Instantiations == 1);
+  REQUIRE(E.cudaGraphStats().NodeUpdates == 1);
+  const FakeCudaLaunch &L = fake().Last;
+  REQUIRE(suffix(L) == "_x1");
+  int64_t RowBlocks = (3 + Row.RowsPerBlock - 1) / Row.RowsPerBlock;
+  REQUIRE(int64_t(L.GridX) == RowBlocks + (5 * 1000 + 6) / 4 / 256 + 1);
+  REQUIRE((param(L, 10) & 0xffffffffu) == uint64_t(RowBlocks));
+  REQUIRE(param(L, 7) == In[3]);
 }
 
 TEST_CASE("host time of run() for a 1-launch graph (fake driver)", "[.hostbench]") {
