@@ -72,8 +72,10 @@ std::string asDeviceFunction(const KernelPlan &P, const EmittedKernel::Variant &
                                    P.ThreadsX * P.RowsPerBlock, V.Name);
   JITFUSE_CHECK(llvm::StringRef(V.Text).startswith(Prefix),
                 "a kernel variant starts with the signature horizontal fusion rewrites");
-  return fmt::format("static __device__ __forceinline__ void {}(\n    const uint3 blockIdx, "
-                     "const uint3 gridDim, const uint3 threadIdx,",
+  // unused: a program part of a split compile (codegen::splitProgram) holds
+  // every part variant but calls only those of its own launch variants.
+  return fmt::format("static __device__ __forceinline__ __attribute__((unused)) void {}(\n"
+                     "    const uint3 blockIdx, const uint3 gridDim, const uint3 threadIdx,",
                      deviceName(V.Name)) +
          V.Text.substr(Prefix.size());
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 #include "RandomGraph.h"
+#include "TestEnv.h"
 
 #include "compiler/Horizontal.h"
 #include "compiler/Planner.h"
@@ -256,6 +257,16 @@ TEST_CASE("horizontal fusion: parts of different kinds and block shapes share on
   test::CheckOptions C;
   C.ExpectFusedLaunches = 1;
   test::checkGraph(G, test::randomBindings(G, {{"T", 7}}, {}, C), C);
+
+  // Compiled as parallel parts, each launch variant in its own program: the
+  // part functions another variant calls are not reported as unused.
+  test::ScopedEnv Threads("JITFUSE_COMPILE_THREADS", "2");
+  rt::CacheConfig Cfg;
+  Cfg.Enabled = false;
+  Compiler Fresh(Cfg);
+  Executable Split = Fresh.compile(G, O);
+  CHECK_FALSE(Split.stats().CacheHit);
+  CHECK_THAT(Split.compileLog(), !Contains("_d\" was declared but never referenced"));
 }
 
 TEST_CASE("GPU: horizontal launches equal separate launches at any alignment and size",
