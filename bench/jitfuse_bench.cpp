@@ -51,6 +51,7 @@ struct Options {
   std::string CompileOnlyDir;
   bool SkipJit = false;
   bool Ladder = false;
+  bool NoHorizontal = false;
   uint64_t Seed = 20261129;
 };
 
@@ -244,10 +245,12 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     UO.Fuse = false;
     FO.FastMath = UO.FastMath = W.FastMath;
     FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
+    FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
     J["unfused"]["kernels"] = Unfused.numKernels();
+    J["fused"]["launches"] = Fused.numLaunches();
     RunArgs FA = runArgsFor(Fused, W.Dims, W.Scalars);
     J["min_bytes"] = FA.MinBytes;
     // The compiler's own traffic model, summed over kernels: equal to
@@ -428,6 +431,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--ladder", O.Ladder,
                "Compile the ladder of vector variants (CompileOptions::PeelAlignment off) for a "
                "same-run comparison with the peeled kernels");
+  App.add_flag("--no-horizontal", O.NoHorizontal,
+               "Give every fused kernel its own launch (CompileOptions::HorizontalFusion off) "
+               "for a same-run comparison with horizontal launches");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

@@ -157,6 +157,8 @@ std::string KernelWriter::signature() {
     case KernelParam::Counter:
       Ps.push_back("unsigned* __restrict__ jf_counter");
       break;
+    case KernelParam::BlockOffset:
+      break; // horizontal launches only (codegen/Horizontal.cpp)
     }
   }
   for (size_t I = 0; I < Ps.size(); ++I)

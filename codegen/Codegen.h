@@ -18,7 +18,9 @@ namespace jitfuse::codegen {
 /// One kernel parameter, in declaration order. The runtime fills an
 /// argument array in exactly this order.
 struct KernelParam {
-  enum Kind : uint8_t { Input, Output, Scalar, DynDim, Partials, Counter };
+  /// BlockOffset: a horizontal launch's first block of part Index (>= 1);
+  /// never in a single kernel's list.
+  enum Kind : uint8_t { Input, Output, Scalar, DynDim, Partials, Counter, BlockOffset };
   Kind K;
   unsigned Index; // into Plan.Inputs / Outputs / Scalars / DynDims
   DType Type;     // element type (tensors) or value type (scalars)
@@ -32,7 +34,11 @@ struct EmittedKernel {
     std::string Name; // the __global__ function's name
     std::string Text; // its definition
   };
-  std::string Header;            // comment block: what it computes, its params
+  /// Comment block: what it computes, its params. A horizontal launch's
+  /// header also defines the parts' device functions its variants call
+  /// (joinProgram and splitProgram put the header before the variants in
+  /// every program that holds one).
+  std::string Header;
   std::vector<Variant> Variants; // widest first; the last has Vec 1
   std::vector<KernelParam> Params;
   LaunchRule Launch;
@@ -44,6 +50,23 @@ struct EmittedKernel {
 /// Emits every vector-width variant of one kernel. Pure and
 /// byte-deterministic.
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P);
+
+/// Horizontal fusion: the kernels \p Parts (indices into \p Plans and \p
+/// PartKernels, their emitted forms) as one launch named \p Name. Each part
+/// variant becomes a __device__ function of the same body that reads
+/// blockIdx, gridDim and threadIdx from parameters; the __global__ variant
+/// dispatches a block to part I when blockIdx.x is in [b_I, b_I+1) (b_0 = 0,
+/// b_n = gridDim.x), hands it blockIdx.x - b_I, a grid of b_I+1 - b_I and
+/// the part's 2-D thread index of the flat threadIdx.x, and lets the threads
+/// beyond the part's block (whole warps) return first. The offsets b_1 ..
+/// b_n-1 are BlockOffset parameters, after every part's own: the host
+/// computes them from each part's LaunchRule at the run's dims. Variant K
+/// runs variant min(K, last) of each part, so variant K serves the pointers
+/// every part's variant K (or its last) serves; the last variant serves any.
+/// Params: every part's parameters in part order, then the offsets.
+EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                             llvm::ArrayRef<EmittedKernel> PartKernels,
+                             llvm::ArrayRef<unsigned> Parts, const std::string &Name);
 
 /// The device helpers every program starts with (codegen/device/*.cuh).
 const std::string &deviceHelpers();

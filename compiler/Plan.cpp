@@ -134,7 +134,30 @@ std::string explainPlan(const Graph &G, const Partition &P,
   return Out;
 }
 
-std::string planToDot(const Graph &G, const Partition &P) {
+std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
+                            llvm::ArrayRef<std::vector<unsigned>> Launches) {
+  if (Launches.size() == Plans.size())
+    return "";
+  std::string Out = fmt::format("launches: {} for {} kernels (horizontal fusion: independent "
+                                "kernels share a launch, one block range each)\n",
+                                Launches.size(), Plans.size());
+  for (size_t L = 0; L < Launches.size(); ++L) {
+    std::vector<std::string> Parts;
+    int Threads = 0;
+    for (unsigned K : Launches[L]) {
+      const KernelPlan &P = Plans[K];
+      Threads = std::max(Threads, P.ThreadsX * P.RowsPerBlock);
+      Parts.push_back(fmt::format("kernel {} {} ({}x{})", K, P.Name, P.ThreadsX,
+                                  P.RowsPerBlock));
+    }
+    Out += fmt::format("  launch {}: {}{}\n", L, fmt::join(Parts, " + "),
+                       Parts.size() > 1 ? fmt::format(", blocks of {} threads", Threads) : "");
+  }
+  return Out;
+}
+
+std::string planToDot(const Graph &G, const Partition &P,
+                      llvm::ArrayRef<std::vector<unsigned>> Launches) {
   // A recomputed node appears once in each kernel computing it.
   auto IsCopy = [&](NodeId N, int C) {
     if (C < 0)
@@ -147,7 +170,7 @@ std::string planToDot(const Graph &G, const Partition &P) {
   };
   std::string Out = "digraph jitfuse_plan {\n  compound=true;\n  node [shape=box, "
                     "fontname=\"monospace\"];\n";
-  for (size_t I = 0; I < P.Clusters.size(); ++I) {
+  auto Kernel = [&](size_t I) {
     const Cluster &C = P.Clusters[I];
     Out += fmt::format("  subgraph cluster_{} {{\n    label=\"kernel {} ({})\";\n", I, I,
                        clusterLevel(C.Kind).str());
@@ -156,6 +179,20 @@ std::string planToDot(const Graph &G, const Partition &P) {
                          dotEscape(printNode(G, N)),
                          IsCopy(N, static_cast<int>(I)) ? ", style=dashed" : "");
     Out += "  }\n";
+  };
+  if (Launches.empty())
+    for (size_t I = 0; I < P.Clusters.size(); ++I)
+      Kernel(I);
+  for (size_t L = 0; L < Launches.size(); ++L) {
+    // A horizontal launch encloses its parts.
+    if (Launches[L].size() > 1)
+      Out += fmt::format("  subgraph cluster_launch_{} {{\n    label=\"launch {} ({} kernels, "
+                         "horizontal)\";\n    style=dotted;\n",
+                         L, L, Launches[L].size());
+    for (unsigned I : Launches[L])
+      Kernel(I);
+    if (Launches[L].size() > 1)
+      Out += "  }\n";
   }
   auto Edges = [&](NodeId N, int C) {
     for (NodeId Op : G.node(N).Operands)

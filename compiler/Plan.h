@@ -24,7 +24,15 @@ std::string explainPlan(const Graph &G, const Partition &P,
                         llvm::ArrayRef<KernelPlan> Plans,
                         llvm::ArrayRef<SizeSum> KernelBytes, bool Fused);
 
-/// Graphviz DOT of the plan, one subgraph per kernel.
-std::string planToDot(const Graph &G, const Partition &P);
+/// The launches when some share one (horizontal fusion): one line each
+/// with its parts; "" when every kernel has its own launch, so such plans
+/// read as before.
+std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
+                            llvm::ArrayRef<std::vector<unsigned>> Launches);
+
+/// Graphviz DOT of the plan, one subgraph per kernel; kernels sharing a
+/// launch (\p Launches, may be empty) sit in a subgraph of the launch.
+std::string planToDot(const Graph &G, const Partition &P,
+                      llvm::ArrayRef<std::vector<unsigned>> Launches = {});
 
 } // namespace jitfuse

@@ -2,6 +2,7 @@
 #include "compiler/Planner.h"
 
 #include "compiler/Fusion.h"
+#include "compiler/Horizontal.h"
 #include "compiler/Plan.h"
 #include "compiler/ReduceAxes.h"
 #include "compiler/Schedule.h"
@@ -10,12 +11,16 @@
 
 namespace jitfuse {
 
-/// ExpectKernels and SameKernel: fail with the plan when they do not hold.
-static void checkContract(const Graph &G, const Partition &P, const PlanOptions &Opts,
-                          const std::string &Plan) {
+/// ExpectKernels, ExpectLaunches and SameKernel: fail with the plan when they
+/// do not hold.
+static void checkContract(const Graph &G, const Partition &P, size_t NumLaunches,
+                          const PlanOptions &Opts, const std::string &Plan) {
   if (Opts.ExpectKernels && *Opts.ExpectKernels != P.Clusters.size())
     fail("fusion contract broken: expected {} kernel{}, the plan has {}\n{}",
          *Opts.ExpectKernels, *Opts.ExpectKernels == 1 ? "" : "s", P.Clusters.size(), Plan);
+  if (Opts.ExpectLaunches && *Opts.ExpectLaunches != NumLaunches)
+    fail("fusion contract broken: expected {} launch{}, the plan has {}\n{}",
+         *Opts.ExpectLaunches, *Opts.ExpectLaunches == 1 ? "" : "es", NumLaunches, Plan);
   for (const std::vector<NodeId> &Group : Opts.SameKernel) {
     int Want = -2;
     for (NodeId N : Group) {
@@ -62,14 +67,18 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
   }
+  // Unfused plans keep one launch per op: they are the eager baseline.
+  R.Launches = groupLaunches(R.Part, R.Kernels, R.KernelBytes, G.dynamicDims().size(),
+                             Opts.Fuse && Opts.Horizontal);
   R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
   if (R.View)
     R.PlanText = "reductions over inner axes: planned on the row view of the graph "
                  "(their trailing reduced dims merged into one row; shapes below are "
                  "seen through it)\n" +
                  R.PlanText;
-  R.PlanDot = planToDot(G, R.Part);
-  checkContract(G, R.Part, Opts, R.PlanText);
+  R.PlanText += explainLaunches(R.Kernels, R.Launches);
+  R.PlanDot = planToDot(G, R.Part, R.Launches);
+  checkContract(G, R.Part, R.Launches.size(), Opts, R.PlanText);
   return R;
 }
 

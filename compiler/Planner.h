@@ -24,7 +24,8 @@ struct PlanOptions {
   bool FastMath = false;
   bool PeelAlignment = true;
   std::optional<bool> RowCache;
-  std::optional<unsigned> ExpectKernels;
+  bool Horizontal = true;
+  std::optional<unsigned> ExpectKernels, ExpectLaunches;
   std::vector<std::vector<NodeId>> SameKernel;
 };
 
@@ -32,6 +33,9 @@ struct GraphPlan {
   Partition Part;
   std::vector<KernelPlan> Kernels;  // one per cluster, in launch order
   std::vector<SizeSum> KernelBytes; // minimal traffic of each kernel
+  /// The launches, in order: each the kernels (indices into Kernels) it
+  /// runs, more than one when horizontally fused (compiler/Horizontal.h).
+  std::vector<std::vector<unsigned>> Launches;
   std::string GraphText, PlanText, PlanDot;
   /// The graph the plan was made for when it is not the user's: reductions
   /// over inner axes seen as row reductions (compiler/ReduceAxes.h); same

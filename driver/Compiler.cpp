@@ -53,8 +53,9 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
 }
 
 PlanOptions planOptions(const CompileOptions &Opts) {
-  return {Opts.Fuse,          Opts.FastMath,      Opts.PeelAlignment,
-          Opts.RowCache,      Opts.ExpectKernels, Opts.SameKernel};
+  return {Opts.Fuse,          Opts.FastMath,       Opts.PeelAlignment,
+          Opts.RowCache,      Opts.HorizontalFusion, Opts.ExpectKernels,
+          Opts.ExpectLaunches, Opts.SameKernel};
 }
 
 /// Stage "target": what the binary is built for, and the key naming it.
@@ -130,12 +131,22 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
 
   // Stage "emit": each kernel once; its text is both the inspection copy and
   // part of the program (emission dominates a cache hit's CPU time).
-  std::vector<codegen::EmittedKernel> Emitted;
   // Kernels are written for the graph the plan was made for (the user's, or
-  // its row view when reductions run over inner axes; same node ids).
+  // its row view when reductions run over inner axes; same node ids). A
+  // horizontal launch is emitted from its parts' kernels (its device
+  // functions); the program holds one entry per launch.
   const Graph &PG = Plan.planned(G);
+  std::vector<codegen::EmittedKernel> PartEmitted, Emitted;
   for (const KernelPlan &K : Plan.Kernels)
-    Emitted.push_back(codegen::emitKernel(PG, K));
+    PartEmitted.push_back(codegen::emitKernel(PG, K));
+  for (size_t L = 0; L < Plan.Launches.size(); ++L) {
+    const std::vector<unsigned> &Parts = Plan.Launches[L];
+    if (Parts.size() == 1)
+      Emitted.push_back(PartEmitted[Parts.front()]);
+    else
+      Emitted.push_back(codegen::emitHorizontal(PG, Plan.Kernels, PartEmitted, Parts,
+                                                fmt::format("jf_l{}_h", L)));
+  }
   auto X = std::make_unique<ExecutableImpl>();
   X->Source = codegen::joinProgram(Emitted);
   double EmitMs = msSince(Start) - PlanMs;
@@ -182,9 +193,12 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (size_t I = 0; I < Plan.Kernels.size(); ++I) {
     const KernelPlan &K = Plan.Kernels[I];
     X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
-                          K.RowsPerBlock, Emitted[I].source()});
+                          K.RowsPerBlock, PartEmitted[I].source()});
   }
-  X->buildLaunches(PG, Plan.Kernels, Emitted);
+  for (size_t L = 0; L < Plan.Launches.size(); ++L)
+    for (unsigned I : Plan.Launches[L])
+      X->Kernels[I].Launch = static_cast<unsigned>(L);
+  X->buildLaunches(PG, Plan.Kernels, Plan.Launches, PartEmitted, Emitted);
   X->Part = std::move(Plan.Part);
   X->KernelBytes = std::move(Plan.KernelBytes);
   X->GraphText = std::move(Plan.GraphText);

@@ -16,8 +16,12 @@ struct CompileOptions {
   /// Fused (default) or one kernel per op; both go through the same codegen.
   bool Fuse = true;
   /// Fusion contract: compile fails, showing the plan, unless the graph
-  /// becomes exactly this many kernels.
+  /// becomes exactly this many kernels (fused kernels, whether or not they
+  /// share a launch; Executable::numKernels).
   std::optional<unsigned> ExpectKernels;
+  /// Fusion contract: ... exactly this many launches per run
+  /// (Executable::numLaunches; fewer than kernels with HorizontalFusion).
+  std::optional<unsigned> ExpectLaunches;
   /// Fusion contract: each group of nodes must share one kernel.
   std::vector<std::vector<NodeId>> SameKernel;
   /// CUDA device ordinal the executable runs on.
@@ -41,6 +45,12 @@ struct CompileOptions {
   /// stages (true) or re-read it (false) instead of the register-budget rule;
   /// the plan says "forced". Unset: the rule.
   std::optional<bool> RowCache;
+  /// Horizontal fusion: independent small kernels (no path between them;
+  /// element-wise or row kernels moving at most HorizontalMaxPartBytes with
+  /// the dynamic dims at 1) share one launch, one block range per kernel
+  /// (compiler/Horizontal.h). Only with Fuse. false: one launch per kernel,
+  /// for same-run comparisons.
+  bool HorizontalFusion = true;
 };
 
 /// Thread-safe: any number of threads may compile() through one Compiler

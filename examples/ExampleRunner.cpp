@@ -79,8 +79,12 @@ unsigned groupsMet(const ExampleGraph &E, const Executable &X) {
 
 void printCompile(llvm::StringRef Mode, const Executable &X) {
   const CompileStats &S = X.stats();
-  fmt::print("{:<8} {:>3} kernel{} compiled in {:8.1f} ms ({})\n", Mode.str(),
-             X.numKernels(), X.numKernels() == 1 ? " " : "s", S.CompileMs,
+  std::string Launches =
+      X.numLaunches() == X.numKernels()
+          ? std::string()
+          : fmt::format(" in {} launch{}", X.numLaunches(), X.numLaunches() == 1 ? "" : "es");
+  fmt::print("{:<8} {:>3} kernel{}{} compiled in {:8.1f} ms ({})\n", Mode.str(),
+             X.numKernels(), X.numKernels() == 1 ? " " : "s", Launches, S.CompileMs,
              S.CacheHit ? "cache hit" : "cache miss, NVRTC");
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstring>
 
 namespace jitfuse {
@@ -26,6 +27,7 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 Executable::~Executable() = default;
 
 unsigned Executable::numKernels() const { return Impl->Kernels.size(); }
+unsigned Executable::numLaunches() const { return Impl->Launches.size(); }
 llvm::ArrayRef<KernelInfo> Executable::kernels() const { return Impl->Kernels; }
 llvm::ArrayRef<TensorDesc> Executable::inputs() const { return Impl->Inputs; }
 llvm::ArrayRef<TensorDesc> Executable::outputs() const { return Impl->Outputs; }
@@ -131,9 +133,13 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
     OutNonEmpty[I] = CheckSize(Outputs[I], OutNumel[I], "output");
   growIntermediates(Dims);
   for (LaunchPlan &L : Launches) {
-    codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
-    for (size_t V = 0; V < L.Vecs.size(); ++V)
-      L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
+    if (L.Parts.empty()) {
+      codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
+      for (size_t V = 0; V < L.Vecs.size(); ++V)
+        L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
+    } else {
+      prepareHorizontalShapes(L, Dims);
+    }
     for (size_t S = 0; S < L.Slots.size(); ++S) {
       const ArgSlot &A = L.Slots[S];
       uint64_t &Slot = L.Storage[S];
@@ -154,11 +160,46 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
       case codegen::KernelParam::Counter:
         Slot = L.Counter.ptr();
         break;
+      case codegen::KernelParam::BlockOffset:
+        break; // per call (prepareLaunch)
       }
     }
   }
   ValidDims.assign(Dims.begin(), Dims.end());
   DimsValid = true;
+}
+
+void ExecutableImpl::prepareHorizontalShapes(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims) {
+  for (LaunchPart &P : L.Parts) {
+    codegen::LaunchSizes Sizes{P.Numel.eval(Dims), P.Rows.eval(Dims), P.RowLen.eval(Dims)};
+    for (size_t V = 0; V < P.Vecs.size(); ++V)
+      P.Shapes[V] = P.Rule.shape(Sizes, P.Vecs[V], SmCount, P.Rule.peeled(V));
+  }
+  for (size_t K = 0; K < L.Vecs.size(); ++K) {
+    // Part J's blocks follow parts 0..J-1's; a part without elements gets
+    // an empty range.
+    int64_t Blocks = 0;
+    for (size_t J = 0; J < L.Parts.size(); ++J) {
+      const LaunchPart &P = L.Parts[J];
+      if (J)
+        L.PartOffsets[K][J - 1] = static_cast<uint32_t>(Blocks);
+      if (const auto &S = P.Shapes[std::min(K, P.Shapes.size() - 1)])
+        Blocks += S->GridX;
+      if (Blocks > INT32_MAX)
+        fail("run: launch '{}' would need {} blocks, over the CUDA grid limit; the tensors "
+             "are too large",
+             L.Name, Blocks);
+    }
+    if (Blocks == 0) {
+      L.Shapes[K] = std::nullopt;
+      continue;
+    }
+    codegen::LaunchShape S;
+    S.GridX = static_cast<unsigned>(Blocks);
+    S.BlockX = L.MaxThreads;
+    S.BlockY = 1;
+    L.Shapes[K] = S;
+  }
 }
 
 void ExecutableImpl::growIntermediates(llvm::ArrayRef<int64_t> Dims) {
@@ -236,14 +277,28 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   // Widest variant every vectorized pointer allows: Vecs and element sizes
   // are powers of two, so a pointer allows 2^k elements when its address
   // has k + log2(element size) trailing zero bits (all of them for null).
-  int MinShift = 64;
-  for (const AlignCheck &A : L.Align) {
-    CUdeviceptr Ptr = A.IsOutput ? Out[A.Index] : In[A.Index];
-    MinShift = std::min(MinShift, std::countr_zero(Ptr) - A.ElemShift);
-  }
+  auto Widest = [&](llvm::ArrayRef<AlignCheck> Align, llvm::ArrayRef<int> VecShift) {
+    int MinShift = 64;
+    for (const AlignCheck &A : Align) {
+      CUdeviceptr Ptr = A.IsOutput ? Out[A.Index] : In[A.Index];
+      MinShift = std::min(MinShift, std::countr_zero(Ptr) - A.ElemShift);
+    }
+    size_t V = 0;
+    while (V + 1 < VecShift.size() && VecShift[V] > MinShift)
+      ++V;
+    return V;
+  };
   size_t V = 0;
-  while (V + 1 < L.VecShift.size() && L.VecShift[V] > MinShift)
-    ++V;
+  if (L.Parts.empty()) {
+    V = Widest(L.Align, L.VecShift);
+  } else {
+    // Variant V runs each part's variant min(V, last); later variants serve
+    // more pointers, so the latest any part needs serves them all.
+    for (const LaunchPart &Part : L.Parts)
+      V = std::max(V, Widest(Part.Align, Part.VecShift));
+    for (size_t J = 0; J < L.PartOffsets[V].size(); ++J)
+      L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
+  }
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;

@@ -32,7 +32,13 @@ struct KernelInfo {
   std::vector<NodeId> Nodes, Inputs, Outputs;
   std::vector<int> Vecs;
   int ThreadsX = 0, RowsPerBlock = 0;
-  std::string Source; // this kernel's variants, without the helpers
+  /// This kernel's variants, without the helpers. A part of a horizontal
+  /// launch: its text as a launch of its own would have it (the program
+  /// holds the same bodies as __device__ functions of the launch).
+  std::string Source;
+  /// The launch running it (several kernels share one when horizontally
+  /// fused; Executable::numLaunches).
+  unsigned Launch = 0;
 };
 
 struct CompileStats {
@@ -75,7 +81,7 @@ public:
 
   /// CUDA graph mode; off by default. When on, run() enqueues all kernels
   /// with one cuGraphLaunch: the first run builds and instantiates a graph
-  /// with one kernel node per kernel, in launch order; each later run
+  /// with one kernel node per launch (a horizontal launch is one node), in launch order; each later run
   /// compares every node's argument bytes, grid and vector variant with what
   /// the instantiated graph holds and updates only the nodes that differ
   /// (cuGraphExecKernelNodeSetParams), so new pointers, scalars and dims
@@ -89,7 +95,8 @@ public:
   /// Times each kernel: runs the executable Reps times with direct launches
   /// (graph mode or not), each kernel between CUDA events on Stream, waits
   /// for the results, and returns the median microseconds per kernel in
-  /// kernels() order (0 for a kernel with no elements at these dims). Same
+  /// kernels() order (0 for a kernel with no elements at these dims; the
+  /// kernels of one horizontal launch each get the launch's time). Same
   /// arguments and checks as run(); it synchronizes, so it is for tuning,
   /// not for the hot path. Inputs are not rotated: tensors smaller than the
   /// L2 cache time from L2. exec/Roofline.h turns the times into GB/s.
@@ -101,7 +108,12 @@ public:
   bool cudaGraph() const;
   const CudaGraphStats &cudaGraphStats() const;
 
+  /// Fused kernels of the plan (kernels() has one entry each), whether or
+  /// not some share a launch.
   unsigned numKernels() const;
+  /// Kernel launches per run: numKernels() less the kernels that run inside
+  /// another's launch (horizontal fusion, CompileOptions::HorizontalFusion).
+  unsigned numLaunches() const;
   llvm::ArrayRef<KernelInfo> kernels() const;
   llvm::ArrayRef<TensorDesc> inputs() const;
   llvm::ArrayRef<TensorDesc> outputs() const;

@@ -84,9 +84,9 @@ static CUDA_KERNEL_NODE_PARAMS nodeParams(CUfunction Fn, const rt::LaunchDims &G
 
 /// Throws, naming the kernel, unless R is CUDA_SUCCESS. The message is only
 /// formatted on failure.
-static void checkNode(CUresult R, const char *What, const KernelInfo &K) {
+static void checkNode(CUresult R, const char *What, const LaunchPlan &L) {
   if (R != CUDA_SUCCESS)
-    rt::Driver::get().check(R, fmt::format("{} (kernel '{}')", What, K.Name));
+    rt::Driver::get().check(R, fmt::format("{} (kernel '{}')", What, L.Name));
 }
 
 void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
@@ -111,13 +111,13 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
     CUDA_KERNEL_NODE_PARAMS KP = nodeParams(N.Fn, N.Grid, N.Block, L);
     const CUgraphNode *Dep = I ? &G->Nodes[I - 1].Node : nullptr;
     checkNode(Api.cuGraphAddKernelNode(&N.Node, G->Graph, Dep, I ? 1 : 0, &KP),
-              "cuGraphAddKernelNode", Kernels[I]);
+              "cuGraphAddKernelNode", Launches[I]);
   }
   D.check(Api.cuGraphInstantiateWithFlags(&G->Exec, G->Graph, 0), "cuGraphInstantiateWithFlags");
   for (size_t I = 0; I < G->Nodes.size(); ++I)
     if (!G->Nodes[I].Enabled)
       checkNode(Api.cuGraphNodeSetEnabled(G->Exec, G->Nodes[I].Node, 0),
-                "cuGraphNodeSetEnabled", Kernels[I]);
+                "cuGraphNodeSetEnabled", Launches[I]);
   CudaGraph = std::move(G);
   ++GraphStats.Instantiations;
 }
@@ -139,7 +139,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
       if (P.Skip) {
         if (N.Enabled) {
           checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 0), "cuGraphNodeSetEnabled",
-                    Kernels[I]);
+                    Launches[I]);
           N.Enabled = false;
           ++GraphStats.NodeToggles;
         }
@@ -156,7 +156,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
           buildGraph(In, Out, Sc);
           break;
         }
-        checkNode(R, "cuGraphExecKernelNodeSetParams", Kernels[I]);
+        checkNode(R, "cuGraphExecKernelNodeSetParams", Launches[I]);
         N.Fn = P.Fn;
         N.Grid = P.Grid;
         N.Block = P.Block;
@@ -165,7 +165,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
       }
       if (!N.Enabled) {
         checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 1), "cuGraphNodeSetEnabled",
-                  Kernels[I]);
+                  Launches[I]);
         N.Enabled = true;
         ++GraphStats.NodeToggles;
       }

@@ -54,10 +54,34 @@ struct AlignCheck {
   int ElemShift; // log2 of the element size
 };
 
-/// One kernel's launch, prepared at compile time from what codegen emitted
-/// (codegen::EmittedKernel): its rule, variants and parameter slots.
+/// One kernel of a horizontal launch (codegen::emitHorizontal): what its
+/// own launch would compute, to pick its variant and size its block range.
+struct LaunchPart {
+  explicit LaunchPart(codegen::LaunchRule Rule) : Rule(Rule) {}
+
+  codegen::LaunchRule Rule;
+  SizeExpr Rows, RowLen, Numel;
+  std::vector<int> Vecs, VecShift;
+  unsigned SlotBegin = 0, SlotEnd = 0; // its parameters in LaunchPlan::Slots
+  std::vector<AlignCheck> Align;
+  std::vector<std::optional<codegen::LaunchShape>> Shapes; // per own variant
+};
+
+/// One launch, prepared at compile time from what codegen emitted
+/// (codegen::EmittedKernel): its rule, variants and parameter slots. A
+/// horizontal launch has Parts: variant K runs each part's variant
+/// min(K, last), its grid is the sum of the parts' grids, and its
+/// BlockOffset slots (from OffsetSlot on) are written per call from
+/// PartOffsets[K].
 struct LaunchPlan {
   explicit LaunchPlan(codegen::LaunchRule Rule) : Rule(Rule) {}
+
+  std::string Name; // for messages: the kernel's or the launch's prefix
+  std::vector<LaunchPart> Parts; // empty: one kernel
+  unsigned OffsetSlot = 0;
+  unsigned MaxThreads = 0; // horizontal: the block, flat
+  /// Per variant: the first block of parts 1.. at ValidDims.
+  std::vector<std::vector<uint32_t>> PartOffsets;
 
   codegen::LaunchRule Rule;
   SizeExpr Rows;    // product of every domain dim but the last
@@ -158,7 +182,11 @@ public:
 
   /// Builds Launches (and the intermediate buffers' sizes) from the plan and
   /// the emitted kernels (exec/LaunchTable.cpp).
+  /// \p Groups: the kernels (indices into Plans and PartEmitted) of each
+  /// launch; \p Emitted: each launch as emitted.
   void buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                     llvm::ArrayRef<std::vector<unsigned>> Groups,
+                     llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
                      llvm::ArrayRef<codegen::EmittedKernel> Emitted);
   /// Resolves every launch's variants in Mod and allocates the full
   /// reductions' partials (exec/LaunchTable.cpp).
@@ -197,6 +225,9 @@ private:
   /// skipped). Only after checkArgs.
   PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out, llvm::ArrayRef<double> Sc);
+  /// The launch shapes of a horizontal launch at these sizes: each part's,
+  /// then per variant the sum and the parts' offsets.
+  void prepareHorizontalShapes(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims);
   // Graph mode (exec/ExecutableGraph.cpp).
   void runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUdeviceptr> Out,
                 llvm::ArrayRef<double> Sc, CUstream Stream);

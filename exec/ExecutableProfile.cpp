@@ -59,7 +59,11 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
     std::nth_element(S.begin(), S.begin() + S.size() / 2, S.end());
     Median[I] = S[S.size() / 2];
   }
-  return Median;
+  // Per kernel: the kernels of one horizontal launch share its time.
+  std::vector<double> PerKernel;
+  for (const KernelInfo &Info : Kernels)
+    PerKernel.push_back(Median[Info.Launch]);
+  return PerKernel;
 }
 
 } // namespace jitfuse

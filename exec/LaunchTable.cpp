@@ -37,18 +37,14 @@ TensorSource sourceOf(const Graph &G, NodeId N, std::map<NodeId, unsigned> &Inte
   return {TensorSource::Intermediate, It->second};
 }
 
-LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::EmittedKernel &E,
-                      std::map<NodeId, unsigned> &Inter, ExecutableImpl &X) {
-  LaunchPlan L(E.Launch);
-  for (const codegen::EmittedKernel::Variant &V : E.Variants)
-    L.Vecs.push_back(V.Vec);
+/// Appends the slots of kernel \p K's parameters \p Params to \p Slots;
+/// vectorized tensors need \p WidestVec elements of alignment.
+void appendSlots(const Graph &G, const KernelPlan &K,
+                 llvm::ArrayRef<codegen::KernelParam> Params, int WidestVec,
+                 std::map<NodeId, unsigned> &Inter, ExecutableImpl &X,
+                 std::vector<ArgSlot> &Slots) {
   auto Names = G.dynamicDims();
-  L.Numel = SizeExpr::of(K.Domain, Names);
-  if (!K.Domain.empty()) {
-    L.Rows = SizeExpr::of(llvm::ArrayRef<Dim>(K.Domain).drop_back(), Names);
-    L.RowLen = SizeExpr::of(llvm::ArrayRef<Dim>(K.Domain).take_back(), Names);
-  }
-  for (const codegen::KernelParam &P : E.Params) {
+  for (const codegen::KernelParam &P : Params) {
     ArgSlot S;
     S.K = P.K;
     S.Type = P.Type;
@@ -60,7 +56,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
       S.Src = sourceOf(G, N, Inter, X);
       // A one-element tensor is read as a scalar whatever the variant.
       S.Vectorized = staticNumel(G.node(N).Dims) != std::optional<int64_t>(1);
-      S.AlignElems = S.Vectorized ? L.Vecs.front() : 1;
+      S.AlignElems = S.Vectorized ? WidestVec : 1;
       break;
     }
     case codegen::KernelParam::Scalar:
@@ -72,23 +68,98 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
       break;
     case codegen::KernelParam::Partials:
     case codegen::KernelParam::Counter:
+    case codegen::KernelParam::BlockOffset:
       break;
     }
-    L.Slots.push_back(S);
+    Slots.push_back(S);
   }
+}
+
+/// The iteration sizes of kernel \p K as polynomials in the dynamic dims.
+template <typename T> void domainSizes(const Graph &G, const KernelPlan &K, T &Out) {
+  auto Names = G.dynamicDims();
+  Out.Numel = SizeExpr::of(K.Domain, Names);
+  if (!K.Domain.empty()) {
+    Out.Rows = SizeExpr::of(llvm::ArrayRef<Dim>(K.Domain).drop_back(), Names);
+    Out.RowLen = SizeExpr::of(llvm::ArrayRef<Dim>(K.Domain).take_back(), Names);
+  }
+}
+
+void finishSlots(LaunchPlan &L) {
   L.Storage.assign(L.Slots.size(), 0);
   for (uint64_t &Slot : L.Storage)
     L.ArgPtrs.push_back(&Slot);
+}
+
+LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::EmittedKernel &E,
+                      std::map<NodeId, unsigned> &Inter, ExecutableImpl &X) {
+  LaunchPlan L(E.Launch);
+  L.Name = K.Name;
+  for (const codegen::EmittedKernel::Variant &V : E.Variants)
+    L.Vecs.push_back(V.Vec);
+  domainSizes(G, K, L);
+  appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots);
+  finishSlots(L);
+  return L;
+}
+
+/// A horizontal launch of kernels \p Group, emitted as \p E from their own
+/// emitted forms \p PartEmitted.
+LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                                llvm::ArrayRef<unsigned> Group,
+                                llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
+                                const codegen::EmittedKernel &E,
+                                std::map<NodeId, unsigned> &Inter, ExecutableImpl &X) {
+  LaunchPlan L(E.Launch);
+  L.Name = E.Variants.front().Name;
+  L.Name.erase(L.Name.rfind('_')); // the variant suffix
+  for (const codegen::EmittedKernel::Variant &V : E.Variants)
+    L.Vecs.push_back(V.Vec);
+  for (unsigned I : Group) {
+    const KernelPlan &K = Plans[I];
+    const codegen::EmittedKernel &PE = PartEmitted[I];
+    LaunchPart P(PE.Launch);
+    for (const codegen::EmittedKernel::Variant &V : PE.Variants)
+      P.Vecs.push_back(V.Vec);
+    domainSizes(G, K, P);
+    P.SlotBegin = static_cast<unsigned>(L.Slots.size());
+    appendSlots(G, K, PE.Params, P.Vecs.front(), Inter, X, L.Slots);
+    P.SlotEnd = static_cast<unsigned>(L.Slots.size());
+    L.MaxThreads = std::max(L.MaxThreads, static_cast<unsigned>(K.ThreadsX * K.RowsPerBlock));
+    L.Parts.push_back(std::move(P));
+  }
+  // The parameters emitHorizontal appended: the parts' block offsets.
+  L.OffsetSlot = static_cast<unsigned>(L.Slots.size());
+  for (size_t I = L.OffsetSlot; I < E.Params.size(); ++I) {
+    JITFUSE_CHECK(E.Params[I].K == codegen::KernelParam::BlockOffset,
+                  "a horizontal launch's own parameters follow its parts'");
+    ArgSlot S;
+    S.K = codegen::KernelParam::BlockOffset;
+    S.Type = DType::I32;
+    S.ElemBytes = 4;
+    S.Index = E.Params[I].Index;
+    L.Slots.push_back(S);
+  }
+  JITFUSE_CHECK(L.Slots.size() == E.Params.size() && L.Slots.size() - L.OffsetSlot + 1 ==
+                                                         Group.size(),
+                "one slot per parameter of a horizontal launch");
+  finishSlots(L);
   return L;
 }
 
 } // namespace
 
 void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
+                                   llvm::ArrayRef<std::vector<unsigned>> Groups,
+                                   llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
                                    llvm::ArrayRef<codegen::EmittedKernel> Emitted) {
   std::map<NodeId, unsigned> Inter;
-  for (size_t I = 0; I < Plans.size(); ++I) {
-    Launches.push_back(makeLaunch(G, Plans[I], Emitted[I], Inter, *this));
+  for (size_t I = 0; I < Groups.size(); ++I) {
+    if (Groups[I].size() == 1)
+      Launches.push_back(makeLaunch(G, Plans[Groups[I].front()], Emitted[I], Inter, *this));
+    else
+      Launches.push_back(
+          makeHorizontalLaunch(G, Plans, Groups[I], PartEmitted, Emitted[I], Inter, *this));
     for (const codegen::EmittedKernel::Variant &V : Emitted[I].Variants)
       Launches.back().FnNames.push_back(V.Name);
   }
@@ -129,6 +200,15 @@ void ExecutableImpl::prepareHotPath() {
       L.VecShift.push_back(static_cast<int>(llvm::Log2_32(unsigned(V))));
     }
     L.Shapes.assign(L.Vecs.size(), std::nullopt);
+    L.PartOffsets.assign(L.Vecs.size(), std::vector<uint32_t>(L.Parts.size() ? L.Parts.size() - 1 : 0));
+    for (LaunchPart &P : L.Parts) {
+      for (int V : P.Vecs) {
+        JITFUSE_CHECK(V > 0 && llvm::isPowerOf2_32(unsigned(V)),
+                      "vector widths are powers of two");
+        P.VecShift.push_back(static_cast<int>(llvm::Log2_32(unsigned(V))));
+      }
+      P.Shapes.assign(P.Vecs.size(), std::nullopt);
+    }
     for (size_t S = 0; S < L.Slots.size(); ++S) {
       const ArgSlot &A = L.Slots[S];
       unsigned Slot = static_cast<unsigned>(S);
@@ -142,8 +222,12 @@ void ExecutableImpl::prepareHotPath() {
                              A.Src.Index});
         if (A.Vectorized) {
           JITFUSE_CHECK(llvm::isPowerOf2_32(A.ElemBytes), "element sizes are powers of two");
-          L.Align.push_back(
-              {IsOut, A.Src.Index, static_cast<int>(llvm::Log2_32(A.ElemBytes))});
+          AlignCheck C{IsOut, A.Src.Index, static_cast<int>(llvm::Log2_32(A.ElemBytes))};
+          L.Align.push_back(C);
+          // A horizontal launch picks each part's variant by its own pointers.
+          for (LaunchPart &P : L.Parts)
+            if (Slot >= P.SlotBegin && Slot < P.SlotEnd)
+              P.Align.push_back(C);
         }
         break;
       }
@@ -154,6 +238,8 @@ void ExecutableImpl::prepareHotPath() {
       case codegen::KernelParam::Partials:
       case codegen::KernelParam::Counter:
         break; // written when the dims change
+      case codegen::KernelParam::BlockOffset:
+        break; // written per call, with the variant (prepareLaunch)
       }
     }
   }

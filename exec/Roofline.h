@@ -24,6 +24,11 @@ struct KernelRoofline {
   double MedianUs = 0;    // 0: not timed (or skipped: no elements)
   double GBs = 0;         // Bytes / MedianUs; 0 when not timed
   double PctCeiling = 0;  // GBs / ceiling * 100; 0 without a ceiling
+  /// The launch running it (KernelInfo::Launch). Kernels sharing a launch
+  /// (horizontal fusion) cannot be timed apart: MedianUs, GBs and
+  /// PctCeiling are then the launch's (all its kernels' bytes in its time).
+  unsigned Launch = 0;
+  bool SharedLaunch = false;
 };
 
 /// One row per kernel of X at Dims (Executable::dynamicDims() order).
@@ -34,7 +39,8 @@ std::vector<KernelRoofline> kernelRoofline(const Executable &X, llvm::ArrayRef<i
                                            llvm::ArrayRef<double> MedianUs = {},
                                            double CeilingGBs = 0);
 
-/// A readable table of Rows with a total line; "-" where nothing was timed.
+/// A readable table of Rows with a total line (each launch's time counted
+/// once); "-" where nothing was timed.
 std::string formatRoofline(llvm::ArrayRef<KernelRoofline> Rows, double CeilingGBs = 0);
 
 } // namespace jitfuse

@@ -101,8 +101,19 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     Executable X = C.compile(G, CO);
     if (Fuse && Opts.ExpectFusedKernels >= 0)
       CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));
-    if (Gpu)
-      Compared += runAndCompare(G, X, B, Opts, Fuse ? "fused" : "unfused", Ref);
+    if (Fuse && Opts.ExpectFusedLaunches >= 0)
+      CHECK(X.numLaunches() == static_cast<unsigned>(Opts.ExpectFusedLaunches));
+    if (!Fuse)
+      CHECK(X.numLaunches() == X.numKernels());
+    if (!Gpu)
+      continue;
+    Compared += runAndCompare(G, X, B, Opts, Fuse ? "fused" : "unfused", Ref);
+    if (X.numLaunches() == X.numKernels())
+      continue;
+    CO.HorizontalFusion = false;
+    Executable Apart = C.compile(G, CO);
+    CHECK(Apart.numLaunches() == Apart.numKernels());
+    Compared += runAndCompare(G, Apart, B, Opts, "fused, one launch per kernel", Ref);
   }
   return Compared;
 }

@@ -43,6 +43,8 @@ struct CheckOptions {
   double TolScale = 1;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
+  /// Expected launch count of the fused plan (horizontal fusion), when set.
+  int ExpectFusedLaunches = -1;
 };
 
 /// Random bindings for every input (values exact in their dtype) and the
@@ -52,7 +54,10 @@ Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Di
                         const CheckOptions &Opts = {});
 
 /// Compiles (and on a GPU runs and compares) G; returns the number of
-/// outputs compared on the GPU (0 without one). Fails the current Catch2
+/// outputs compared on the GPU (0 without one). On a GPU, a fused plan with
+/// horizontal launches is also run with one launch per kernel
+/// (CompileOptions::HorizontalFusion off), so each form has the reference
+/// as its oracle. Fails the current Catch2
 /// test with the mismatch description.
 int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts = {});
 

@@ -72,6 +72,38 @@ TEST_CASE("roofline: predicted bytes, GB/s and % of ceiling per kernel", "[roofl
   CHECK_THROWS_WITH(kernelRoofline(X, Dims, Negative), Catch::Contains("expected >= 0"));
 }
 
+TEST_CASE("roofline: kernels sharing a launch report the launch's time and bandwidth once",
+          "[roofline][horizontal]") {
+  // Two independent element-wise kernels: one horizontal launch.
+  Graph G;
+  Value X = G.input("x", f32, {"B", 64});
+  Value Y = G.input("y", f32, {"B", 32});
+  G.output("x2", X * 2.0);
+  G.output("y3", Y * 3.0);
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.ExpectKernels = 2;
+  Opts.ExpectLaunches = 1;
+  Executable E = testCompiler().compile(G, Opts);
+  int64_t B = 1000;
+  int64_t Dims[] = {B};
+  // profileKernels gives both kernels the launch's time.
+  double Us[] = {0.5, 0.5};
+  std::vector<KernelRoofline> T = kernelRoofline(E, Dims, Us, 4000);
+  REQUIRE(T.size() == 2);
+  CHECK(T[0].Bytes == 2 * B * 64 * 4);
+  CHECK(T[1].Bytes == 2 * B * 32 * 4);
+  // The launch moved 768000 bytes in 0.5 us: 1536 GB/s, for both rows.
+  CHECK(T[0].GBs == Approx(1536.0));
+  CHECK(T[1].GBs == Approx(1536.0));
+  CHECK(T[0].Launch == T[1].Launch);
+  // The total counts the launch's time once: 768000 bytes in 0.5 us.
+  std::string Timed = formatRoofline(T, 4000);
+  CHECK_THAT(Timed, Catch::Contains("0.5") && Catch::Contains("1536"));
+  CHECK_THAT(Timed, !Catch::Contains("1.0 "));
+  CHECK_THAT(Timed, Catch::Contains("share launch"));
+}
+
 TEST_CASE("roofline: an input read only through slices counts the sliced columns",
           "[roofline]") {
   // Hand-computed: f32 [B, 16]; the fused kernel reads columns [0, 12) once

@@ -287,6 +287,98 @@ TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[ho
   }
 }
 
+TEST_CASE("a horizontal launch hands each part its block range and variant", "[hostpath]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  // Two independent kernels in one launch: W8's row kernel over [B, 4096]
+  // bf16 (parameters x, residual, w, r, y, eps, B) and an element-wise one
+  // over [N, 1000] f32 (parameters z, z2, N), then the offset of part 1.
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", H});
+  Value Res = G.input("residual", DType::BF16, {"B", H});
+  Value W = G.input("weight", DType::BF16, {H});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value Z = G.input("z", DType::F32, {"N", 1000});
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, Eps));
+  G.output("z2", Z * 2.0);
+  Compiler C;
+  CompileOptions O;
+  O.ExpectKernels = 2;
+  O.ExpectLaunches = 1;
+  Executable E = C.compile(G, O);
+  REQUIRE(E.kernels()[0].Kind == KernelKind::RowReduce);
+  REQUIRE(E.kernels()[1].Kind == KernelKind::Elementwise);
+  const KernelInfo &Row = E.kernels()[0], &Flat = E.kernels()[1];
+  REQUIRE(Row.Vecs == std::vector<int>{8, 8});
+  REQUIRE(Flat.Vecs == std::vector<int>{4, 4});
+  REQUIRE(Flat.ThreadsX == 256);
+  double Sc[] = {1e-6};
+  struct Step {
+    int64_t B, N;
+    CUdeviceptr ZOffset; // bytes: 16 keeps part 1 aligned, 4 makes it peel
+    CUdeviceptr XOffset; // likewise for part 0 (bf16: 2 makes it peel)
+    const char *Variant;
+  };
+  const Step Steps[] = {
+      {3, 5, 0, 0, "_x0"},      {3, 5, 4, 0, "_x1"},   {3, 5, 0, 2, "_x1"},
+      {1000, 1, 16, 0, "_x0"},  {7, 0, 0, 0, "_x0"},   {0, 9, 4, 0, "_x1"},
+      {0, 0, 0, 0, nullptr},
+  };
+  for (const Step &S : Steps) {
+    CAPTURE(S.B, S.N, S.ZOffset, S.XOffset);
+    CUdeviceptr In[] = {0x100000 + S.XOffset, 0x200000, 0x300000, 0x400000 + S.ZOffset};
+    CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};
+    int64_t Dims[] = {S.B, S.N};
+    REQUIRE(E.dynamicDims()[0] == "B");
+    uint64_t Before = fake().Launches;
+    E.run(In, Out, Sc, Dims);
+    if (!S.Variant) {
+      REQUIRE(fake().Launches == Before); // no part has blocks
+      continue;
+    }
+    REQUIRE(fake().Launches == Before + 1);
+    const FakeCudaLaunch &L = fake().Last;
+    REQUIRE(suffix(L) == S.Variant);
+    // Part 0: one block per RowsPerBlock rows. Part 1: one thread per chunk
+    // of 4 elements; the peeled variant's range may start up to 3 elements
+    // early, so it may need one chunk more.
+    bool Peeled = std::string(S.Variant) == "_x1";
+    int64_t RowBlocks = (S.B + Row.RowsPerBlock - 1) / Row.RowsPerBlock;
+    int64_t Chunks = (S.N * 1000 + (Peeled ? 3 : 0) + 3) / 4;
+    int64_t FlatBlocks = (Chunks + 255) / 256;
+    REQUIRE(int64_t(L.GridX) == RowBlocks + FlatBlocks);
+    REQUIRE(L.BlockX == unsigned(std::max(Row.ThreadsX * Row.RowsPerBlock, 256)));
+    REQUIRE(L.BlockY == 1u);
+    REQUIRE((param(L, 10) & 0xffffffffu) == uint64_t(RowBlocks)); // jf_b1
+    REQUIRE(param(L, 0) == In[0]);
+    REQUIRE(param(L, 6) == uint64_t(S.B));
+    REQUIRE(param(L, 7) == In[3]);
+    REQUIRE(param(L, 8) == Out[2]);
+    REQUIRE(param(L, 9) == uint64_t(S.N));
+  }
+  // Graph mode: one node; a part that turns misaligned changes the node's
+  // variant, grid and offset in place.
+  E.setCudaGraph(true);
+  CUdeviceptr In[] = {0x100000, 0x200000, 0x300000, 0x400000};
+  CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};
+  int64_t Dims[] = {3, 5};
+  E.run(In, Out, Sc, Dims);
+  REQUIRE(suffix(fake().Last) == "_x0");
+  REQUIRE(E.cudaGraphStats().NodeUpdates == 0);
+  In[3] = 0x400004;
+  E.run(In, Out, Sc, Dims);
+  REQUIRE(E.cudaGraphStats().Instantiations == 1);
+  REQUIRE(E.cudaGraphStats().NodeUpdates == 1);
+  const FakeCudaLaunch &L = fake().Last;
+  REQUIRE(suffix(L) == "_x1");
+  int64_t RowBlocks = (3 + Row.RowsPerBlock - 1) / Row.RowsPerBlock;
+  REQUIRE(int64_t(L.GridX) == RowBlocks + (5 * 1000 + 6) / 4 / 256 + 1);
+  REQUIRE((param(L, 10) & 0xffffffffu) == uint64_t(RowBlocks));
+  REQUIRE(param(L, 7) == In[3]);
+}
+
 TEST_CASE("host time of run() for a 1-launch graph (fake driver)", "[.hostbench]") {
   if (!haveFake())
     FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
