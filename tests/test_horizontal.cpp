@@ -71,7 +71,11 @@ Graph mixedParts() {
   Value D = G.input("d", bf16, {3, 50});
   G.output("a2", exp(A) * 0.5);
   G.output("bmax", reduceMax(B));
-  G.output("cnorm", cast(C, f32) / sum(cast(C, f32)));
+  // Normalized by the sum of magnitudes: a plain sum of random values of
+  // both signs cancels, and the rtol rule of checkGraph does not bound that
+  // (the H200 run found the fused, one-launch-per-kernel and unfused runs
+  // agreeing with each other and 1.3x past the rtol on one row).
+  G.output("cnorm", cast(C, f32) / sum(abs(cast(C, f32))));
   G.output("d2", D + D);
   return G;
 }
