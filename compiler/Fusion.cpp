@@ -354,16 +354,11 @@ unsigned Fuser::newCluster(NodeId N) {
 }
 
 Partition Fuser::run() {
-  std::vector<bool> Live = liveNodes(G);
+  NodeUses U = nodeUses(G);
+  std::vector<bool> Live = std::move(U.Live);
+  Users = std::move(U.Users);
+  IsOutput = std::move(U.IsOutput);
   Owner.assign(G.size(), -1);
-  Users.resize(G.size());
-  IsOutput.assign(G.size(), false);
-  for (const GraphOutput &O : G.outputs())
-    IsOutput[O.Id] = true;
-  for (NodeId N = 0; N < G.size(); ++N)
-    if (Live[N])
-      for (NodeId Op : G.node(N).Operands)
-        Users[Op].push_back(N);
 
   for (NodeId N = 0; N < G.size(); ++N) {
     const Node &Nd = G.node(N);

@@ -36,6 +36,20 @@ std::vector<bool> liveNodes(const Graph &G) {
   return Live;
 }
 
+NodeUses nodeUses(const Graph &G) {
+  NodeUses U;
+  U.Live = liveNodes(G);
+  U.Users.resize(G.size());
+  U.IsOutput.assign(G.size(), false);
+  for (const GraphOutput &O : G.outputs())
+    U.IsOutput[O.Id] = true;
+  for (NodeId N = 0; N < G.size(); ++N)
+    if (U.Live[N])
+      for (NodeId Op : G.node(N).Operands)
+        U.Users[Op].push_back(N);
+  return U;
+}
+
 static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
   KernelKind K = KernelKind::Elementwise;
   for (NodeId N : Nodes) {

@@ -70,6 +70,15 @@ struct Partition {
 /// Nodes that some graph output depends on.
 std::vector<bool> liveNodes(const Graph &G);
 
+/// Who reads each node, among the live nodes, and which nodes are graph
+/// outputs: what the fusion and recompute passes both start from.
+struct NodeUses {
+  std::vector<bool> Live;
+  std::vector<std::vector<NodeId>> Users;
+  std::vector<bool> IsOutput;
+};
+NodeUses nodeUses(const Graph &G);
+
 /// One kernel per op, the way an eager framework runs.
 Partition partitionUnfused(const Graph &G);
 

@@ -218,15 +218,9 @@ bool Recomputer::tryDissolve(unsigned K) {
 }
 
 void Recomputer::run() {
-  std::vector<bool> Live = liveNodes(G);
-  Users.resize(G.size());
-  IsOutput.assign(G.size(), false);
-  for (const GraphOutput &O : G.outputs())
-    IsOutput[O.Id] = true;
-  for (NodeId N = 0; N < G.size(); ++N)
-    if (Live[N])
-      for (NodeId Op : G.node(N).Operands)
-        Users[Op].push_back(N);
+  NodeUses U = nodeUses(G);
+  Users = std::move(U.Users);
+  IsOutput = std::move(U.IsOutput);
   for (const FusionBoundary &B : P.Boundaries)
     Reason[{B.Producer, B.Consumer}] = {B.Reason, B.Detail};
   Recomputed.assign(P.Clusters.size(), {});
