@@ -119,8 +119,6 @@ private:
   int Vec;
   Emitter E;
   bool Peel;
-  /// Inside a partial chunk: reductions skip the lanes outside it.
-  bool Masked = false;
   /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
   /// checks: the common case, kept free of per-lane selects that made long
   /// bf16 rows issue-bound) and once for a partial one (guarded lanes).
@@ -420,9 +418,7 @@ void KernelWriter::wholeOrPartial(const std::function<void()> &Body,
                                   const std::string &MayBePartial) {
   E.open(fmt::format("if ({} && (jf_lo != 0 || jf_hi != {}))", MayBePartial, Vec));
   E.setChunk(ChunkKind::Partial);
-  Masked = true;
   Body();
-  Masked = false;
   E.close();
   E.open("else");
   E.setChunk(ChunkKind::Whole);
@@ -438,7 +434,7 @@ void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string
                                        Acc, V);
   // A lane outside the domain holds a value computed from zeros: keep the
   // accumulator as it was (adding 0 would turn a -0 sum into +0).
-  if (Masked)
+  if (E.chunk() == ChunkKind::Partial)
     E.line(fmt::format("{0} = {1} ? {2} : {0};", Acc, E.laneValid(), Next));
   else
     E.line(fmt::format("{} = {};", Acc, Next));
