@@ -91,13 +91,14 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
   size_t NumVariants = 0;
   std::string Header = fmt::format("// launch {} (horizontal): {} kernels, one block range each\n",
                                    Name, Parts.size());
-  for (unsigned I : Parts) {
+  for (size_t Pos = 0; Pos < Parts.size(); ++Pos) {
+    unsigned I = Parts[Pos];
     const KernelPlan &P = Plans[I];
     JITFUSE_CHECK(P.Kind != KernelKind::FullReduce && (P.ThreadsX * P.RowsPerBlock) % 32 == 0,
                   "horizontal parts are element-wise or row kernels of whole warps");
     MaxThreads = std::max(MaxThreads, P.ThreadsX * P.RowsPerBlock);
     NumVariants = std::max(NumVariants, PartKernels[I].Variants.size());
-    Header += fmt::format("//   part {} <- kernel {}\n", &I - Parts.data(), P.Name);
+    Header += fmt::format("//   part {} <- kernel {}\n", Pos, P.Name);
   }
   for (unsigned I : Parts) {
     Header += "\n" + PartKernels[I].Header;

@@ -13,6 +13,7 @@
 #include "RandomGraph.h"
 #include "TestEnv.h"
 
+#include "codegen/Codegen.h"
 #include "compiler/Horizontal.h"
 #include "compiler/Planner.h"
 #include "examples/ExampleGraphs.h"
@@ -202,6 +203,17 @@ TEST_CASE("horizontal fusion: llama_block's four kernels are one launch",
   CHECK_THAT(Plan.PlanText, Contains("launches: 1 for 4 kernels"));
   CHECK_THAT(Plan.PlanText, Contains("launch 0: kernel 0 jf_k0_add (256x1) + kernel 1"));
   CHECK_THAT(Plan.PlanDot, Contains("subgraph cluster_launch_0"));
+
+  // The combined kernel's header names its parts by position: generated
+  // code is deterministic (it is the cache key). It printed a stack
+  // address difference, a new key on every run.
+  std::vector<codegen::EmittedKernel> Parts;
+  for (const KernelPlan &K : Plan.Kernels)
+    Parts.push_back(codegen::emitKernel(Plan.planned(G), K));
+  codegen::EmittedKernel H = codegen::emitHorizontal(Plan.planned(G), Plan.Kernels, Parts,
+                                                     Plan.Launches[0], "jf_l0_h");
+  CHECK_THAT(H.Header, Contains("//   part 0 <- kernel jf_k0_add\n") &&
+                           Contains("//   part 3 <- kernel jf_k3_mul\n"));
 
   // The contract counts launches; the message shows the plan.
   O.ExpectLaunches = 4;
