@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace jitfuse::codegen {
 
@@ -84,9 +85,9 @@ private:
   void chunkLanes(const std::string &Extent);
   /// Accumulates lane values into a reduction, masked in peeled kernels.
   void accumulate(const std::string &Acc, Op Kind, const std::string &V);
-  /// Iterations of a static row loop: over the row's own chunks, or (\p
-  /// Shifted) over the chunks of a peeled row that starts off alignment.
-  int64_t staticRowIters(bool Shifted) const;
+  /// Iterations of a static row loop over the row's chunks (a peeled row's
+  /// whole chunks are never more).
+  int64_t staticRowIters() const;
   /// A concat over the whole domain row whose pieces are multiples of Vec:
   /// the element-wise skeleton branches once per chunk on its operand.
   bool isHoistableConcat(NodeId N) const {
@@ -108,8 +109,9 @@ private:
   void lanes(bool Vector, const std::function<void(int)> &PerLane);
   void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
   std::string numelExpr() const;
-  /// Loops over the thread's chunks of the row; \p OwnChunks leaves out
-  /// the chunk a peeled row may add (the register cache holds only these).
+  /// Loops over the thread's chunks of the row; peeled rows then over their
+  /// head and tail elements, one per thread, unless \p OwnChunks (the
+  /// register cache holds the whole chunks only).
   void rowLoop(const std::function<void()> &Body, bool OwnChunks = false);
   void rowStages(const std::map<NodeId, int> &Stages);
   void epilogueValues();
@@ -119,6 +121,11 @@ private:
   int Vec;
   Emitter E;
   bool Peel;
+  /// Peeled rows: emitting the head/tail elements (one lane, scalar
+  /// accesses) rather than a chunk.
+  bool ScalarPart = false;
+  /// Values of P.CachedValues not yet stored by a stage's loop.
+  std::vector<NodeId> KeepPending;
   /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
   /// checks: the common case, kept free of per-lane selects that made long
   /// bf16 rows issue-bound) and once for a partial one (guarded lanes).
@@ -186,8 +193,8 @@ void KernelWriter::outerCoords(const std::string &Row) {
 }
 
 void KernelWriter::lanes(bool Vector, const std::function<void(int)> &PerLane) {
-  E.setVectorLoads(Vector);
-  for (int K = 0; K < Vec; ++K) {
+  E.setVectorLoads(Vector && !ScalarPart);
+  for (int K = 0; K < (ScalarPart ? 1 : Vec); ++K) {
     E.setLane(K);
     PerLane(K);
   }
@@ -202,6 +209,13 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     if (llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
       continue; // per-row outputs are stored after the row loop
     std::string ST = storageType(Nd.Type);
+    if (ScalarPart) {
+      lanes(false, [&](int) {
+        std::string V = E.value(N, E.domainCoords());
+        E.line(fmt::format("out_{}[{}] = {};", O, Base, storeConvert(Nd.Type, V)));
+      });
+      continue;
+    }
     if (Vector && Vec > 1) {
       std::string SV = E.fresh("sv");
       E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
@@ -440,10 +454,9 @@ void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string
     E.line(fmt::format("{} = {};", Acc, Next));
 }
 
-int64_t KernelWriter::staticRowIters(bool Shifted) const {
+int64_t KernelWriter::staticRowIters() const {
   int64_t Span = P.ThreadsX * Vec;
-  int64_t Len = P.Domain.back().Size + (Shifted && Peel ? Vec - 1 : 0);
-  return (Len + Span - 1) / Span;
+  return (P.Domain.back().Size + Span - 1) / Span;
 }
 
 std::string KernelWriter::numelExpr() const {
@@ -477,55 +490,61 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   std::string IT = E.indexType();
   int Span = P.ThreadsX * Vec;
   const Dim &R = P.Domain.back();
-  // Peeled: chunks start jf_o elements before the row (the lead's phase).
-  std::string Shift = Peel ? " - jf_o" : "";
-  if (R.isDynamic()) {
-    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2}{3} < R; ++j)", IT,
-                       P.ThreadsX, Vec, Shift));
-    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT,
-                       P.ThreadsX, Vec, Shift));
-    if (Peel) {
-      chunkLanes("R");
-      wholeOrPartial(Body);
-    } else {
+  if (Peel) {
+    // Whole chunks only, aligned to the lead (no lane checks, no partial
+    // copy of the body: a warp holding a row's first or last chunk ran both
+    // copies, and the chunk a shifted row adds was re-read in every stage);
+    // the row's head and tail elements follow, one per thread.
+    std::string Guard = fmt::format("const {0} jf_c = ({0})j * {1} + tx;", IT, P.ThreadsX);
+    E.setChunk(ChunkKind::Whole);
+    if (R.isDynamic()) {
+      E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
+      E.line(fmt::format("const {0} col = jf_h + (({0})j * {1} + tx) * {2};", IT, P.ThreadsX,
+                         Vec));
       Body();
+      E.close();
+    } else {
+      int64_t Iters = staticRowIters();
+      if (Iters <= 16)
+        E.line("#pragma unroll");
+      E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
+      E.line(Guard);
+      E.open("if (jf_c < jf_nw)");
+      E.line(fmt::format("const {} col = jf_h + jf_c * {};", IT, Vec));
+      Body();
+      E.close();
+      E.close();
     }
-    E.setLaneGuard(false);
+    E.setChunk(ChunkKind::Either);
+    if (OwnChunks)
+      return;
+    const std::map<std::string, std::string> *Cache = E.rowCache();
+    E.setRowCache(nullptr);
+    ScalarPart = true;
+    E.setKeptActive(false);
+    E.open(fmt::format("for (int jf_e = tx; jf_e < jf_ns; jf_e += {})", P.ThreadsX));
+    E.line(fmt::format("const {0} col = jf_e < jf_h ? ({0})jf_e : jf_e + jf_nw * {1};", IT,
+                       Vec));
+    Body();
+    E.close();
+    ScalarPart = false;
+    E.setKeptActive(true);
+    E.setRowCache(Cache);
+    return;
+  }
+  if (R.isDynamic()) {
+    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
+                       P.ThreadsX, Vec));
+    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
+    Body();
     E.close();
     return;
   }
-  int64_t Iters = staticRowIters(false);
-  if (Peel) {
-    // The row's own chunk count first (the register cache covers these),
-    // then the chunk a shifted row may add, read from memory in each stage.
-    int64_t All = OwnChunks ? Iters : staticRowIters(true);
-    for (int64_t From = 0, To = Iters; From < To; From = To, To = All) {
-      const std::map<std::string, std::string> *Cache = E.rowCache();
-      if (From > 0)
-        E.setRowCache(nullptr);
-      if (To - From <= 16)
-        E.line("#pragma unroll");
-      E.open(fmt::format("for (int j = {}; j < {}; ++j)", From, To));
-      E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT, P.ThreadsX, Vec,
-                         Shift));
-      E.open("if (col < R)");
-      chunkLanes("R");
-      // Only a row's first chunk (j 0, thread 0) and its last (from JA on)
-      // can be partial: the unrolled middle iterations keep one copy.
-      int64_t JA = ((R.Size + Vec - 1) / Vec - 1) / P.ThreadsX;
-      wholeOrPartial(Body, fmt::format("(j == 0 || j >= {})", JA));
-      E.setLaneGuard(false);
-      E.close();
-      E.close();
-      E.setRowCache(Cache);
-    }
-    return;
-  }
+  int64_t Iters = staticRowIters();
   if (Iters <= 16)
     E.line("#pragma unroll");
   E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
-  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2}{3};", IT,
-                     P.ThreadsX, Vec, Shift));
+  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
   if (R.Size % Span != 0) {
     E.open("if (col < R)");
     Body();
@@ -551,8 +570,9 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
                          reduceIdentity(Nd.Kind, Nd.Type)));
     }
     E.open("if (rowOk)");
+    std::set<NodeId> StoredNow;
     rowLoop([&] {
-      lanes(true, [&](int) {
+      lanes(true, [&](int K) {
         for (NodeId N : Reds) {
           const Node &Nd = G.node(N);
           const Node &Op = G.node(Nd.Operands[0]);
@@ -561,9 +581,22 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
               E.value(Nd.Operands[0], E.domainCoords()));
           accumulate("acc" + std::to_string(N), Nd.Kind, V);
         }
+        // The first loop that computes a kept value stores it for the
+        // later ones.
+        if (ScalarPart)
+          return;
+        for (NodeId N : KeepPending)
+          if (E.emitted(N, E.domainCoords())) {
+            E.line(fmt::format("kv{}[j].V[{}] = {};", N, K, E.value(N, E.domainCoords())));
+            StoredNow.insert(N);
+          }
       });
     });
     E.close();
+    for (NodeId N : StoredNow) {
+      E.keepValue(N, "kv" + std::to_string(N));
+      KeepPending.erase(std::find(KeepPending.begin(), KeepPending.end(), N));
+    }
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
@@ -598,6 +631,12 @@ void KernelWriter::rowBody() {
   if (Peel) {
     leadPhase();
     E.line(fmt::format("const int jf_o = (int)((jf_off + rowc * R) % {});", Vec));
+    // The row's whole chunks start jf_h elements in, where the lead is
+    // aligned; the jf_ns elements before and after them go one per thread.
+    E.line(fmt::format("const int jf_h0 = ({0} - jf_o) % {0};", Vec));
+    E.line("const int jf_h = jf_h0 < R ? jf_h0 : (int)R;");
+    E.line(fmt::format("const {} jf_nw = (R - jf_h) / {};", IT, Vec));
+    E.line(fmt::format("const int jf_ns = (int)(R - jf_nw * {});", Vec));
   }
   outerCoords("rowc");
 
@@ -606,9 +645,11 @@ void KernelWriter::rowBody() {
   std::map<std::string, std::string> CacheVars;
   if (P.CacheRow && !P.Domain.back().isDynamic()) {
     KernelWriter Dry(G, P, Vec, Peel);
+    Dry.E.setLeadInput(E.leadInput());
+    Dry.KeepPending = P.CachedValues;
     Dry.rowStages(Stages);
     Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
-    int64_t Iters = staticRowIters(false);
+    int64_t Iters = staticRowIters();
     for (const RowLoad &L : Dry.E.seenRowLoads()) {
       std::string Var = "cv" + std::to_string(CacheVars.size());
       E.line(fmt::format("jf_vec<{}, {}> {}[{}];",
@@ -633,6 +674,9 @@ void KernelWriter::rowBody() {
       E.close();
       E.setRowCache(&CacheVars);
     }
+    for (NodeId N : P.CachedValues)
+      E.line(fmt::format("jf_vec<{}, {}> kv{}[{}];", computeType(G.node(N).Type), Vec, N, Iters));
+    KeepPending = P.CachedValues;
   }
   rowStages(Stages);
   E.open("if (rowOk)");

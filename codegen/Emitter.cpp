@@ -404,6 +404,10 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     return load(N, C);
   if (auto R = Reduced.find(N); R != Reduced.end())
     return R->second;
+  if (auto It = Kept.find(N); It != Kept.end() && KeptActive && !C.Rank0 && !C.Flat &&
+                              C.ColRel && C.Off == 0 && !C.LaneDep &&
+                              C.Outer == domainCoords().Outer)
+    return fmt::format("{}[j].V[{}]", It->second, Lane);
   std::string K = key(N, C);
   if (std::string V = lookup(K); !V.empty())
     return V;

@@ -72,6 +72,7 @@ public:
   void setChunk(ChunkKind K) { Chunk = K; }
   ChunkKind chunk() const { return Chunk; }
   void setLeadInput(int I) { LeadInput = I; }
+  int leadInput() const { return LeadInput; }
   bool peeled() const { return Peel; }
   void setVectorLoads(bool On) { VectorLoads = On; }
   /// Row kernels: loads matching a key of Cached come from register arrays
@@ -79,6 +80,14 @@ public:
   void setRowCache(const std::map<std::string, std::string> *C) { Cached = C; }
   const std::map<std::string, std::string> *rowCache() const { return Cached; }
   const std::vector<RowLoad> &seenRowLoads() const { return Seen; }
+  /// Row kernels: per-element values kept in register arrays (indexed by
+  /// j, the chunk loop's counter) by an earlier stage; read back at the
+  /// domain's own coordinates while active (whole chunks, not a peeled
+  /// row's head and tail elements).
+  void keepValue(NodeId N, std::string Array) { Kept[N] = std::move(Array); }
+  void setKeptActive(bool On) { KeptActive = On; }
+  /// Whether N's value at C was already emitted in the current scope.
+  bool emitted(NodeId N, const Coords &C) const { return !lookup(key(N, C)).empty(); }
   /// Row kernels: reduction results available to later stages.
   void setReduced(NodeId N, std::string Var) { Reduced[N] = std::move(Var); }
   /// Inside a branch the kernel hoisted per chunk, concat N at the domain's
@@ -134,6 +143,8 @@ private:
   const std::map<std::string, std::string> *Cached = nullptr;
   std::vector<RowLoad> Seen;
   std::map<NodeId, std::string> Reduced;
+  std::map<NodeId, std::string> Kept;
+  bool KeptActive = true;
   std::pair<NodeId, int> ConcatChoice{0, -1};
 };
 

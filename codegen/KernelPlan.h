@@ -58,6 +58,10 @@ struct KernelPlan {
   int RowsPerBlock = 1;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
+  /// RowReduce with CacheRow: per-element values (not loads) computed in one
+  /// stage and kept in registers for the later stages and the epilogue
+  /// instead of being computed again (softmax's exp), in graph order.
+  std::vector<NodeId> CachedValues;
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
   /// The scheduler's reasons, one clause per decision, for the plan text.

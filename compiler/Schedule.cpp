@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <map>
 #include <set>
 
 namespace jitfuse {
@@ -65,6 +66,75 @@ static unsigned pow2Ceil(int64_t V) {
   while (static_cast<int64_t>(P) < V)
     P *= 2;
   return P;
+}
+
+/// Ops whose recomputation in a later stage costs more than keeping their
+/// value: library calls and divisions (softmax's exp is ~8 instructions per
+/// element, and a row kernel computed it once per stage).
+static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
+  std::string S;
+  for (NodeId N : Ns)
+    S += (S.empty() ? "%" : ", %") + std::to_string(N);
+  return S;
+}
+
+static bool costlyToRecompute(Op K) {
+  const OpInfo &I = opInfo(K);
+  if (I.Kind == OpKind::Unary)
+    return I.Bound == BoundRule::Rule && K != Op::Cast && K != Op::Not;
+  return K == Op::Div || K == Op::Pow || K == Op::Mod;
+}
+
+/// Per-element nodes of a row cluster that more than one of its loops
+/// evaluates (a reduction stage's loop, or the epilogue's) and that cost
+/// more to recompute than to keep: the first loop keeps them, later loops
+/// read them back.
+static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
+                                        llvm::ArrayRef<Dim> Domain) {
+  std::set<NodeId> InCluster(C.Nodes.begin(), C.Nodes.end());
+  // Stage of each reduction, as codegen numbers them (reductionStages).
+  std::map<NodeId, int> Avail, Stage;
+  for (NodeId N : C.Nodes) {
+    int A = 0;
+    for (NodeId O : G.node(N).Operands)
+      if (auto It = Avail.find(O); It != Avail.end())
+        A = std::max(A, It->second);
+    if (isReduction(G.node(N).Kind))
+      Stage[N] = A++;
+    Avail[N] = A;
+  }
+  int Epilogue = 0;
+  for (auto &[N, S] : Stage)
+    Epilogue = std::max(Epilogue, S + 1);
+  // Loops that evaluate each node: a reduction's operand cone in its
+  // stage's loop, a whole-row output's cone in the epilogue.
+  std::map<NodeId, std::set<int>> Loops;
+  auto Cone = [&](NodeId Root, int Loop) {
+    std::vector<NodeId> Work{Root};
+    while (!Work.empty()) {
+      NodeId N = Work.back();
+      Work.pop_back();
+      if (!InCluster.count(N) || isReduction(G.node(N).Kind) || !Loops[N].insert(Loop).second)
+        continue;
+      for (NodeId O : G.node(N).Operands)
+        Work.push_back(O);
+    }
+  };
+  for (auto &[N, S] : Stage)
+    Cone(G.node(N).Operands[0], S);
+  for (NodeId O : C.Outputs)
+    if (llvm::ArrayRef<Dim>(G.node(O).Dims) == Domain)
+      Cone(O, Epilogue);
+  std::vector<NodeId> Keep;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    auto It = Loops.find(N);
+    if (It == Loops.end() || It->second.size() < 2 || !costlyToRecompute(Nd.Kind) ||
+        llvm::ArrayRef<Dim>(Nd.Dims) != Domain || !isFloat(Nd.Type))
+      continue;
+    Keep.push_back(N);
+  }
+  return Keep;
 }
 
 KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
@@ -194,9 +264,8 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                          Last.Name, P.ThreadsX);
     return P;
   }
-  // Threads follow the row's own chunks; a peeled row that starts off the
-  // lead's alignment spans one chunk more, taken by an extra, uncached
-  // iteration (codegen), so aligned rows keep their registers.
+  // Threads follow the row's own chunks (a peeled row has no more whole
+  // chunks; its head and tail elements go one per thread, codegen).
   int64_t Chunks = (Last.Size + Vec - 1) / Vec;
   if (Chunks <= 32) {
     P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
@@ -236,13 +305,28 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     ReadAgain |= llvm::ArrayRef<Dim>(G.node(O).Dims) == llvm::ArrayRef<Dim>(P.Domain);
   bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
+  // Values a later loop would compute again ride along while they fit too.
+  int64_t KeptBytes = 0;
+  if (P.CacheRow && !Opts.ForceRowCache) {
+    for (NodeId N : valuesToKeep(G, C, P.Domain)) {
+      int64_t B = Iters * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+      if (Bytes + KeptBytes + B > Opts.RowCacheBytes)
+        break;
+      KeptBytes += B;
+      P.CachedValues.push_back(N);
+    }
+  }
   P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
                        Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
                                           : "");
   P.Why += P.CacheRow
-               ? fmt::format("row kept in registers ({} B a thread{})", Bytes,
-                             Opts.ForceRowCache ? ", forced" : "")
+               ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
+                             Opts.ForceRowCache ? ", forced" : "",
+                             P.CachedValues.empty()
+                                 ? ""
+                                 : fmt::format(", and the values of {} computed once ({} B)",
+                                               nodeList(P.CachedValues), KeptBytes))
            : Opts.ForceRowCache || ReadAgain
                ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")

@@ -100,3 +100,62 @@ TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][sched
   CHECK(PL.Kernels[0].CacheRow);
   CHECK_THAT(PL.PlanText, Catch::Contains("row kept in registers (512 B a thread, forced)"));
 }
+
+namespace {
+
+size_t count(const std::string &S, const std::string &Needle) {
+  size_t N = 0;
+  for (size_t At = S.find(Needle); At != std::string::npos; At = S.find(Needle, At + 1))
+    ++N;
+  return N;
+}
+
+/// The text of variant \p Name in \p Src (from its signature to the next).
+std::string variantText(const std::string &Src, const std::string &Name) {
+  size_t At = Src.find(Name + "(");
+  REQUIRE(At != std::string::npos);
+  size_t End = Src.find("__global__", At);
+  return Src.substr(At, End == std::string::npos ? std::string::npos : End - At);
+}
+
+} // namespace
+
+TEST_CASE("a row kernel computes softmax's exp once per element", "[plan][schedule]") {
+  // softmax: max stage, then sum(exp(x - max)), then exp(x - max) / sum.
+  // The sum's loop keeps exp's values for the epilogue (issue 12 item 4:
+  // the second expf was a third of a bf16 row's instructions).
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", 4096});
+  G.output("y", cast(nn::softmax(cast(X, DType::F32)), DType::BF16));
+  GraphPlan P = planGraph(G, {});
+  REQUIRE(P.Kernels.size() == 1);
+  const KernelPlan &K = P.Kernels[0];
+  REQUIRE(K.CachedValues.size() == 1);
+  CHECK(G.node(K.CachedValues[0]).Kind == Op::Exp);
+  CHECK_THAT(P.PlanText, Catch::Contains("and the values of %"));
+  std::string Src = codegen::emitProgram(G, P.Kernels);
+  // The chunk loop's body spells its 8 lanes: 8 expf in the aligned
+  // variant (the sum's loop), not 16 (the epilogue's loop again).
+  CHECK(count(variantText(Src, K.variantName(8)), "expf(") == 8);
+  // The peeled one: the same for its whole chunks, and one for its head
+  // and tail elements in each of the two loops that need exp.
+  CHECK(count(variantText(Src, K.variantName(8, true)), "expf(") == 10);
+
+  // Forced re-reading keeps nothing in registers, values included.
+  PlanOptions Off;
+  Off.RowCache = false;
+  CHECK(planGraph(G, Off).Kernels[0].CachedValues.empty());
+}
+
+TEST_CASE("a peeled row runs one copy of its body per stage", "[plan][schedule]") {
+  // Whole chunks without lane checks, then the head and tail elements one
+  // per thread: no partial-chunk copy of the body (a warp holding a row's
+  // partial chunk ran both copies).
+  Graph G = rmsGraph(DType::BF16, 4095);
+  GraphPlan P = planGraph(G, {});
+  std::string Src = codegen::emitProgram(G, P.Kernels);
+  std::string Peeled = variantText(Src, P.Kernels[0].variantName(8, true));
+  CHECK(count(Peeled, "jf_load_part") == 0);
+  CHECK(count(Peeled, "jf_store_part") == 0);
+  CHECK(count(Peeled, "for (int jf_e = tx; jf_e < jf_ns;") == 2); // the stage and the epilogue
+}
