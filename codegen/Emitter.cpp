@@ -303,6 +303,12 @@ std::string Emitter::elementwise(NodeId N, const Coords &C) {
       continue; // the condition stays bool
     Vals[I] = promoteValue(Types[I], OT, Vals[I]);
   }
+  // A per-element division by a row's reduction result (softmax's sum):
+  // IEEE division cost about 8 instructions per element, a third of a bf16
+  // softmax row's (BENCHMARKS.md schedule log).
+  if (Nd.Kind == Op::Div && OT == DType::F32 && Reduced.count(Nd.Operands[1]) &&
+      llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
+    return bind(Nd.Type, fmt::format("jf_div_row({}, {})", Vals[0], Vals[1]));
   return bind(Nd.Type, opExpr(Nd.Kind, OT, Vals, P.FastMath));
 }
 

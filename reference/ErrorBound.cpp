@@ -32,6 +32,8 @@
 //   add sub                  Ea + Eb + rnd
 //   mul                      |b|Ea + |a|Eb + EaEb + rnd
 //   div reciprocal           (Ea + |v|Eb) / (|b| - Eb) + rnd   (+inf if Eb >= |b|)
+//                            (f32 div by a divisor constant along the row:
+//                            3 rnd, for a * RN(1/b) in row kernels)
 //   fma                      |b|Ea + |a|Eb + EaEb + Ec + rnd   (one rounding)
 //   exp exp2                 |v| expm1(Ex [* ln 2]) + lib
 //   log log2                 Ex / (x - Ex) [/ ln 2] + lib  (+inf if x - Ex <= 0)
@@ -362,7 +364,7 @@ double unaryFloat(Op O, double X, double Ex, double V, DType C, bool Fast) {
 }
 
 double binaryFloat(Op O, double A, double Ea, double B, double Eb, double V,
-                   DType C) {
+                   DType C, bool RowDivisor) {
   const double U = unitOf(C);
   auto Rnd = [&](double P, double N = 0) {
     return std::isfinite(V)
@@ -386,7 +388,9 @@ double binaryFloat(Op O, double A, double Ea, double B, double Eb, double V,
         return Inf;
       P = (Ea + (Eb > 0 ? std::fabs(V) * Eb : 0)) / D;
     }
-    return P + Rnd(P);
+    // A divisor constant along the row may be applied as a * RN(1/b) (a
+    // row kernel's jf_div_row): at most 2u + u^2 relative, taken as 3u.
+    return P + Rnd(P, RowDivisor && C == DType::F32 ? 1 : 0);
   case Op::Max:
   case Op::Min:
     return std::max(Ea, Eb);
@@ -463,6 +467,15 @@ public:
     for (NodeId Id = 0; Id < G.size(); ++Id)
       for (NodeId Op : G.node(Id).Operands)
         LastUse[Op] = std::max(LastUse[Op], Id);
+  }
+
+  /// A division whose divisor is constant along the last axis (a row's
+  /// reduction result broadcast over the row): row kernels may apply it as
+  /// a multiplication by its reciprocal.
+  bool rowDivisor(const Node &N) const {
+    const Node &D = G.node(N.Operands[1]);
+    return !N.Dims.empty() && !N.Dims.back().isStatic(1) &&
+           (D.Dims.empty() || D.Dims.back().isStatic(1));
   }
 
   /// Node Id's bound; Vals holds Id's value and its operands' values.
@@ -587,7 +600,7 @@ double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
   case OpKind::Unary:
     return unaryFloat(O, X[0], E[0], V, C, FastMath);
   case OpKind::Binary:
-    return binaryFloat(O, X[0], E[0], X[1], E[1], V, C);
+    return binaryFloat(O, X[0], E[0], X[1], E[1], V, C, O == Op::Div && rowDivisor(N));
   case OpKind::Ternary: {
     JITFUSE_CHECK(O == Op::Fma, "unknown ternary op");
     double P = (E[0] > 0 ? std::fabs(X[1]) * E[0] : 0) +

@@ -157,6 +157,9 @@ std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
       for (NodeId Op : N.Operands)
         In.push_back(broadcastValues(Sim[Op], Out.Dims));
       DType From = G.node(N.Operands[0]).Type;
+      const Node &Last = G.node(N.Operands.back());
+      bool RowDivisor = !N.Dims.empty() && !N.Dims.back().isStatic(1) &&
+                        (Last.Dims.empty() || Last.Dims.back().isStatic(1));
       for (size_t I = 0; I < static_cast<size_t>(Out.numel()); ++I) {
         double V;
         if (N.Kind == Op::Cast) {
@@ -170,6 +173,10 @@ std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
         } else if (K == OpKind::Unary) {
           V = N.Kind == Op::Tanh && Opts.Tanh ? Opts.Tanh(f(In[0][I]))
                                               : unaryF32(N.Kind, f(In[0][I]));
+        } else if (N.Kind == Op::Div && !Opts.Unfused && RowDivisor) {
+          // The fused row kernels' jf_div_row.
+          float A = f(In[0][I]), Bv = f(In[1][I]);
+          V = std::fabs(Bv) >= 0x1p-126f && std::fabs(Bv) <= 0x1p126f ? A * (1.0f / Bv) : A / Bv;
         } else {
           V = binaryF32(N.Kind, f(In[0][I]), f(In[1][I]));
         }
@@ -235,6 +242,35 @@ TEST_CASE("Error bound: add and mul of exact inputs, by hand", "[numerics]") {
   double Ub = std::ldexp(1.0, -8), Tb = std::ldexp(1.0, -133);
   double E = Es + Ub * (3.75 + Es) + Tb;
   CHECK(onlyBound(H, Bh2).Data[0] == Approx(E + Ub * 3.75 + Tb).epsilon(1e-12));
+}
+
+TEST_CASE("Error bound: a division by a row's value allows a * RN(1/b)", "[numerics]") {
+  // Row kernels divide by a divisor constant along the row as a * RN(1/b)
+  // (jf_div_row): 3 roundings in the bound. A divisor that varies along the
+  // row keeps IEEE division's one.
+  Graph G;
+  Value A = G.input("a", f32, {1, 2});
+  G.output("row", A / G.input("s", f32, {1, 1}));
+  G.output("elem", A / G.input("c", f32, {1, 2}));
+  Bindings Bd;
+  Bd.Inputs["a"] = tensor(f32, {1, 2}, {1.0, 2.0});
+  Bd.Inputs["s"] = tensor(f32, {1, 1}, {3.0});
+  Bd.Inputs["c"] = tensor(f32, {1, 2}, {3.0, 3.0});
+  ReferenceResult R = interpretWithBounds(G, Bd);
+  for (int I = 0; I < 2; ++I) {
+    double V = (I + 1) / 3.0;
+    CHECK(R.Values.at("row").Data[I] == static_cast<float>(V)); // the output, rounded
+    // The division's 3 u |v| + 2 tiny, then the reference's output rounding.
+    CHECK(R.Bounds.at("row").Data[I] ==
+          Approx(3 * U32 * V + 2 * T32 + U32 * V + T32).epsilon(1e-12));
+    CHECK(R.Bounds.at("elem").Data[I] == Approx(U32 * V + T32 + U32 * V + T32).epsilon(1e-12));
+  }
+  // The device's spelling stays inside: 1/3 and 2/3 through RN(1/3).
+  float Rcp = 1.0f / 3.0f;
+  for (int I = 0; I < 2; ++I) {
+    double Got = static_cast<float>((I + 1) * Rcp);
+    CHECK(std::fabs(Got - (I + 1) / 3.0) <= R.Bounds.at("row").Data[I]);
+  }
 }
 
 TEST_CASE("Error bound: an f32 chain x*2+1 is a few eps of its value", "[numerics]") {

@@ -140,6 +140,8 @@ TEST_CASE("a row kernel computes softmax's exp once per element", "[plan][schedu
   // The peeled one: the same for its whole chunks, and one for its head
   // and tail elements in each of the two loops that need exp.
   CHECK(count(variantText(Src, K.variantName(8, true)), "expf(") == 10);
+  // The division by the row's sum: a reciprocal per row (jf_div_row).
+  CHECK(count(variantText(Src, K.variantName(8)), "jf_div_row(") == 8);
 
   // Forced re-reading keeps nothing in registers, values included.
   PlanOptions Off;

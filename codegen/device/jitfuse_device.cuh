@@ -156,6 +156,15 @@ __device__ __forceinline__ int jf_phase(const T *P) {
   return static_cast<int>((reinterpret_cast<unsigned long long>(P) / sizeof(T)) % N);
 }
 
+// a / b where b is the same for a whole row (softmax's sum): one
+// reciprocal per row (the compiler computes 1/b once for the unrolled
+// lanes) and a multiply per element, two roundings (NUMERICS.md "Error
+// bounds"); IEEE division where 1/b would not be a normal float.
+__device__ __forceinline__ float jf_div_row(float A, float B) {
+  const float R = 1.0f / B;
+  return fabsf(B) >= 0x1p-126f && fabsf(B) <= 0x1p126f ? A * R : A / B;
+}
+
 // NaN-propagating max/min (IEEE maximum/minimum, like torch.maximum).
 __device__ __forceinline__ float jf_max(float A, float B) {
   return (A != A || A > B) ? A : B;
