@@ -232,6 +232,16 @@ std::string Emitter::load(NodeId N, const Coords &C) {
     bool LaneFree = !C.Flat && !C.ColRel && !C.LaneDep;
     if (LaneGuard && Chunk != ChunkKind::Whole && !LaneFree)
       Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
+    if (RecordScalar && C.ColRel && !C.Flat) {
+      bool Known = false;
+      for (const ScalarLoad &L : SeenScalar)
+        Known |= L.Elem == Elem;
+      if (!Known)
+        SeenScalar.push_back({Elem, Nd.Type});
+    }
+    if (ScalarCache)
+      if (auto F = ScalarCache->find(Elem); F != ScalarCache->end())
+        Elem = F->second;
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Elem));
     remember(K, V);
     return V;

@@ -80,6 +80,18 @@ public:
   void setRowCache(const std::map<std::string, std::string> *C) { Cached = C; }
   const std::map<std::string, std::string> *rowCache() const { return Cached; }
   const std::vector<RowLoad> &seenRowLoads() const { return Seen; }
+  /// Peeled rows' head and tail elements: scalar loads over the row
+  /// (ColRel) are recorded while recording is on, and read from the
+  /// registers of ScalarCache (element expression -> variable) when set.
+  void setScalarLoads(bool Record, const std::map<std::string, std::string> *Cache) {
+    RecordScalar = Record;
+    ScalarCache = Cache;
+  }
+  struct ScalarLoad {
+    std::string Elem; // "in_0[(c0 * 4095 + col)]"
+    DType Type;
+  };
+  const std::vector<ScalarLoad> &seenScalarLoads() const { return SeenScalar; }
   /// Row kernels: per-element values kept in register arrays (indexed by
   /// j, the chunk loop's counter) by an earlier stage; read back at the
   /// domain's own coordinates while active (whole chunks, not a peeled
@@ -144,6 +156,9 @@ private:
   std::vector<RowLoad> Seen;
   std::map<NodeId, std::string> Reduced;
   std::map<NodeId, std::string> Kept;
+  bool RecordScalar = false;
+  const std::map<std::string, std::string> *ScalarCache = nullptr;
+  std::vector<ScalarLoad> SeenScalar;
   bool KeptActive = true;
   std::pair<NodeId, int> ConcatChoice{0, -1};
 };

@@ -159,5 +159,18 @@ TEST_CASE("a peeled row runs one copy of its body per stage", "[plan][schedule]"
   std::string Peeled = variantText(Src, P.Kernels[0].variantName(8, true));
   CHECK(count(Peeled, "jf_load_part") == 0);
   CHECK(count(Peeled, "jf_store_part") == 0);
-  CHECK(count(Peeled, "for (int jf_e = tx; jf_e < jf_ns;") == 2); // the stage and the epilogue
+  // 256 threads: one head/tail element each at most, loaded with the
+  // chunks (x and w), then used by the stage and the epilogue.
+  CHECK(count(Peeled, "if (tx < jf_ns)") == 2);
+  CHECK(count(Peeled, "cs0 = in_0[") == 1);
+  CHECK(count(Peeled, "cs1 = in_1[") == 1);
+
+  // A short row (8 chunks: 8 threads) has fewer threads than head and tail
+  // elements (up to 14): a loop over them, read from memory.
+  Graph S = rmsGraph(DType::BF16, 61);
+  GraphPlan PS = planGraph(S, {});
+  std::string Short =
+      variantText(codegen::emitProgram(S, PS.Kernels), PS.Kernels[0].variantName(8, true));
+  CHECK(count(Short, "for (int jf_e = tx; jf_e < jf_ns; jf_e += 8)") == 2);
+  CHECK(count(Short, "cs0") == 0);
 }

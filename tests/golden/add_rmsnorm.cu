@@ -236,6 +236,15 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
       }
     }
   }
+  jf_bf16 cs0 = 0;
+  jf_bf16 cs1 = 0;
+  jf_bf16 cs2 = 0;
+  if (rowOk && tx < jf_ns) {
+    const long long col = tx < jf_h ? (long long)tx : tx + jf_nw * 8;
+    cs0 = in_1[(c0 * 4096 + col)];
+    cs1 = in_0[(c0 * 4096 + col)];
+    cs2 = in_2[(col)];
+  }
   float acc7 = (0.0f);
   if (rowOk) {
     #pragma unroll
@@ -293,10 +302,11 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
         acc7 = acc7 + v39;
       }
     }
-    for (int jf_e = tx; jf_e < jf_ns; jf_e += 256) {
+    if (tx < jf_ns) {
+      const int jf_e = tx;
       const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
-      const float v40 = jf_bf16_to_float(in_1[(c0 * 4096 + col)]);
-      const float v41 = jf_bf16_to_float(in_0[(c0 * 4096 + col)]);
+      const float v40 = jf_bf16_to_float(cs0);
+      const float v41 = jf_bf16_to_float(cs1);
       const float v42 = (v40 + v41);
       const float v43 = v42;
       const float v44 = (v43 * v43);
@@ -406,17 +416,18 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
         jf_store_whole<jf_bf16, 8>(out_1 + rowc * R + col, sv70);
       }
     }
-    for (int jf_e = tx; jf_e < jf_ns; jf_e += 256) {
+    if (tx < jf_ns) {
+      const int jf_e = tx;
       const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
-      const float v121 = jf_bf16_to_float(in_1[(c0 * 4096 + col)]);
-      const float v122 = jf_bf16_to_float(in_0[(c0 * 4096 + col)]);
+      const float v121 = jf_bf16_to_float(cs0);
+      const float v122 = jf_bf16_to_float(cs1);
       const float v123 = (v121 + v122);
       out_0[rowc * R + col] = jf_float_to_bf16(v123);
       const float v124 = v123;
       const float v125 = (red7 + s_0);
       const float v126 = rsqrtf(v125);
       const float v127 = (v124 * v126);
-      const float v128 = jf_bf16_to_float(in_2[(col)]);
+      const float v128 = jf_bf16_to_float(cs2);
       const float v129 = v128;
       const float v130 = (v127 * v129);
       const float v131 = jf_bf16_to_float(jf_float_to_bf16((float)(v130)));
