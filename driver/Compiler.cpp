@@ -4,7 +4,9 @@
 //   emit     codegen/Codegen.h    CUDA text, parameters and launch rules
 //   target   runtime/             arch, SM count, NVRTC options, the key
 //   compile  runtime/KernelCache  find the binary in memory or on disk, or
-//            or find               run NVRTC (in parallel parts)
+//            or find               run NVRTC (in parallel parts): each launch's
+//                                  first variant now, the others in the
+//                                  background (CompileOptions::DeferVariants)
 //   load     exec/                modules, functions, launch tables
 //
 // Each stage is one function below, called once in that order; the cache
@@ -28,6 +30,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <thread>
 
 namespace jitfuse {
 
@@ -86,6 +89,25 @@ Target chooseTarget(const CompileOptions &Opts) {
   return T;
 }
 
+/// NVRTC over \p Kernels in up to \p Threads parts, as images naming their
+/// kernels (a bundle, even of one part, so a partial entry says what it
+/// holds).
+std::vector<rt::BundledImage> compileImages(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
+                                            const Target &T, unsigned Threads, std::string &Log) {
+  std::vector<codegen::ProgramPart> Pieces = codegen::splitProgram(Kernels, Threads);
+  std::vector<std::string> Sources;
+  for (const codegen::ProgramPart &P : Pieces)
+    Sources.push_back(P.Source);
+  std::vector<rt::CompiledProgram> Progs =
+      rt::compileCudaParallel(Sources, "jitfuse", T.NvrtcOptions, Threads);
+  std::vector<rt::BundledImage> Images;
+  for (size_t I = 0; I < Pieces.size(); ++I) {
+    Images.push_back({std::move(Pieces[I].Kernels), std::move(Progs[I].Cubin)});
+    Log += Progs[I].Log;
+  }
+  return Images;
+}
+
 /// Stage "compile": NVRTC over the program, or over up to \p Threads parts
 /// of it compiled at once. Several kernel variants compile as parallel NVRTC
 /// programs: the front end runs once per part, but a cold compile takes the
@@ -102,21 +124,106 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
     rt::CompiledProgram Prog = rt::compileCuda(Source, "jitfuse", T.NvrtcOptions, WantPtx);
     if (WantPtx)
       Ptx = Prog.Ptx;
-    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log)};
+    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), {}};
   }
-  std::vector<codegen::ProgramPart> Pieces = codegen::splitProgram(Kernels, Threads);
-  std::vector<std::string> Sources;
-  for (const codegen::ProgramPart &P : Pieces)
-    Sources.push_back(P.Source);
-  std::vector<rt::CompiledProgram> Progs =
-      rt::compileCudaParallel(Sources, "jitfuse", T.NvrtcOptions, Threads);
-  std::vector<rt::BundledImage> Images;
   std::string Log;
-  for (size_t I = 0; I < Pieces.size(); ++I) {
-    Images.push_back({std::move(Pieces[I].Kernels), std::move(Progs[I].Cubin)});
-    Log += Progs[I].Log;
+  std::vector<rt::BundledImage> Images = compileImages(Kernels, T, Threads, Log);
+  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), {}};
+}
+
+/// Each kernel's first variant (the widest: what aligned pointers run) in
+/// Eager, the others in Rest; the count of Rest's variants.
+size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
+                     std::vector<codegen::EmittedKernel> &Eager,
+                     std::vector<codegen::EmittedKernel> &Rest) {
+  size_t N = 0;
+  for (const codegen::EmittedKernel &K : Kernels) {
+    codegen::EmittedKernel First = K;
+    First.Variants.resize(1);
+    Eager.push_back(std::move(First));
+    if (K.Variants.size() < 2)
+      continue;
+    codegen::EmittedKernel Others = K;
+    Others.Variants.erase(Others.Variants.begin());
+    N += Others.Variants.size();
+    Rest.push_back(std::move(Others));
   }
-  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log)};
+  return N;
+}
+
+/// The compile of a cold, deferred program: Eager's variants, as a partial
+/// entry whose Deferred future a background thread fulfils with Rest's
+/// images, after it stored the complete entry (both parts' images) under
+/// Key. The background compile starts first, so with threads to spare both
+/// run at once and compile() returns after the eager part alone: on the
+/// development machine the peeled variant of add + RMSNorm takes 3-4x the
+/// aligned one's NVRTC time (docs/MEASUREMENTS.md).
+rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt::CacheKey &Key,
+                               const std::string &Source,
+                               std::vector<codegen::EmittedKernel> Eager,
+                               std::vector<codegen::EmittedKernel> Rest, const Target &T,
+                               unsigned Threads) {
+  using Images = std::vector<rt::BundledImage>;
+  std::promise<std::pair<Images, std::string>> FirstPromise;
+  std::promise<std::shared_ptr<const rt::CacheEntry>> Promise;
+  rt::CacheEntry Out;
+  Out.Deferred = Promise.get_future().share();
+  // Detached: it owns what it uses (the cache by shared_ptr) and touches
+  // nothing after fulfilling the promise; whoever holds the future can wait
+  // for that (~ExecutableImpl does, and so does a failing eager compile), so
+  // no background NVRTC outlives the Executables of its program.
+  // Only spare threads run beside the eager compile: with as many eager
+  // variants as threads, the background starts after it (on 2 cores, 4
+  // NVRTC programs at once made a 500-op chain's compile() 2.5x slower).
+  size_t NumEager = 0;
+  for (const codegen::EmittedKernel &K : Eager)
+    NumEager += K.Variants.size();
+  unsigned Spare = NumEager < Threads ? Threads - static_cast<unsigned>(NumEager) : 0;
+  std::thread([Cache = std::move(Cache), Key, Source, Rest = std::move(Rest), T, Threads, Spare,
+               First = FirstPromise.get_future().share(),
+               Promise = std::move(Promise)]() mutable {
+    try {
+      if (!Spare)
+        (void)First.get(); // a failed eager compile ends this one too
+      std::string Log;
+      Images Mine = compileImages(Rest, T, Spare ? Spare : Threads, Log);
+      auto Deferred = std::make_shared<const rt::CacheEntry>(
+          rt::CacheEntry{rt::bundleImages(Mine), Log, {}});
+      bool EagerOk = false;
+      try {
+        auto [All, FirstLog] = First.get();
+        EagerOk = true;
+        All.insert(All.end(), std::make_move_iterator(Mine.begin()),
+                   std::make_move_iterator(Mine.end()));
+        Cache->complete(Key, Source,
+                        std::make_shared<const rt::CacheEntry>(
+                            rt::CacheEntry{rt::bundleImages(All), FirstLog + Log, {}}));
+      } catch (...) {
+        if (EagerOk)
+          throw;
+        // The eager compile failed and threw from compile(): nothing to store.
+      }
+      Cache.reset();
+      Promise.set_value(std::move(Deferred));
+    } catch (...) {
+      // Nothing is stored; the next compile() of this program starts over.
+      Cache->invalidate(Key);
+      Cache.reset();
+      Promise.set_exception(std::current_exception());
+    }
+  }).detach();
+  try {
+    std::string Log;
+    Images First = compileImages(Eager, T, Threads, Log);
+    Out.Image = rt::bundleImages(First);
+    Out.Log = Log;
+    FirstPromise.set_value({std::move(First), std::move(Log)});
+  } catch (...) {
+    FirstPromise.set_exception(std::current_exception());
+    Out.Deferred.wait();
+    throw;
+  }
+  return Out;
 }
 
 } // namespace
@@ -170,7 +277,21 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     return runNvrtc(Emitted, X->Source, T, Env.CompileThreads, WantPtx, X->Ptx);
   };
   bool Hit = false;
-  X->Entry = Cache->getOrCompile(Key, X->Source, CompileNow, &Hit);
+  size_t NumVariants = 0;
+  for (const codegen::EmittedKernel &K : Emitted)
+    NumVariants += K.Variants.size();
+  if (Opts.DeferVariants && !WantPtx && NumVariants > Emitted.size()) {
+    auto CompileFirst = [&] {
+      std::vector<codegen::EmittedKernel> Eager, Rest;
+      X->Stats.DeferredVariants = static_cast<unsigned>(splitVariants(Emitted, Eager, Rest));
+      return compileDeferred(Cache, Key, X->Source, std::move(Eager), std::move(Rest), T,
+                             Env.CompileThreads);
+    };
+    X->Entry = Cache->getOrCompile(Key, X->Source, CompileFirst, &Hit);
+  } else {
+    X->Entry = Cache->getOrCompile(Key, X->Source, CompileNow, &Hit);
+  }
+  X->Deferred = X->Entry->Deferred;
   X->Stats.CacheHit = Hit;
   X->Log = X->Entry->Log;
   X->Stats.CompileMs = msSince(Start);
@@ -218,6 +339,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     } catch (const rt::ImageError &) {
       Cache->invalidate(Key);
       X->Entry = Cache->getOrCompile(Key, X->Source, CompileNow, &Hit);
+      X->Deferred = {};
       X->Mod = std::make_unique<rt::ModuleSet>(X->Entry->Image, Names);
     }
     X->bindFunctions();

@@ -51,6 +51,14 @@ struct CompileOptions {
   /// (compiler/Horizontal.h). Only with Fuse. false: one launch per kernel,
   /// for same-run comparisons.
   bool HorizontalFusion = true;
+  /// A cold compile returns once each launch's first variant (the aligned
+  /// one) is compiled and loaded; the others (the peeled variants, or the
+  /// ladder's narrower widths) compile on a background thread, are written
+  /// to the cache with the rest, and load at the first run() whose pointers
+  /// need one (which waits for them; an NVRTC failure there is thrown by
+  /// that run()). The Executable's destructor waits for the background
+  /// compile. false: compile() compiles every variant (as does WantPtx).
+  bool DeferVariants = true;
 };
 
 /// Thread-safe: any number of threads may compile() through one Compiler

@@ -312,6 +312,8 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
     case CallSlot::ScalarValue: Slot = scalarBits(C.Type, Sc[C.Index]); break;
     }
   }
+  if (!L.Fns[V])
+    loadDeferred(); // the first run that needs a deferred variant
   P.Fn = L.Fns[V];
   P.Grid.X = Shape->GridX;
   P.Block.X = Shape->BlockX;

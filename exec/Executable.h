@@ -45,6 +45,9 @@ struct CompileStats {
   bool CacheHit = false;
   double CompileMs = 0; // codegen + NVRTC (or cache lookup)
   double LoadMs = 0;    // module load
+  /// Variants left to a background compile (CompileOptions::DeferVariants);
+  /// 0 on a cache hit.
+  unsigned DeferredVariants = 0;
 };
 
 /// Counters of CUDA graph mode (Executable::setCudaGraph): what the replays

@@ -169,6 +169,11 @@ public:
 
   std::shared_ptr<const rt::CacheEntry> Entry;
   std::unique_ptr<rt::ModuleSet> Mod;
+  /// A partial Entry's background compile (CompileOptions::DeferVariants):
+  /// the variants Mod lacks, loaded into DeferredMod by the first run() that
+  /// picks one (loadDeferred).
+  std::shared_future<std::shared_ptr<const rt::CacheEntry>> Deferred;
+  std::unique_ptr<rt::ModuleSet> DeferredMod;
   CUcontext Ctx = nullptr;
   int Device = 0;
   int SmCount = 0;
@@ -191,6 +196,15 @@ public:
   /// Resolves every launch's variants in Mod and allocates the full
   /// reductions' partials (exec/LaunchTable.cpp).
   void bindFunctions();
+  /// Waits for the background compile (rethrowing its error), loads its
+  /// variants and fills the launches' missing functions.
+  void loadDeferred();
+
+  ExecutableImpl() = default;
+  ExecutableImpl(const ExecutableImpl &) = delete;
+  ExecutableImpl &operator=(const ExecutableImpl &) = delete;
+  /// Waits for a background compile still running (never an error).
+  ~ExecutableImpl();
   /// Lays out the per-call tables above from Inputs, Outputs and Launches.
   /// Called once, when the Executable is made.
   void prepareHotPath();

@@ -169,14 +169,35 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
 void ExecutableImpl::bindFunctions() {
   for (LaunchPlan &L : Launches) {
     L.Fns.clear();
+    // A partial entry's bundle names what it has; the rest load on demand.
     for (const std::string &Name : L.FnNames)
-      L.Fns.push_back(Mod->function(Name));
+      L.Fns.push_back(Deferred.valid() && !Mod->names(Name) ? nullptr : Mod->function(Name));
     if (unsigned Blocks = L.Rule.maxBlocks(SmCount)) {
       L.Partials = rt::DeviceBuffer(size_t(Blocks) * 8);
       L.Counter = rt::DeviceBuffer(sizeof(unsigned));
       rt::memsetD8(L.Counter.ptr(), 0, sizeof(unsigned));
     }
   }
+}
+
+void ExecutableImpl::loadDeferred() {
+  JITFUSE_CHECK(Deferred.valid() && !DeferredMod, "a variant is missing from a complete entry");
+  std::shared_ptr<const rt::CacheEntry> Rest = Deferred.get(); // rethrows NVRTC's error
+  std::vector<std::string> Names;
+  for (const LaunchPlan &L : Launches)
+    for (size_t V = 0; V < L.Fns.size(); ++V)
+      if (!L.Fns[V])
+        Names.push_back(L.FnNames[V]);
+  DeferredMod = std::make_unique<rt::ModuleSet>(Rest->Image, Names);
+  for (LaunchPlan &L : Launches)
+    for (size_t V = 0; V < L.Fns.size(); ++V)
+      if (!L.Fns[V])
+        L.Fns[V] = DeferredMod->function(L.FnNames[V]);
+}
+
+ExecutableImpl::~ExecutableImpl() {
+  if (Deferred.valid())
+    Deferred.wait();
 }
 
 void ExecutableImpl::prepareHotPath() {

@@ -21,6 +21,8 @@
 #include <llvm/ADT/StringRef.h>
 
 #include <cstdint>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +35,12 @@ struct CacheEntry {
   std::vector<char> Image;
   /// NVRTC's log (warnings); often empty.
   std::string Log;
+  /// Set on a partial entry, whose Image holds only some of the program's
+  /// kernels (an image bundle naming them) while the rest compile in the
+  /// background: it yields those kernels' entry, or the compile's error.
+  /// A partial entry lives in memory only (KernelCache::getOrCompile never
+  /// writes it to disk); KernelCache::complete replaces it.
+  std::shared_future<std::shared_ptr<const CacheEntry>> Deferred;
 };
 
 inline constexpr char kCacheMagic[8] = {'J', 'I', 'T', 'F',

@@ -192,7 +192,8 @@ KernelCache::getOrCompile(const CacheKey &TheKey, llvm::StringRef Source,
         ++Stats.Misses;
         Stats.CompileSeconds += Took.count();
       }
-      if (DiskEnabled)
+      // A partial entry stays in memory: complete() writes the whole one.
+      if (DiskEnabled && !Entry->Deferred.valid())
         storeToDisk(Key, Source, *Entry);
     }
   } catch (...) {
@@ -370,6 +371,15 @@ void KernelCache::sweep(const std::string &Keep) {
   }
   std::lock_guard<std::mutex> Guard(Lock);
   Stats.Evictions += Evicted;
+}
+
+void KernelCache::complete(const CacheKey &TheKey, llvm::StringRef Source,
+                           std::shared_ptr<const CacheEntry> Complete) {
+  const std::string &Key = TheKey.str();
+  if (DiskEnabled)
+    storeToDisk(Key, Source, *Complete);
+  std::lock_guard<std::mutex> Guard(Lock);
+  Memory[Key] = std::move(Complete);
 }
 
 void KernelCache::invalidate(const CacheKey &TheKey) {

@@ -100,6 +100,11 @@ public:
                llvm::function_ref<CacheEntry()> Compile,
                bool *WasHit = nullptr);
 
+  /// Replaces the (partial) entry of \p Key in memory with \p Complete and
+  /// writes it to disk: the end of a background compile (CacheEntry::Deferred).
+  void complete(const CacheKey &Key, llvm::StringRef Source,
+                std::shared_ptr<const CacheEntry> Complete);
+
   /// Forgets \p Key in memory and deletes its disk entry and source, e.g.
   /// after the driver refused the CUBIN (ImageError), so the next lookup
   /// recompiles.

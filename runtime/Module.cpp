@@ -118,6 +118,12 @@ ModuleSet::ModuleSet(llvm::ArrayRef<char> Blob, llvm::ArrayRef<std::string> Kern
   std::sort(Owner.begin(), Owner.end());
 }
 
+bool ModuleSet::names(llvm::StringRef Name) const {
+  auto It = std::lower_bound(Owner.begin(), Owner.end(), Name,
+                             [](const auto &E, llvm::StringRef N) { return E.first < N; });
+  return It != Owner.end() && It->first == Name;
+}
+
 CUfunction ModuleSet::function(llvm::StringRef Name) const {
   if (Owner.empty())
     return Modules.front().function(Name);

@@ -70,6 +70,9 @@ public:
 
   /// Throws jitfuse::Error naming \p Name when no image defines it.
   CUfunction function(llvm::StringRef Name) const;
+  /// Whether a bundle's images name \p Name (a single CUBIN names nothing,
+  /// so false).
+  bool names(llvm::StringRef Name) const;
   size_t size() const { return Modules.size(); }
 
 private:

@@ -179,6 +179,7 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
   CompileOptions Unfused;
   Unfused.Fuse = false;
   Unfused.Arch = "sm_90";
+  Unfused.DeferVariants = false; // the split of one whole compile
   std::set<std::string> Variants;
   for (const KernelPlan &K : unfusedPlans(G))
     for (size_t I = 0; I < K.Vecs.size(); ++I)
@@ -225,4 +226,99 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
     ScopedEnv E("JITFUSE_COMPILE_THREADS", "3");
     checkGraph(G, randomBindings(G, {{"B", 7}}, {{"eps", 1e-6}}));
   }
+}
+
+namespace {
+
+/// The kernel names of the one `.jfk` entry in \p Dir (empty when the entry
+/// is a single CUBIN, which names none).
+std::set<std::string> entryKernels(const std::string &Dir) {
+  std::vector<std::filesystem::path> Files;
+  for (const auto &F : std::filesystem::directory_iterator(Dir))
+    if (F.path().extension() == ".jfk")
+      Files.push_back(F.path());
+  REQUIRE(Files.size() == 1);
+  std::ifstream In(Files[0], std::ios::binary);
+  std::string Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  std::optional<rt::CacheEntry> Entry = rt::parseCacheEntry(Bytes, Files[0].stem().string());
+  REQUIRE(Entry.has_value());
+  std::set<std::string> Names;
+  if (!rt::isImageBundle(Entry->Image))
+    return Names;
+  auto Parts = rt::parseImageBundle(Entry->Image);
+  REQUIRE(Parts.has_value());
+  for (const rt::BundledImage &P : *Parts)
+    Names.insert(P.Kernels.begin(), P.Kernels.end());
+  return Names;
+}
+
+} // namespace
+
+TEST_CASE("A cold compile defers all but each launch's first variant; the cache gets them all",
+          "[runtime][parallel]") {
+  Graph G = sampleGraph(); // fused: one row kernel, aligned + peeled
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  std::set<std::string> Variants;
+  char Tmpl[] = "/tmp/jitfuse-defer-XXXXXX";
+  rt::CacheConfig Cfg;
+  Cfg.Dir = mkdtemp(Tmpl);
+  for (const char *Threads : {"1", "2"}) {
+    INFO("threads " << Threads);
+    ScopedEnv E("JITFUSE_COMPILE_THREADS", Threads);
+    std::filesystem::remove_all(Cfg.Dir);
+    {
+      Compiler C(Cfg);
+      Executable X = C.compile(G, Opts);
+      CHECK_FALSE(X.stats().CacheHit);
+      CHECK(X.stats().DeferredVariants == 1);
+      REQUIRE(X.kernels().size() == 1);
+      const KernelInfo &K = X.kernels()[0];
+      REQUIRE(K.Vecs.size() == 2);
+      Variants = {K.Name + "_v" + std::to_string(K.Vecs[0]),
+                  K.Name + "_p" + std::to_string(K.Vecs[1])};
+    } // the Executable waits for the background compile
+    // The entry on disk is the whole program: both variants.
+    CHECK(entryKernels(Cfg.Dir) == Variants);
+    // A new process (a fresh Compiler) finds it and defers nothing.
+    Compiler Fresh(Cfg);
+    Executable Y = Fresh.compile(G, Opts);
+    CHECK(Y.stats().CacheHit);
+    CHECK(Y.stats().DeferredVariants == 0);
+  }
+  std::filesystem::remove_all(Cfg.Dir);
+  // Opted out, or with PTX: one compile of everything, nothing deferred.
+  for (bool Ptx : {false, true}) {
+    rt::CacheConfig MemoryOnly;
+    MemoryOnly.Enabled = false;
+    Compiler C(MemoryOnly);
+    CompileOptions O = Opts;
+    O.DeferVariants = Ptx;
+    O.WantPtx = Ptx;
+    Executable X = C.compile(G, O);
+    CHECK(X.stats().DeferredVariants == 0);
+  }
+}
+
+TEST_CASE("Deferred peeled variants compute the graph on misaligned pointers",
+          "[gpu][parallel]") {
+  if (!haveGpu())
+    return;
+  // A graph no other test compiles, so the test compiler's first compile
+  // of it is cold and defers the peeled variant.
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", 1000});
+  Value R = G.input("residual", DType::BF16, {"B", 1000});
+  Value W = G.input("weight", DType::BF16, {1000});
+  Value S = X + R;
+  G.output("residual_out", S);
+  G.output("y", nn::rmsNorm(S, W, G.scalar("eps", DType::F32)));
+  CheckOptions Misaligned;
+  Misaligned.MisalignElems = 1;
+  Misaligned.Unfused = false;
+  CHECK(checkGraph(G, randomBindings(G, {{"B", 37}}, {{"eps", 1e-6}}), Misaligned) == 2);
+  CheckOptions Each;
+  Each.MisalignEach = {0, 3, 1, 0, 5};
+  Each.Unfused = false;
+  CHECK(checkGraph(G, randomBindings(G, {{"B", 5}}, {{"eps", 1e-6}}), Each) == 2);
 }

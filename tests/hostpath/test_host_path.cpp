@@ -204,6 +204,51 @@ TEST_CASE("aligned pointers run the aligned variant, any other offset the peeled
   }
 }
 
+TEST_CASE("a cold compile defers the peeled variant; the first misaligned run loads it",
+          "[hostpath]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", 2048});
+  Value W = G.input("weight", DType::BF16, {2048});
+  G.output("y", nn::rmsNorm(X, W, G.scalar("eps", DType::F32)));
+  rt::CacheConfig MemoryOnly;
+  MemoryOnly.Enabled = false;
+  Compiler C(MemoryOnly);
+  Executable E = C.compile(G);
+  REQUIRE(E.kernels()[0].Vecs == std::vector<int>{8, 8});
+  CHECK_FALSE(E.stats().CacheHit);
+  CHECK(E.stats().DeferredVariants == 1);
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {3};
+  CUdeviceptr Out[] = {0x400000};
+  for (int Offset : {0, 2, 0, 6, 16}) {
+    CAPTURE(Offset);
+    CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x300000};
+    E.run(In, Out, Eps, Dims);
+    REQUIRE(suffix(fake().Last) == (Offset % 16 == 0 ? "_v8" : "_p8"));
+  }
+  // The same program again: found in memory, nothing deferred, and its
+  // peeled variant runs (from the partial entry's background compile, or
+  // the complete entry that replaced it).
+  Executable Again = C.compile(G);
+  CHECK(Again.stats().CacheHit);
+  CHECK(Again.stats().DeferredVariants == 0);
+  CUdeviceptr In[] = {0x100002, 0x300000};
+  Again.run(In, Out, Eps, Dims);
+  CHECK(suffix(fake().Last) == "_p8");
+  // Opted out: every variant compiled by compile().
+  rt::CacheConfig Other = MemoryOnly;
+  Compiler Eager(Other);
+  CompileOptions NoDefer;
+  NoDefer.DeferVariants = false;
+  Executable All = Eager.compile(G, NoDefer);
+  CHECK_FALSE(All.stats().CacheHit);
+  CHECK(All.stats().DeferredVariants == 0);
+  All.run(In, Out, Eps, Dims);
+  CHECK(suffix(fake().Last) == "_p8");
+}
+
 TEST_CASE("run() still rejects bad pointers and dims, then runs again", "[hostpath]") {
   if (!haveFake())
     FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
