@@ -88,6 +88,13 @@ private:
   /// Iterations of a static row loop over the row's chunks (a peeled row's
   /// whole chunks are never more).
   int64_t staticRowIters() const;
+  /// The row chunk index of the chunk loop's iteration j for this thread.
+  std::string rowChunk() const;
+  /// Row kernels: "" or the condition that this block owns the row's
+  /// head/tail elements and per-row outputs (rank 0 of a split row).
+  std::string rankZero(llvm::StringRef Then) const {
+    return P.ClusterX > 1 ? "jf_rank == 0 && " + Then.str() : Then.str();
+  }
   /// A concat over the whole domain row whose pieces are multiples of Vec:
   /// the element-wise skeleton branches once per chunk on its operand.
   bool isHoistableConcat(NodeId N) const {
@@ -140,7 +147,8 @@ private:
 
 std::string KernelWriter::signature() {
   std::string S = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}) {}(", threads(),
+      "extern \"C\" __global__ void __launch_bounds__({}){} {}(", threads(),
+      P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX) : "",
       P.variantName(Vec, Peel));
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
@@ -457,8 +465,17 @@ void KernelWriter::accumulate(const std::string &Acc, Op Kind, const std::string
     E.line(fmt::format("{} = {};", Acc, Next));
 }
 
+std::string KernelWriter::rowChunk() const {
+  // A row split over a cluster: block `jf_rank` takes every ClusterX-th span
+  // of ThreadsX chunks.
+  std::string IT = E.indexType();
+  if (P.ClusterX > 1)
+    return fmt::format("((({0})j * {1} + jf_rank) * {2} + tx)", IT, P.ClusterX, P.ThreadsX);
+  return fmt::format("(({0})j * {1} + tx)", IT, P.ThreadsX);
+}
+
 int64_t KernelWriter::staticRowIters() const {
-  int64_t Span = P.ThreadsX * Vec;
+  int64_t Span = int64_t(P.ThreadsX) * Vec * P.ClusterX;
   return (P.Domain.back().Size + Span - 1) / Span;
 }
 
@@ -491,14 +508,14 @@ static std::map<NodeId, int> reductionStages(const Graph &G,
 
 void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   std::string IT = E.indexType();
-  int Span = P.ThreadsX * Vec;
+  int64_t Span = int64_t(P.ThreadsX) * Vec * P.ClusterX;
   const Dim &R = P.Domain.back();
   if (Peel) {
     // Whole chunks only, aligned to the lead (no lane checks, no partial
     // copy of the body: a warp holding a row's first or last chunk ran both
     // copies, and the chunk a shifted row adds was re-read in every stage);
     // the row's head and tail elements follow, one per thread.
-    std::string Guard = fmt::format("const {0} jf_c = ({0})j * {1} + tx;", IT, P.ThreadsX);
+    std::string Guard = fmt::format("const {} jf_c = {};", IT, rowChunk());
     E.setChunk(ChunkKind::Whole);
     if (R.isDynamic()) {
       E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
@@ -528,7 +545,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
     E.setScalarLoads(true, ScalarCache.empty() ? nullptr : &ScalarCache);
     // With enough threads each takes at most one element (the cached case).
     if (P.ThreadsX >= 2 * (Vec - 1))
-      E.open("if (tx < jf_ns)");
+      E.open("if (" + rankZero("tx < jf_ns") + ")");
     else
       E.open(fmt::format("for (int jf_e = tx; jf_e < jf_ns; jf_e += {})", P.ThreadsX));
     if (P.ThreadsX >= 2 * (Vec - 1))
@@ -555,7 +572,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   if (Iters <= 16)
     E.line("#pragma unroll");
   E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
-  E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
+  E.line(fmt::format("const {} col = {} * {};", IT, rowChunk(), Vec));
   if (R.Size % Span != 0) {
     E.open("if (col < R)");
     Body();
@@ -618,10 +635,31 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
               : fmt::format("jf_block_reduce<{}>(acc{}, {}, {}, jf_smem{})",
                             P.ThreadsX, N, reduceFunctor(Nd.Kind),
                             reduceIdentity(Nd.Kind, Nd.Type), N);
+      if (P.ClusterX > 1) {
+        // Each block's result to its slot; after the cluster barrier every
+        // block combines all slots in rank order (the same value in each).
+        E.line(fmt::format("const {} blk{} = {};", AT, N, Red));
+        E.line(fmt::format("if (tx == 0) jf_cl{0} = blk{0};", N));
+        continue;
+      }
       if (Nd.Kind == Op::ReduceMean)
         Red = fmt::format("{} / ({})R", Red, AT);
       E.line(fmt::format("const {} red{} = {};", AT, N, Red));
       E.setReduced(N, "red" + std::to_string(N));
+    }
+    if (P.ClusterX > 1) {
+      E.line("jf_cluster_sync();");
+      for (NodeId N : Reds) {
+        const Node &Nd = G.node(N);
+        std::string AT = computeType(Nd.Type);
+        E.line(fmt::format("{} red{} = jf_dsm_load(&jf_cl{}, 0u);", AT, N, N));
+        for (int K = 1; K < P.ClusterX; ++K)
+          E.line(fmt::format("red{0} = {1}(red{0}, jf_dsm_load(&jf_cl{0}, {2}u));", N,
+                             reduceFunctor(Nd.Kind), K));
+        if (Nd.Kind == Op::ReduceMean)
+          E.line(fmt::format("red{0} = red{0} / ({1})R;", N, AT));
+        E.setReduced(N, "red" + std::to_string(N));
+      }
     }
   }
 }
@@ -633,9 +671,17 @@ void KernelWriter::rowBody() {
     for (auto &[N, S] : Stages)
       E.line(fmt::format("__shared__ {} jf_smem{}[{}];",
                          computeType(G.node(N).Type), N, P.ThreadsX / 32 + 1));
+  if (P.ClusterX > 1)
+    for (auto &[N, S] : Stages)
+      E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));
   E.line("const int tx = threadIdx.x;");
-  E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
-                     P.RowsPerBlock));
+  if (P.ClusterX > 1) {
+    E.line(fmt::format("const {0} row = ({0})(blockIdx.x / {1});", IT, P.ClusterX));
+    E.line("const unsigned jf_rank = jf_cluster_rank();");
+  } else {
+    E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
+                       P.RowsPerBlock));
+  }
   E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
   E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
   E.line(fmt::format("const {} R = {};", IT, E.dimExpr(P.Domain.back())));
@@ -695,7 +741,7 @@ void KernelWriter::rowBody() {
         E.line(fmt::format("{} {} = 0;", storageType(L.Type), Var));
         ScalarCache[L.Elem] = Var;
       }
-      E.open("if (rowOk && tx < jf_ns)");
+      E.open("if (rowOk && " + rankZero("tx < jf_ns") + ")");
       E.line(fmt::format("const {0} col = tx < jf_h ? ({0})tx : tx + jf_nw * {1};", IT, Vec));
       for (const Emitter::ScalarLoad &L : Dry.E.seenScalarLoads())
         E.line(fmt::format("{} = {};", ScalarCache[L.Elem], L.Elem));
@@ -718,7 +764,7 @@ void KernelWriter::rowBody() {
     if (llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
       continue;
     if (!Any)
-      E.open("if (tx == 0)");
+      E.open("if (" + rankZero("tx == 0") + ")");
     Any = true;
     std::string V = E.value(P.Outputs[O], PerRow);
     E.line(fmt::format("out_{}[rowc] = {};", O, storeConvert(Nd.Type, V)));
@@ -726,6 +772,10 @@ void KernelWriter::rowBody() {
   if (Any)
     E.close();
   E.close();
+  // No block of the cluster leaves while another may still read its
+  // shared memory.
+  if (P.ClusterX > 1)
+    E.line("jf_cluster_sync();");
 }
 
 void KernelWriter::epilogueValues() {

@@ -56,6 +56,10 @@ struct KernelPlan {
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;
+  /// RowReduce: blocks of a thread-block cluster that share each row (1: a
+  /// row is one block). A split row's blocks combine their block results
+  /// through distributed shared memory, in rank order.
+  int ClusterX = 1;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one

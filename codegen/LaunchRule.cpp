@@ -55,7 +55,8 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     if (S.Rows == 0)
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
-    L.GridX = gridBlocks(S.Rows, RowsPerBlock);
+    // A row split over a cluster takes ClusterX consecutive blocks.
+    L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     return L;
   case KernelKind::ColumnReduce:
     // Launched with no rows too: an empty column still writes its identity.

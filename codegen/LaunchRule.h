@@ -43,6 +43,9 @@ inline constexpr int MaxVectorBytes = 16;
 /// so the two-stage sum is bitwise reproducible): 2 per SM left HBM idle
 /// (W2 at 54% of the copy ceiling); 8 keeps enough loads in flight.
 inline constexpr int FullReduceBlocksPerSm = 8;
+/// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
+/// split over up to this many blocks of a cluster (portable cluster size).
+inline constexpr int MaxClusterBlocks = 8;
 /// Column reductions: columns per block, and threads per column (each sums
 /// every ColumnRowThreads-th row; the partials combine in a fixed order).
 inline constexpr int ColumnThreads = 32;
@@ -69,6 +72,7 @@ class LaunchRule {
 public:
   explicit LaunchRule(const KernelPlan &P)
       : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
+        ClusterX(P.ClusterX),
         PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1) {}
 
   /// The launch of the variant with vector width \p Vec on a device with
@@ -90,7 +94,7 @@ public:
 private:
   KernelKind Kind;
   bool Flat;
-  int ThreadsX, RowsPerBlock;
+  int ThreadsX, RowsPerBlock, ClusterX;
   int PeeledIndex;
 };
 

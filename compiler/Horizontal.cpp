@@ -11,6 +11,10 @@ bool horizontalCandidate(const KernelPlan &K, const SizeSum &Bytes, size_t NumDy
     return false;
   if ((K.ThreadsX * K.RowsPerBlock) % 32 != 0)
     return false;
+  // A cluster shape is the launch's: a split row's blocks cannot share a
+  // launch with other parts' block ranges.
+  if (K.ClusterX > 1)
+    return false;
   std::vector<int64_t> Ones(NumDynDims, 1);
   return Bytes.eval(Ones) <= HorizontalMaxPartBytes;
 }

@@ -276,6 +276,31 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
+  // A row of more chunks than MaxChunksPerThread at MaxRowThreads splits
+  // over the blocks of a cluster until it is not: one block per long row
+  // held up to 124 registers x 512 threads, one block per SM, its phases
+  // (load, reduce, compute, store) never overlapping another's (bf16
+  // softmax rows of 50257 at 0.50x eager, BENCHMARKS.md).
+  std::string ClusterWhy;
+  if (Opts.Clusters && (Opts.ForceCluster || (P.ThreadsX == codegen::launch::MaxRowThreads &&
+                                              Iters > codegen::launch::MaxChunksPerThread))) {
+    int K = 1;
+    if (Opts.ForceCluster)
+      K = static_cast<int>(std::clamp<unsigned>(*Opts.ForceCluster, 1,
+                                                codegen::launch::MaxClusterBlocks));
+    else
+      while (K < codegen::launch::MaxClusterBlocks &&
+             (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K) >
+                 codegen::launch::MaxChunksPerThread)
+        K *= 2;
+    if (P.RowsPerBlock == 1 && K > 1) {
+      P.ClusterX = K;
+      Iters = (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
+      ClusterWhy = fmt::format(", split over a cluster of {} blocks (block results combined in "
+                               "rank order through distributed shared memory{})",
+                               K, Opts.ForceCluster ? ", forced" : "");
+    }
+  }
   int64_t Bytes = 0;
   for (NodeId N : C.Inputs) {
     const Node &Nd = G.node(N);
@@ -319,7 +344,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
                        Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
-                                          : "");
+                                          : ClusterWhy);
   P.Why += P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced" : "",

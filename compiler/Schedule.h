@@ -18,6 +18,9 @@ struct ScheduleOptions {
   /// CompileOptions::RowCache: force keeping (true) or re-reading (false)
   /// a row kernel's row instead of the RowCacheBytes rule.
   std::optional<bool> ForceRowCache;
+  /// Row clusters allowed (sm_90+); CompileOptions::RowCluster forces a size.
+  bool Clusters = true;
+  std::optional<unsigned> ForceCluster;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

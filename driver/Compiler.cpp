@@ -55,10 +55,20 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
   return {static_cast<int>(V / 10), static_cast<int>(V % 10)};
 }
 
-PlanOptions planOptions(const CompileOptions &Opts) {
-  return {Opts.Fuse,          Opts.FastMath,       Opts.PeelAlignment,
-          Opts.RowCache,      Opts.HorizontalFusion, Opts.ExpectKernels,
-          Opts.ExpectLaunches, Opts.SameKernel};
+PlanOptions planOptions(const CompileOptions &Opts, int SmMajor) {
+  PlanOptions P;
+  P.Fuse = Opts.Fuse;
+  P.FastMath = Opts.FastMath;
+  P.PeelAlignment = Opts.PeelAlignment;
+  P.RowCache = Opts.RowCache;
+  P.Horizontal = Opts.HorizontalFusion;
+  P.ExpectKernels = Opts.ExpectKernels;
+  P.ExpectLaunches = Opts.ExpectLaunches;
+  P.SameKernel = Opts.SameKernel;
+  // Thread-block clusters need sm_90.
+  P.Clusters = SmMajor >= 9;
+  P.RowCluster = Opts.RowCluster;
+  return P;
 }
 
 /// Stage "target": what the binary is built for, and the key naming it.
@@ -232,8 +242,9 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   Clock::time_point Start = Clock::now();
   Settings Env = Settings::fromEnv();
 
-  // Stage "plan".
-  GraphPlan Plan = planGraph(G, planOptions(Opts));
+  // Stage "plan" (for the target's architecture: row clusters need sm_90).
+  Target T = chooseTarget(Opts);
+  GraphPlan Plan = planGraph(G, planOptions(Opts, parseArch(T.Arch).first));
   double PlanMs = msSince(Start);
 
   // Stage "emit": each kernel once; its text is both the inspection copy and
@@ -258,8 +269,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   X->Source = codegen::joinProgram(Emitted);
   double EmitMs = msSince(Start) - PlanMs;
 
-  // Stage "target", and the key, once.
-  Target T = chooseTarget(Opts);
+  // Stage "target" (chosen before the plan), and the key, once.
   X->NvrtcOptions = T.NvrtcOptions;
   const rt::CacheKey Key =
       rt::cacheKey({X->Source, T.NvrtcOptions, rt::nvrtcVersionString(), T.Arch});

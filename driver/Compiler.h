@@ -45,6 +45,11 @@ struct CompileOptions {
   /// stages (true) or re-read it (false) instead of the register-budget rule;
   /// the plan says "forced". Unset: the rule.
   std::optional<bool> RowCache;
+  /// Experiments: split every static row over this many blocks of a thread
+  /// block cluster (1, 2, 4 or 8; sm_90+), instead of the rule (rows of more
+  /// than MaxChunksPerThread chunks a thread at 512 threads split until they
+  /// are not, up to 8 blocks). Unset: the rule.
+  std::optional<unsigned> RowCluster;
   /// Horizontal fusion: independent small kernels (no path between them;
   /// element-wise or row kernels moving at most HorizontalMaxPartBytes with
   /// the dynamic dims at 1) share one launch, one block range per kernel

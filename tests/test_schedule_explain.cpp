@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Planner.h"
 #include "codegen/Codegen.h"
+#include "codegen/LaunchRule.h"
 #include "ir/NN.h"
 
 #include <catch2/catch.hpp>
@@ -46,13 +47,41 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     CHECK(P.Kernels[0].Vecs == std::vector<int>{8});
   }
   {
-    // A long f32 row: 32064 / 4 = 8016 chunks on 512 threads, 16 each:
-    // 2 x 16 x 16 B = 512 B a thread, over the budget.
+    // A long f32 row: 32064 / 4 = 8016 chunks, 16 a thread on 512 threads:
+    // split over a cluster of 4 blocks, 4 chunks each, 2 x 4 x 16 B = 128 B
+    // a thread, kept.
     Graph G = rmsGraph(DType::F32, 32064);
     GraphPlan P = planGraph(G, {});
-    CHECK_THAT(P.PlanText, Catch::Contains("512 threads a row (16 chunks each); row re-read "
-                                           "from memory per stage (512 B a thread > "
-                                           "RowCacheBytes)"));
+    CHECK(P.Kernels[0].ClusterX == 4);
+    CHECK_THAT(P.PlanText, Catch::Contains("512 threads a row (4 chunks each), split over a "
+                                           "cluster of 4 blocks (block results combined in "
+                                           "rank order through distributed shared memory); "
+                                           "row kept in registers (128 B a thread)"));
+    // One block a row (forced; or a target before sm_90): 16 chunks a
+    // thread, 512 B, over the budget.
+    PlanOptions One;
+    One.RowCluster = 1;
+    GraphPlan P1 = planGraph(G, One);
+    CHECK(P1.Kernels[0].ClusterX == 1);
+    CHECK_THAT(P1.PlanText, Catch::Contains("512 threads a row (16 chunks each); row re-read "
+                                            "from memory per stage (512 B a thread > "
+                                            "RowCacheBytes)"));
+    PlanOptions Old;
+    Old.Clusters = false;
+    CHECK(planGraph(G, Old).Kernels[0].ClusterX == 1);
+    // The kernel says so, and launches a row's blocks together.
+    std::string Src = codegen::emitProgram(G, P.Kernels);
+    CHECK_THAT(Src, Catch::Contains("__cluster_dims__(4, 1, 1)"));
+    codegen::LaunchRule Rule(P.Kernels[0]);
+    auto Shape = Rule.shape({5 * 32064, 5, 32064}, 4, 132);
+    REQUIRE(Shape);
+    CHECK(Shape->GridX == 20);
+    CHECK(Shape->BlockX == 512);
+  }
+  {
+    // Rows at most 4 chunks a thread stay one block: bf16 rows of 11008.
+    Graph G = rmsGraph(DType::BF16, 11008);
+    CHECK(planGraph(G, {}).Kernels[0].ClusterX == 1);
   }
 }
 
@@ -96,6 +125,7 @@ TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][sched
   Graph L = rmsGraph(DType::F32, 32064);
   PlanOptions On;
   On.RowCache = true;
+  On.RowCluster = 1;
   GraphPlan PL = planGraph(L, On);
   CHECK(PL.Kernels[0].CacheRow);
   CHECK_THAT(PL.PlanText, Catch::Contains("row kept in registers (512 B a thread, forced)"));

@@ -247,6 +247,38 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
   return R;
 }
 
+// Thread-block clusters (sm_90): a long row split over the blocks of a
+// cluster combines their block results through distributed shared memory.
+static __device__ __forceinline__ unsigned jf_cluster_rank() {
+  unsigned R;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(R));
+  return R;
+}
+// Every thread of every block of the cluster: shared-memory writes before
+// it are visible to the cluster after it.
+static __device__ __forceinline__ void jf_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// *P in the shared memory of block Rank of the cluster.
+template <typename T>
+__device__ __forceinline__ T jf_dsm_load(const T *P, unsigned Rank) {
+  unsigned long long G = reinterpret_cast<unsigned long long>(P), S;
+  asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(S) : "l"(G));
+  unsigned A = static_cast<unsigned>(S), Remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(Remote) : "r"(A), "r"(Rank));
+  union { T V; unsigned U[sizeof(T) / 4]; } R;
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long B;
+    asm volatile("ld.shared::cluster.b64 %0, [%1];" : "=l"(B) : "r"(Remote) : "memory");
+    R.U[0] = static_cast<unsigned>(B);
+    R.U[1] = static_cast<unsigned>(B >> 32);
+  } else {
+    asm volatile("ld.shared::cluster.b32 %0, [%1];" : "=r"(R.U[0]) : "r"(Remote) : "memory");
+  }
+  return R.V;
+}
+
 struct jf_add_op { template <typename T> __device__ T operator()(T A, T B) const { return A + B; } };
 struct jf_max_op { template <typename T> __device__ T operator()(T A, T B) const { return jf_max(A, B); } };
 struct jf_min_op { template <typename T> __device__ T operator()(T A, T B) const { return jf_min(A, B); } };

@@ -227,7 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long jf_c = (long long)j * 256 + tx;
+      const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
         const long long col = jf_h + jf_c * 8;
         cv0[j] = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
@@ -249,7 +249,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long jf_c = (long long)j * 256 + tx;
+      const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
         const long long col = jf_h + jf_c * 8;
         const float v0 = jf_bf16_to_float(cv0[j].V[0]);
@@ -317,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long jf_c = (long long)j * 256 + tx;
+      const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
         const long long col = jf_h + jf_c * 8;
         jf_vec<jf_bf16, 8> sv45;
