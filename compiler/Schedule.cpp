@@ -186,7 +186,9 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
                                   Tiles, S, (R.Size + S - 1) / S, Rule);
   }
   P.Why += "; each split's partials combined by the tile's last block in split order "
-           "0, 1, ... (bitwise reproducible); a mean divides once at the end";
+           "0, 1, ... (bitwise reproducible)";
+  if (G.node(P.Outputs.front()).Kind == Op::ReduceMean)
+    P.Why += "; the mean divides by R once, at the end";
   return P;
 }
 

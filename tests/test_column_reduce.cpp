@@ -140,6 +140,7 @@ TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-
   CHECK(K.Vecs == std::vector<int>{1});
   CHECK_THAT(K.Why, Contains("scalar only (C not known to be a multiple of 4)"));
   CHECK_THAT(K.Why, Contains("min(524288 / C, 256, R / 128)"));
+  CHECK_THAT(K.Why, Contains("the mean divides by R once, at the end"));
   // [65537, 4097]: 33 tiles x 127 splits.
   auto S = E.Launch.shape({65537LL * 4097, 65537, 4097}, 1, 132);
   REQUIRE(S);
@@ -172,9 +173,11 @@ TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-
 
 TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[column-reduce]") {
   // The closed form (reference/ErrorBound.cpp) against the depth of the
-  // simulated tree, over splits, short splits and the R - 1 cap.
+  // simulated tree, over splits, short splits, trailing empty splits
+  // (32769 rows of one column: 256 splits of 129 rows, the last 2 empty) and
+  // the R - 1 cap.
   for (int64_t C : {1, 7, 4096, 1 << 19})
-    for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 65536, 65537}) {
+    for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
       std::vector<float> Col(static_cast<size_t>(R), 1.0f);
       int64_t Depth = 0;
       kernelOrderSum(Col, C, Depth);
