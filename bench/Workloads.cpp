@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W9 ----------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W10 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -116,6 +116,17 @@ std::vector<Workload> allWorkloads() {
   W9.Scalars = examples::buildLlamaBlock().Scalars;
   W9.PerCall = true;
   W.push_back(std::move(W9));
+  // The column (outer-axis) reduction of issue 14: a bias gradient, f32
+  // accumulation of a bf16 upstream gradient. Checked at 1001 rows (7 splits
+  // of the reduced axis, codegen::columnSplits).
+  W.push_back({"W10", "W10", "column sum sum(x, {0}) -> f32, bf16 65536x4096",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"R", 4096});
+                 G.output("s", sum(cast(X, DType::F32), {0}));
+               },
+               {{"R", 65536}},
+               {{"R", 1001}},
+               {}});
   return W;
 }
 

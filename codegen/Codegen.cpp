@@ -46,7 +46,7 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
     Out.push_back({KernelParam::Scalar, I, G.node(P.Scalars[I]).Type});
   for (unsigned I = 0; I < P.DynDims.size(); ++I)
     Out.push_back({KernelParam::DynDim, I, DType::I64});
-  if (P.Kind == KernelKind::FullReduce) {
+  if (P.Kind == KernelKind::FullReduce || P.Kind == KernelKind::ColumnReduce) {
     Out.push_back({KernelParam::Partials, 0, G.node(P.Outputs[0]).Type});
     Out.push_back({KernelParam::Counter, 0, DType::I32});
   }

@@ -1,4 +1,17 @@
 //===- codegen/ColumnReduce.cpp - the column reduction kernel body --------===//
+//
+// Bandwidth: a column sum reads every element once, so what matters is bytes
+// in flight. A thread's columns are one 16-byte vector (a warp reads 512
+// contiguous bytes of a row), it issues ColumnUnroll rows' loads before
+// their adds, and the reduced axis is split across blocks whenever the
+// column tiles alone would leave the GPU idle (columnSplits). Partials go
+// through a scratch buffer, and the last block of each column tile to
+// arrive adds them in split order 0, 1, ...: which block arrives last only
+// picks who adds, never the order, so results are bitwise reproducible (no
+// atomics on values; a second kernel would cost a launch and a grid sync
+// for the same order).
+//
+//===----------------------------------------------------------------------===//
 #include "codegen/ColumnReduce.h"
 
 #include "codegen/LaunchRule.h"
@@ -6,6 +19,8 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+
+#include <functional>
 
 namespace jitfuse::codegen {
 
@@ -15,6 +30,9 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   JITFUSE_CHECK(P.ThreadsX == launch::ColumnThreads &&
                     P.RowsPerBlock == launch::ColumnRowThreads,
                 "column reductions launch ColumnThreads x ColumnRowThreads");
+  int W = P.ColumnWidth, Vec = E.vec();
+  JITFUSE_CHECK(W >= 1 && (Vec == 1 || Vec == W),
+                "a column reduction's variants are its column width and scalar");
   std::string IT = E.indexType();
   NodeId Red = P.Outputs[0];
   const Node &Nd = G.node(Red);
@@ -22,35 +40,146 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   std::string AT = computeType(Nd.Type);
   std::string Ident = reduceIdentity(Nd.Kind, Nd.Type);
   std::string F = reduceFunctor(Nd.Kind);
-  int NX = P.ThreadsX, NY = P.RowsPerBlock;
-  // One padding column keeps the partials of a row of threads in distinct
-  // shared-memory banks.
-  E.line(fmt::format("__shared__ {} jf_col[{}][{}];", AT, NY, NX + 1));
+  int NX = P.ThreadsX, NY = P.RowsPerBlock, U = launch::ColumnUnroll;
+  int Tile = NX * W, Threads = NX * NY;
+  // The row threads' partials, by column of the tile.
+  E.line(fmt::format("__shared__ {} jf_col[{}][{}];", AT, NY, Tile));
+  E.line("__shared__ bool jf_last;");
   E.line(fmt::format("const {} nrows = {};", IT, E.dimExpr(P.Domain[0])));
   E.line(fmt::format("const {} ncols = {};", IT, E.dimExpr(P.Domain[1])));
-  E.line(fmt::format("const {0} col = ({0})blockIdx.x * {1} + threadIdx.x;", IT, NX));
-  E.line(fmt::format("{} acc = {};", AT, Ident));
-  E.open("if (col < ncols)");
-  // Coordinates (c0, col) of the domain: the prologue's values per element.
-  E.open(fmt::format("for ({0} c0 = ({0})threadIdx.y; c0 < nrows; c0 += {1})", IT, NY));
-  E.setVectorLoads(false);
-  E.setLane(0);
-  std::string V = promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));
-  E.line(fmt::format("acc = {}(acc, {});", F, V));
-  E.setVectorLoads(true);
+  // The launch rule's grid: split-major blocks, columnSplits(R, C) splits.
+  E.line(fmt::format("const {0} tiles = (ncols + {1}) / {2};", IT, Tile - 1, Tile));
+  E.line(fmt::format("const {0} nsplit = ({0})gridDim.x / tiles;", IT));
+  E.line(fmt::format("const {0} tile = ({0})blockIdx.x % tiles;", IT));
+  E.line(fmt::format("const {0} split = ({0})blockIdx.x / tiles;", IT));
+  E.line(fmt::format("const {} rps = (nrows + nsplit - 1) / nsplit;", IT));
+  E.line(fmt::format("const {} r0 = split * rps;", IT));
+  E.line(fmt::format("const {} r1 = nrows - r0 < rps ? nrows : r0 + rps;", IT));
+  // The thread's columns: one vector (aligned variant) or W columns NX
+  // apart (scalar variant); either way the tile's columns, so both
+  // variants add each column's terms in the same order.
+  E.line(Vec > 1 ? fmt::format("const {0} jf_c = tile * {1} + ({0})threadIdx.x * {2};", IT,
+                               Tile, W)
+                 : fmt::format("const {0} jf_c = tile * {1} + ({0})threadIdx.x;", IT, Tile));
+  auto ColExpr = [&](int J) {
+    if (J == 0)
+      return std::string("jf_c");
+    return fmt::format("jf_c + {}", Vec > 1 ? J : J * NX);
+  };
+  E.line(fmt::format("{} acc[{}];", AT, W));
+  for (int J = 0; J < W; ++J)
+    E.line(fmt::format("acc[{}] = {};", J, Ident));
+  // Rows r0 + y, r0 + y + NY, ... of the split, in increasing order; U of
+  // them loaded (and their prologue computed) before any is added.
+  auto Rows = [&](int Count) {
+    E.line(fmt::format("{} jf_v[{}][{}];", AT, Count, W));
+    for (int K = 0; K < Count; ++K) {
+      E.open("");
+      E.line(fmt::format("const {} c0 = r{};", IT, K ? fmt::format(" + {}", K * NY) : ""));
+      if (Vec > 1) {
+        E.line(fmt::format("const {} col = jf_c;", IT));
+        for (int L = 0; L < Vec; ++L) {
+          E.setLane(L);
+          std::string V =
+              promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));
+          E.line(fmt::format("jf_v[{}][{}] = {};", K, L, V));
+        }
+        E.setLane(0);
+      } else {
+        for (int J = 0; J < W; ++J) {
+          E.open(fmt::format("if ({} < ncols)", ColExpr(J)));
+          E.line(fmt::format("const {} col = {};", IT, ColExpr(J)));
+          E.setVectorLoads(false);
+          std::string V =
+              promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));
+          E.setVectorLoads(true);
+          E.line(fmt::format("jf_v[{}][{}] = {};", K, J, V));
+          E.close();
+          E.line(fmt::format("else jf_v[{}][{}] = {};", K, J, Ident));
+        }
+      }
+      E.close();
+    }
+    for (int K = 0; K < Count; ++K)
+      for (int J = 0; J < W; ++J)
+        E.line(fmt::format("acc[{0}] = {1}(acc[{0}], jf_v[{2}][{0}]);", J, F, K));
+  };
+  // The aligned variant's columns are whole vectors (C % W == 0).
+  if (Vec > 1)
+    E.open("if (jf_c < ncols)");
+  E.line(fmt::format("{} r = r0 + ({})threadIdx.y;", IT, IT));
+  E.open(fmt::format("for (; r + {} < r1; r += {})", (U - 1) * NY, U * NY));
+  Rows(U);
   E.close();
+  E.open(fmt::format("for (; r < r1; r += {})", NY));
+  Rows(1);
   E.close();
-  E.line("jf_col[threadIdx.y][threadIdx.x] = acc;");
+  if (Vec > 1)
+    E.close();
+  for (int J = 0; J < W; ++J)
+    E.line(fmt::format("jf_col[threadIdx.y][{}] = acc[{}];",
+                       Vec > 1 ? fmt::format("threadIdx.x * {} + {}", W, J)
+                               : fmt::format("threadIdx.x + {}", J * NX),
+                       J));
   E.line("__syncthreads();");
-  E.open("if (threadIdx.y == 0 && col < ncols)");
-  E.line(fmt::format("{} tot = jf_col[0][threadIdx.x];", AT));
-  E.open(fmt::format("for (int i = 1; i < {}; ++i)", NY));
-  E.line(fmt::format("tot = {}(tot, jf_col[i][threadIdx.x]);", F));
+  // One thread a column of the tile adds the row threads' partials in order
+  // y = 0, 1, ...; then, with one split, stores; with several, stores its
+  // split's partial and the tile's last block adds the splits in order.
+  E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", NX));
+  E.line(fmt::format("{} tot[{}];", AT, (Tile + Threads - 1) / Threads));
+  auto EachColumn = [&](const std::function<void(const std::string &)> &Body) {
+    for (int I = 0; I * Threads < Tile; ++I) {
+      std::string LC = I ? fmt::format("jf_t + {}", I * Threads) : "jf_t";
+      E.open(Tile % Threads == 0 || (I + 1) * Threads <= Tile
+                 ? std::string("")
+                 : fmt::format("if ({} < {})", LC, Tile));
+      E.line(fmt::format("const int lc = {};", LC));
+      E.line(fmt::format("const {0} oc = tile * {1} + lc;", IT, Tile));
+      Body(fmt::format("tot[{}]", I));
+      E.close();
+    }
+  };
+  EachColumn([&](const std::string &Tot) {
+    E.line(fmt::format("{} = jf_col[0][lc];", Tot));
+    E.open(fmt::format("for (int i = 1; i < {}; ++i)", NY));
+    E.line(fmt::format("{0} = {1}({0}, jf_col[i][lc]);", Tot, F));
+    E.close();
+  });
+  auto Store = [&](const std::string &Tot) {
+    E.open("if (oc < ncols)");
+    if (Nd.Kind == Op::ReduceMean)
+      E.line(fmt::format("out_0[oc] = {};",
+                         storeConvert(Nd.Type, fmt::format("{} / ({})nrows", Tot, AT))));
+    else
+      E.line(fmt::format("out_0[oc] = {};", storeConvert(Nd.Type, Tot)));
+    E.close();
+  };
+  E.open("if (nsplit == 1)");
+  EachColumn(Store);
+  E.line("return;");
   E.close();
-  if (Nd.Kind == Op::ReduceMean)
-    E.line(fmt::format("tot = tot / ({})nrows;", AT));
-  E.line(fmt::format("out_0[col] = {};", storeConvert(Nd.Type, "tot")));
+  EachColumn([&](const std::string &Tot) {
+    E.line(fmt::format("jf_partials[({})blockIdx.x * {} + lc] = {};", IT, Tile, Tot));
+  });
+  E.line("__threadfence();");
+  E.line("__syncthreads();");
+  E.open("if (jf_t == 0)");
+  E.line("jf_last = atomicAdd(jf_counter + tile, 1u) == (unsigned)(nsplit - 1);");
   E.close();
+  E.line("__syncthreads();");
+  E.line("if (!jf_last) return;");
+  E.line("__threadfence();");
+  EachColumn([&](const std::string &Tot) {
+    E.line(fmt::format("{} = ((volatile {}*)jf_partials)[tile * {} + lc];", Tot, AT, Tile));
+    E.line("#pragma unroll 8");
+    E.open(fmt::format("for ({} s = 1; s < nsplit; ++s)", IT));
+    E.line(fmt::format("{0} = {1}({0}, ((volatile {2}*)jf_partials)[(s * tiles + tile) * {3} + "
+                       "lc]);",
+                       Tot, F, AT, Tile));
+    E.close();
+    Store(Tot);
+  });
+  E.line("if (jf_t == 0) jf_counter[tile] = 0u; // ready for the next launch");
 }
 
 } // namespace jitfuse::codegen

@@ -8,12 +8,19 @@ namespace jitfuse::codegen {
 
 /// The body of a KernelKind::ColumnReduce kernel: axis 0 of the domain
 /// [R, C] reduced to [1, C], with the element-wise prologue computed per
-/// element. A block of ColumnThreads x ColumnRowThreads threads owns
-/// ColumnThreads adjacent columns (scalar loads, coalesced across a warp);
-/// thread y sums rows y, y + ColumnRowThreads, ... in order, and thread 0
-/// of each column combines the ColumnRowThreads partials in order y = 0, 1,
-/// ...: a fixed order for given R, so results are bitwise reproducible run
-/// to run (docs/NUMERICS.md, "Reduction order over axes").
+/// element. A block of ColumnThreads x ColumnRowThreads threads owns a tile
+/// of ColumnThreads * ColumnWidth adjacent columns and one split of the rows
+/// (columnSplits(R, C) splits; blocks are split-major): thread x owns one
+/// 16-byte vector of columns (the aligned variant) or ColumnWidth columns
+/// ColumnThreads apart (the scalar variant, any pointer offset or C); thread
+/// y sums rows y, y + ColumnRowThreads, ... of the split in order,
+/// ColumnUnroll rows' loads at a time; one thread a column adds the
+/// ColumnRowThreads partials in order y = 0, 1, .... With one split it
+/// stores the result; with several, each block stores its split's partials
+/// (jf_partials, one a column) and the last block of the tile to arrive
+/// (jf_counter, one a tile, reset by that block) adds them in split order.
+/// The order depends on (R, C) only: bitwise reproducible run to run
+/// (docs/NUMERICS.md, "Reduction order over axes").
 void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E);
 
 } // namespace jitfuse::codegen

@@ -51,8 +51,12 @@ struct KernelPlan {
 
   bool peeledVariant(size_t I) const { return Peel && I + 1 == Vecs.size(); }
   /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
-  /// ColumnReduce: columns per block (RowsPerBlock: threads per column).
+  /// ColumnReduce: threads across a column tile (RowsPerBlock: threads
+  /// down each column).
   int ThreadsX = 256;
+  /// ColumnReduce: adjacent columns per thread (16 bytes of the widest
+  /// input), in every variant; the tile is ThreadsX * ColumnWidth columns.
+  int ColumnWidth = 1;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

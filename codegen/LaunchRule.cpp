@@ -15,10 +15,54 @@ static unsigned gridBlocks(int64_t Work, int64_t PerBlock) {
   return static_cast<unsigned>(R);
 }
 
+LaunchRule::LaunchRule(const KernelPlan &P)
+    : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
+      ClusterX(P.ClusterX),
+      PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1),
+      ColumnWidth(P.ColumnWidth) {
+  if (Kind == KernelKind::ColumnReduce && P.Domain.size() == 2 && !P.Domain[0].isDynamic() &&
+      !P.Domain[1].isDynamic()) {
+    StaticRows = P.Domain[0].Size;
+    StaticCols = P.Domain[1].Size;
+  }
+}
+
 unsigned LaunchRule::maxBlocks(int SmCount) const {
   if (Kind != KernelKind::FullReduce)
     return 0;
   return static_cast<unsigned>(std::max(1, launch::FullReduceBlocksPerSm * SmCount));
+}
+
+/// Bytes of one partial: the widest accumulator (f64, i64).
+static constexpr size_t PartialBytes = 8;
+
+size_t LaunchRule::partialsBytes(int SmCount) const {
+  if (Kind == KernelKind::FullReduce)
+    return size_t(maxBlocks(SmCount)) * PartialBytes;
+  if (Kind != KernelKind::ColumnReduce)
+    return 0;
+  int64_t Tile = columnTile();
+  if (StaticRows >= 0) {
+    int64_t S = columnSplits(StaticRows, StaticCols);
+    if (S == 1)
+      return 0; // one block a tile writes the output directly
+    return size_t(S * ((StaticCols + Tile - 1) / Tile) * Tile) * PartialBytes;
+  }
+  // Any shape: a split needs S * C <= ColumnSplitWork, and the tiles cover
+  // less than C + Tile columns.
+  return size_t(launch::ColumnSplitWork + launch::ColumnMaxSplits * Tile) * PartialBytes;
+}
+
+size_t LaunchRule::counters() const {
+  if (Kind == KernelKind::FullReduce)
+    return 1;
+  if (Kind != KernelKind::ColumnReduce || partialsBytes(0) == 0)
+    return 0;
+  int64_t Tile = columnTile();
+  if (StaticRows >= 0)
+    return size_t((StaticCols + Tile - 1) / Tile);
+  // A split means C <= ColumnSplitWork / 2.
+  return size_t(launch::ColumnSplitWork / 2 / Tile + 1);
 }
 
 std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int SmCount,
@@ -58,13 +102,18 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     return L;
-  case KernelKind::ColumnReduce:
+  case KernelKind::ColumnReduce: {
     // Launched with no rows too: an empty column still writes its identity.
+    // Blocks are split-major (block = split * tiles + tile): the blocks
+    // that run together read the same rows. The kernel derives the split
+    // count from gridDim.x, the width does not change the grid.
     if (S.RowLen == 0)
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
-    L.GridX = gridBlocks(S.RowLen, ThreadsX);
+    int64_t Tiles = gridBlocks(S.RowLen, columnTile());
+    L.GridX = gridBlocks(Tiles * columnSplits(S.Rows, S.RowLen), 1);
     return L;
+  }
   case KernelKind::FullReduce: {
     // Always launched: an empty reduction still writes its identity.
     int64_t Blocks = std::min<int64_t>((Chunks() + ThreadsX - 1) / ThreadsX, maxBlocks(SmCount));

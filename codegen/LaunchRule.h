@@ -13,6 +13,7 @@
 
 #include "codegen/KernelPlan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -46,11 +47,38 @@ inline constexpr int FullReduceBlocksPerSm = 8;
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
 inline constexpr int MaxClusterBlocks = 8;
-/// Column reductions: columns per block, and threads per column (each sums
-/// every ColumnRowThreads-th row; the partials combine in a fixed order).
+/// Column reductions (codegen/ColumnReduce.h): a block is ColumnThreads
+/// threads across a tile of columns, each owning ColumnWidth adjacent columns
+/// (KernelPlan::ColumnWidth: one 16-byte vector of the widest input, so a
+/// warp reads 512 contiguous bytes of a row), times ColumnRowThreads threads
+/// down the rows (each sums every ColumnRowThreads-th row of its split, with
+/// ColumnUnroll rows' loads issued before their adds).
 inline constexpr int ColumnThreads = 32;
 inline constexpr int ColumnRowThreads = 8;
+inline constexpr int ColumnUnroll = 4;
+/// The reduced axis is split across blocks (columnSplits) until columns x
+/// splits reaches this: 2^19 = 2048 blocks of 256 bf16 columns, several
+/// waves of the H200's 132 SMs, so enough bytes are in flight whatever C is.
+inline constexpr int64_t ColumnSplitWork = int64_t(1) << 19;
+/// ... with at least this many rows a split (16 rows a thread) ...
+inline constexpr int64_t ColumnMinSplitRows = 128;
+/// ... and at most this many splits (the combine adds them in sequence).
+inline constexpr int64_t ColumnMaxSplits = 256;
 } // namespace launch
+
+/// How many blocks share each column tile of a column reduction of [R, C]:
+/// split s sums rows [s * K, min(R, (s + 1) * K)), K = ceil(R / splits).
+/// A function of the shape and the constants above only (not of the
+/// device, the dtype or the variant), so the summation order, and with it
+/// every result bit, is the same run to run and on any GPU
+/// (docs/NUMERICS.md, "Reduction order over axes").
+inline int64_t columnSplits(int64_t Rows, int64_t Cols) {
+  if (Rows <= 0 || Cols <= 0)
+    return 1;
+  int64_t S = std::min({launch::ColumnSplitWork / Cols, launch::ColumnMaxSplits,
+                        Rows / launch::ColumnMinSplitRows});
+  return std::max<int64_t>(S, 1);
+}
 
 /// Grid and block of one launch. No kernel uses dynamic shared memory yet;
 /// the first schedule that does adds it here and to the three launch sites
@@ -70,10 +98,7 @@ struct LaunchSizes {
 /// A kernel's launch rule, fixed when it is emitted.
 class LaunchRule {
 public:
-  explicit LaunchRule(const KernelPlan &P)
-      : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
-        ClusterX(P.ClusterX),
-        PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1) {}
+  explicit LaunchRule(const KernelPlan &P);
 
   /// The launch of the variant with vector width \p Vec on a device with
   /// \p SmCount SMs; nullopt when there is nothing to do (no elements).
@@ -88,6 +113,16 @@ public:
   /// Full reductions: the most blocks shape() launches on \p SmCount SMs
   /// (the size of the per-block partials buffer). 0 for other kinds.
   unsigned maxBlocks(int SmCount) const;
+  /// Bytes of the partials buffer a launch needs on \p SmCount SMs (full
+  /// reductions: one value a block; column reductions: one value a column
+  /// a split, for the largest split any run can make), allocated once;
+  /// 0 when the kernel takes none.
+  size_t partialsBytes(int SmCount) const;
+  /// How many zeroed unsigned counters it needs beside them (full
+  /// reductions: 1; column reductions: one a column tile).
+  size_t counters() const;
+  /// Column reductions: columns a block covers.
+  int64_t columnTile() const { return int64_t(ThreadsX) * ColumnWidth; }
 
   KernelKind kind() const { return Kind; }
 
@@ -96,6 +131,10 @@ private:
   bool Flat;
   int ThreadsX, RowsPerBlock, ClusterX;
   int PeeledIndex;
+  int ColumnWidth;
+  /// Column reductions: R and C when static (-1 when a dim is dynamic), so
+  /// the partials buffer is sized for the one shape that runs.
+  int64_t StaticRows = -1, StaticCols = -1;
 };
 
 } // namespace jitfuse::codegen

@@ -137,6 +137,61 @@ static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
   return Keep;
 }
 
+/// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
+/// 16 bytes of adjacent columns of the widest input that varies along the
+/// rows (the [C] output is stored once and does not set the width), so a
+/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
+/// be a static multiple of that width and every pointer 16-byte aligned;
+/// the other one reads the same columns with scalar loads (a thread's
+/// columns 32 apart, still coalesced across the warp) and serves any offset
+/// and any C. Both cover the same tiles with the same split, so they sum in
+/// the same order.
+static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
+  namespace launch = codegen::launch;
+  unsigned Bytes = 1;
+  for (NodeId N : C.Inputs)
+    if (!isNumelOne(G.node(N).Dims))
+      Bytes = std::max(Bytes, dtypeBytes(G.node(N).Type));
+  int Width = std::max(1, launch::MaxVectorBytes / static_cast<int>(Bytes));
+  P.ThreadsX = launch::ColumnThreads;
+  P.RowsPerBlock = launch::ColumnRowThreads;
+  P.ColumnWidth = Width;
+  const Dim &R = P.Domain[0], &Cols = P.Domain[1];
+  bool Aligned = Width > 1 && !Cols.isDynamic() && Cols.Size % Width == 0;
+  P.Vecs = Aligned ? std::vector<int>{Width, 1} : std::vector<int>{1};
+  int64_t Tile = int64_t(P.ThreadsX) * Width;
+  P.Why = fmt::format("column tiles of {} = {} threads x {} adjacent columns ({}-byte "
+                      "chunks of {} B elements); {} threads down each column, {} rows' loads "
+                      "in flight each; variants: {}",
+                      Tile, P.ThreadsX, Width, Width * Bytes, Bytes, P.RowsPerBlock,
+                      launch::ColumnUnroll,
+                      Aligned ? "aligned (16-byte vectors) and scalar (any other offset)"
+                              : fmt::format("scalar only ({} {} a multiple of {})", Cols.str(),
+                                            Cols.isDynamic() ? "not known to be" : "not",
+                                            Width));
+  std::string Rule = fmt::format("min({} / C, {}, R / {})", launch::ColumnSplitWork,
+                                 launch::ColumnMaxSplits, launch::ColumnMinSplitRows);
+  if (R.isDynamic() || Cols.isDynamic()) {
+    P.Why += fmt::format("; the reduced axis split across max(1, {}) blocks a tile "
+                         "(a function of R and C alone)",
+                         Rule);
+  } else {
+    int64_t S = codegen::columnSplits(R.Size, Cols.Size);
+    int64_t Tiles = (Cols.Size + Tile - 1) / Tile;
+    P.Why += S == 1 ? fmt::format("; {} tile{}, no split of the {} rows (split rule max(1, "
+                                  "{}))",
+                                  Tiles, Tiles == 1 ? "" : "s", R.Size, Rule)
+                    : fmt::format("; {} tiles x {} splits of {} rows (split rule {}, a "
+                                  "function of R and C alone)",
+                                  Tiles, S, (R.Size + S - 1) / S, Rule);
+  }
+  P.Why += "; each split's partials combined by the tile's last block in split order "
+           "0, 1, ... (bitwise reproducible)";
+  if (G.node(P.Outputs.front()).Kind == Op::ReduceMean)
+    P.Why += "; the mean divides by R once, at the end";
+  return P;
+}
+
 KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                            const ScheduleOptions &Opts) {
   KernelPlan P;
@@ -193,14 +248,8 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       P.DynDims.push_back(D);
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
 
-  if (C.Kind == KernelKind::ColumnReduce) {
-    // Scalar loads, coalesced across the threads of a row (adjacent
-    // columns); any pointer alignment, no peeled variant.
-    P.Vecs = {1};
-    P.ThreadsX = codegen::launch::ColumnThreads;
-    P.RowsPerBlock = codegen::launch::ColumnRowThreads;
-    return P;
-  }
+  if (C.Kind == KernelKind::ColumnReduce)
+    return scheduleColumns(G, C, std::move(P));
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 

@@ -54,8 +54,11 @@ void appendSlots(const Graph &G, const KernelPlan &K,
     case codegen::KernelParam::Output: {
       NodeId N = P.K == codegen::KernelParam::Input ? K.Inputs[P.Index] : K.Outputs[P.Index];
       S.Src = sourceOf(G, N, Inter, X);
-      // A one-element tensor is read as a scalar whatever the variant.
-      S.Vectorized = staticNumel(G.node(N).Dims) != std::optional<int64_t>(1);
+      // A one-element tensor is read as a scalar whatever the variant; a
+      // column reduction stores its [C] output one element a thread.
+      S.Vectorized = staticNumel(G.node(N).Dims) != std::optional<int64_t>(1) &&
+                     !(K.Kind == KernelKind::ColumnReduce &&
+                       P.K == codegen::KernelParam::Output);
       S.AlignElems = S.Vectorized ? WidestVec : 1;
       break;
     }
@@ -172,10 +175,11 @@ void ExecutableImpl::bindFunctions() {
     // A partial entry's bundle names what it has; the rest load on demand.
     for (const std::string &Name : L.FnNames)
       L.Fns.push_back(Deferred.valid() && !Mod->names(Name) ? nullptr : Mod->function(Name));
-    if (unsigned Blocks = L.Rule.maxBlocks(SmCount)) {
-      L.Partials = rt::DeviceBuffer(size_t(Blocks) * 8);
-      L.Counter = rt::DeviceBuffer(sizeof(unsigned));
-      rt::memsetD8(L.Counter.ptr(), 0, sizeof(unsigned));
+    if (size_t Bytes = L.Rule.partialsBytes(SmCount))
+      L.Partials = rt::DeviceBuffer(Bytes);
+    if (size_t N = L.Rule.counters()) {
+      L.Counter = rt::DeviceBuffer(N * sizeof(unsigned));
+      rt::memsetD8(L.Counter.ptr(), 0, N * sizeof(unsigned));
     }
   }
 }

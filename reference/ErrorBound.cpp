@@ -653,7 +653,8 @@ void BoundWalker::reduction(NodeId Id,
   const double U = unitOf(C), Tiny = tinyOf(C);
   // Axis 0 of a rank-2 tensor runs as a column reduction (compiler/ReduceAxes.h).
   bool Column = N.scope() == ReduceScope::Axes && N.rank() == 2 && N.reducedAxes() == 1u;
-  double D = static_cast<double>(Column ? columnSummationDepth(Len) : summationDepth(Len));
+  double D =
+      static_cast<double>(Column ? columnSummationDepth(Len, Rows) : summationDepth(Len));
   double Gamma = D * U / (1 - D * U);
   for (int64_t R = 0; R < Rows; ++R) {
     const double *Xr = XBase + R * Len;
@@ -709,14 +710,22 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
 
 } // namespace
 
-int64_t columnSummationDepth(int64_t L) {
-  // Column kernels (codegen/ColumnReduce.h): each of ColumnRowThreads threads
-  // sums every ColumnRowThreads-th row in order (ceil(L / n) terms, the first
-  // exact), then the n partials are added in order (n - 1 more roundings).
+int64_t columnSummationDepth(int64_t L, int64_t Cols) {
+  // Column kernels (codegen/ColumnReduce.h): the L rows are cut into
+  // S = columnSplits(L, Cols) splits of K = ceil(L / S) rows (ceil(L / K)
+  // of them hold rows; an empty one adds the identity, exactly). In a split,
+  // each of n = ColumnRowThreads threads sums every n-th row in order (at
+  // most ceil(K / n) terms, the first exact: ceil(K / n) - 1 roundings),
+  // then the min(n, K) threads holding rows are added in order (min(n, K) -
+  // 1 more), then the splits' partials in order (ceil(L / K) - 1 more). Any
+  // order has depth <= L - 1.
   constexpr int64_t N = codegen::launch::ColumnRowThreads;
   if (L <= 1)
     return 0;
-  return std::min<int64_t>(L - 1, (L + N - 1) / N - 1 + (N - 1));
+  int64_t S = codegen::columnSplits(L, Cols);
+  int64_t K = (L + S - 1) / S;
+  int64_t D = (K + N - 1) / N - 1 + (std::min(N, K) - 1) + ((L + K - 1) / K - 1);
+  return std::min<int64_t>(L - 1, D);
 }
 
 int64_t summationDepth(int64_t L) {

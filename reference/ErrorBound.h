@@ -43,9 +43,11 @@ ReferenceResult interpretWithBounds(const Graph &G, const Bindings &B,
 /// (see the reduction rule in ErrorBound.cpp); 0 for L <= 1.
 int64_t summationDepth(int64_t L);
 
-/// The same for a column reduction (axis 0 of [R, C], R = L terms per
-/// column; codegen/ColumnReduce.h): sequential runs, then their partials.
-int64_t columnSummationDepth(int64_t L);
+/// The same for a column reduction (axis 0 of [R, C]: L = R terms per
+/// column, Cols = C; codegen/ColumnReduce.h): sequential runs per thread of
+/// each split of the rows (codegen::columnSplits(R, C)), the threads'
+/// partials, then the splits' partials, each in order.
+int64_t columnSummationDepth(int64_t L, int64_t Cols);
 
 /// Documented maximum error of the CUDA library function the device code
 /// calls for Op (in ulp, relative to the correctly rounded result) in the

@@ -1,0 +1,304 @@
+//===- tests/test_column_reduce.cpp - the column reduction kernel ---------===//
+//
+// Axis 0 of [R, C] (codegen/ColumnReduce.h): the split of the reduced axis
+// (a function of the shape only), the plan and launch geometry, the error
+// bound against the kernel's summation tree simulated on the host, the
+// generated code through NVRTC, and on a GPU fused vs unfused vs reference,
+// misaligned, and bitwise reproducibility.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "codegen/LaunchRule.h"
+#include "compiler/Fusion.h"
+#include "compiler/Planner.h"
+#include "compiler/Schedule.h"
+#include "reference/ErrorBound.h"
+#include "GraphCheck.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+CompileOptions cpuOptions(bool Fuse = true) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.Fuse = Fuse;
+  return O;
+}
+
+/// The single kernel \p G fuses into: its plan and its emitted form.
+std::pair<KernelPlan, codegen::EmittedKernel> onlyKernel(const Graph &G) {
+  Partition P = fuseGraph(G);
+  REQUIRE(P.Clusters.size() == 1);
+  KernelPlan K = scheduleCluster(G, P.Clusters[0], 0);
+  codegen::EmittedKernel E = codegen::emitKernel(G, K);
+  return {K, E};
+}
+
+/// One column's sum in the column kernel's order, written from
+/// docs/NUMERICS.md ("Reduction order over axes"), in float; \p Depth gets
+/// the most roundings any term went through (adding to an empty partial,
+/// the identity, is exact).
+float kernelOrderSum(const std::vector<float> &Col, int64_t Cols, int64_t &Depth) {
+  const int64_t R = static_cast<int64_t>(Col.size());
+  const int64_t N = codegen::launch::ColumnRowThreads;
+  int64_t S = codegen::columnSplits(R, Cols), K = (R + S - 1) / S;
+  struct Partial {
+    float V = 0;
+    int64_t D = 0;
+    bool Has = false;
+    void add(const Partial &O) {
+      if (!O.Has)
+        return;
+      D = Has ? std::max(D, O.D) + 1 : O.D;
+      V = Has ? V + O.V : O.V;
+      Has = true;
+    }
+  };
+  Partial Tot;
+  for (int64_t Sp = 0; Sp < S; ++Sp) {
+    int64_t R0 = Sp * K, R1 = std::min(R, R0 + K);
+    Partial Block;
+    for (int64_t Y = 0; Y < N; ++Y) {
+      Partial Acc;
+      for (int64_t Row = R0 + Y; Row < R1; Row += N)
+        Acc.add({Col[Row], 0, true});
+      Block.add(Acc);
+    }
+    Tot.add(Block);
+  }
+  Depth = Tot.D;
+  return Tot.V;
+}
+
+} // namespace
+
+TEST_CASE("Column reduce: the split of the reduced axis depends on the shape only",
+          "[column-reduce]") {
+  using codegen::columnSplits;
+  // bf16 [65536, 4096] (W10): 16 tiles of 256 columns x 128 splits of 512
+  // rows = 2048 blocks.
+  CHECK(columnSplits(65536, 4096) == 128);
+  // Short columns: at least 128 rows a split.
+  CHECK(columnSplits(1000, 4096) == 7);
+  CHECK(columnSplits(127, 4096) == 1);
+  CHECK(columnSplits(1, 7) == 1);
+  CHECK(columnSplits(0, 7) == 1);
+  // One column: capped at 256 splits.
+  CHECK(columnSplits(65537, 1) == 256);
+  // Wide enough to fill the GPU with column tiles alone: no split.
+  CHECK(columnSplits(65536, 1 << 19) == 1);
+  CHECK(columnSplits(65536, (1 << 18) + 1) == 1);
+  CHECK(columnSplits(65536, 1 << 18) == 2);
+}
+
+TEST_CASE("Column reduce: plan and launch of a bf16 column sum (W10)", "[column-reduce]") {
+  Graph G;
+  Value X = G.input("x", bf16, {65536, 4096});
+  G.output("s", sum(cast(X, f32), {0}));
+  auto [K, E] = onlyKernel(G);
+  REQUIRE(K.Kind == KernelKind::ColumnReduce);
+  // 16-byte vectors of the bf16 input (the f32 output does not narrow
+  // them), and the scalar variant for any other offset.
+  CHECK(K.ColumnWidth == 8);
+  CHECK(K.Vecs == std::vector<int>{8, 1});
+  REQUIRE(E.Variants.size() == 2);
+  CHECK(E.Variants[0].Name == "jf_k0_sum_v8");
+  CHECK(E.Variants[1].Name == "jf_k0_sum_v1");
+  CHECK_THAT(K.Why, Contains("column tiles of 256 = 32 threads x 8 adjacent columns"));
+  CHECK_THAT(K.Why, Contains("16 tiles x 128 splits of 512 rows"));
+  CHECK_THAT(K.Why, Contains("split order 0, 1, ..."));
+  // Both variants: 16 x 128 blocks of 32 x 8 threads.
+  for (int Vec : {8, 1}) {
+    auto S = E.Launch.shape({65536LL * 4096, 65536, 4096}, Vec, 132);
+    REQUIRE(S);
+    CHECK(S->GridX == 2048);
+    CHECK(S->BlockX == 32);
+    CHECK(S->BlockY == 8);
+  }
+  // The partials of one split a column (static shape), a counter a tile.
+  CHECK(E.Launch.partialsBytes(132) == size_t(128) * 4096 * 8);
+  CHECK(E.Launch.counters() == 16);
+  CHECK_THAT(E.Variants[0].Text, Contains("jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col)"));
+  CHECK_THAT(E.Variants[0].Text, Contains("atomicAdd(jf_counter + tile, 1u)"));
+}
+
+TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-reduce]") {
+  // f32, C dynamic: 4 columns a thread (128 a tile), scalar variant only.
+  Graph G;
+  Value X = G.input("x", f32, {"R", "C"});
+  G.output("m", mean(X, {0}));
+  auto [K, E] = onlyKernel(G);
+  CHECK(K.ColumnWidth == 4);
+  CHECK(K.Vecs == std::vector<int>{1});
+  CHECK_THAT(K.Why, Contains("scalar only (C not known to be a multiple of 4)"));
+  CHECK_THAT(K.Why, Contains("min(524288 / C, 256, R / 128)"));
+  CHECK_THAT(K.Why, Contains("the mean divides by R once, at the end"));
+  // [65537, 4097]: 33 tiles x 127 splits.
+  auto S = E.Launch.shape({65537LL * 4097, 65537, 4097}, 1, 132);
+  REQUIRE(S);
+  CHECK(S->GridX == 33 * 127);
+  // [3, 7]: one tile, no split.
+  S = E.Launch.shape({21, 3, 7}, 1, 132);
+  REQUIRE(S);
+  CHECK(S->GridX == 1);
+  // No rows: still launched (the identity, or NaN for a mean, is written);
+  // no columns: nothing to do.
+  S = E.Launch.shape({0, 0, 7}, 1, 132);
+  REQUIRE(S);
+  CHECK(S->GridX == 1);
+  CHECK_FALSE(E.Launch.shape({0, 7, 0}, 1, 132));
+  // Sized for any shape: S * C <= 2^19 whenever S > 1.
+  CHECK(E.Launch.partialsBytes(132) == size_t((1 << 19) + 256 * 128) * 8);
+  CHECK(E.Launch.counters() == (1 << 18) / 128 + 1);
+  // An odd static C: scalar only, and no partials when nothing splits.
+  Graph H;
+  Value Y = H.input("y", f16, {100, 4097});
+  H.output("mx", reduceMax(Y, {0}));
+  auto [KH, EH] = onlyKernel(H);
+  CHECK(KH.Vecs == std::vector<int>{1});
+  CHECK(KH.ColumnWidth == 8);
+  CHECK_THAT(KH.Why, Contains("scalar only (4097 not a multiple of 8)"));
+  CHECK_THAT(KH.Why, Contains("17 tiles, no split of the 100 rows"));
+  CHECK(EH.Launch.partialsBytes(132) == 0);
+  CHECK(EH.Launch.counters() == 0);
+}
+
+TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[column-reduce]") {
+  // The closed form (reference/ErrorBound.cpp) against the depth of the
+  // simulated tree, over splits, short splits, trailing empty splits
+  // (32769 rows of one column: 256 splits of 129 rows, the last 2 empty) and
+  // the R - 1 cap.
+  for (int64_t C : {1, 7, 4096, 1 << 19})
+    for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
+      std::vector<float> Col(static_cast<size_t>(R), 1.0f);
+      int64_t Depth = 0;
+      kernelOrderSum(Col, C, Depth);
+      INFO("R=" << R << " C=" << C);
+      CHECK(columnSummationDepth(R, C) == Depth);
+    }
+  CHECK(columnSummationDepth(65536, 4096) == 63 + 7 + 127);
+  CHECK(columnSummationDepth(65536, 1 << 19) == 8191 + 7);
+}
+
+TEST_CASE("Column reduce: the bound holds for the kernel's order and not for a "
+          "sequential one",
+          "[column-reduce]") {
+  // One huge term then ones: a running f32 sum loses every 1 (2^24 + 1
+  // rounds to 2^24), the kernel's splits keep most of them.
+  const int64_t R = 65536, C = 4096;
+  Graph G;
+  G.output("s", sum(G.input("x", f32, {R, 1}), {0}));
+  std::vector<float> Col(static_cast<size_t>(R), 1.0f);
+  Col[0] = 16777216.0f;
+  Bindings B;
+  B.Inputs["x"] = HostTensor{f32, {R, 1}, std::vector<double>(Col.begin(), Col.end())};
+  ReferenceResult Ref = interpretWithBounds(G, B);
+  const double Exact = 16777216.0 + 65535.0;
+  // The reference rounds its output to f32, its bound covers that.
+  double RefV = Ref.Values.at("s").Data[0];
+  CHECK(std::fabs(RefV - Exact) <= 1.0);
+  // The graph above is [R, 1]: its bound uses C = 1. The kernel order of
+  // the W10 shape (C = 4096) has its own depth; check both.
+  for (int64_t Cols : {int64_t(1), C}) {
+    int64_t Depth = 0;
+    double Got = kernelOrderSum(Col, Cols, Depth);
+    double D = static_cast<double>(columnSummationDepth(R, Cols));
+    double U = std::ldexp(1.0, -24);
+    double Bound = D * U / (1 - D * U) * (16777216.0 + 65535.0) + U * Exact;
+    INFO("C=" << Cols << " got " << Got << " depth " << D << " bound " << Bound);
+    CHECK(std::fabs(Got - Exact) <= Bound);
+    if (Cols == 1)
+      CHECK(std::fabs(Got - RefV) <= Ref.Bounds.at("s").Data[0]);
+  }
+  float Seq = 0;
+  for (float V : Col)
+    Seq += V;
+  CHECK(std::fabs(double(Seq) - RefV) > Ref.Bounds.at("s").Data[0]);
+}
+
+TEST_CASE("Column reduce: sum, mean, max and min compile with NVRTC for odd shapes",
+          "[column-reduce]") {
+  for (DType T : {f32, bf16, f16})
+    for (int64_t C : {1, 7, 4095, 4096, 4097}) {
+      Graph G;
+      Value X = G.input("x", T, {"R", C});
+      Value Y = G.input("y", T, {"R", C});
+      G.output("sum", sum(cast(X, f32), {0}));
+      G.output("mean", mean(X * Y, {0}));
+      G.output("max", reduceMax(X, {0}));
+      G.output("min", reduceMin(Y, {0}));
+      INFO("dtype " << dtypeName(T).str() << " C=" << C);
+      Executable F = testCompiler().compile(G, cpuOptions(true));
+      CHECK(F.numKernels() == 4);
+      bool Aligned = C % (16 / dtypeBytes(T)) == 0;
+      for (const KernelInfo &K : F.kernels()) {
+        CHECK(K.Kind == KernelKind::ColumnReduce);
+        CHECK(K.Vecs.size() == (Aligned ? 2u : 1u));
+      }
+      CHECK_NOTHROW(testCompiler().compile(G, cpuOptions(false)));
+    }
+}
+
+TEST_CASE("Column reduce: fused vs unfused vs reference, odd and misaligned",
+          "[gpu][column-reduce]") {
+  if (!haveGpu())
+    return;
+  for (DType T : {f32, bf16, f16})
+    for (int64_t C : {1, 7, 4095, 4096, 4097}) {
+      Graph G;
+      Value X = G.input("x", T, {"R", C});
+      Value Y = G.input("y", T, {"R", C});
+      G.output("sum", sum(X, {0}));
+      G.output("sumf", sum(cast(X, f32), {0}));
+      G.output("mean", mean(X * Y, {0}));
+      G.output("max", reduceMax(X, {0}));
+      G.output("min", reduceMin(Y, {0}));
+      INFO("dtype " << dtypeName(T).str() << " C=" << C);
+      std::vector<int64_t> Rs = {1, 3, 1000};
+      if (C < 100)
+        Rs.push_back(65537); // the most splits (256) over one tile
+      for (int64_t R : Rs) {
+        INFO("R=" << R);
+        checkGraph(G, randomBindings(G, {{"R", R}}, {}));
+        CheckOptions O;
+        O.MisalignEach = {1, 3};
+        checkGraph(G, randomBindings(G, {{"R", R}}, {}, O), O);
+      }
+    }
+  // Many tiles and many splits at once, an odd C: 9 tiles x 128 splits.
+  Graph G;
+  Value X = G.input("x", bf16, {"R", 2049});
+  G.output("sumf", sum(cast(X, f32), {0}));
+  G.output("max", reduceMax(X, {0}));
+  checkGraph(G, randomBindings(G, {{"R", 16411}}, {}));
+}
+
+TEST_CASE("Column reduce: W10 is bitwise reproducible and the same in both variants",
+          "[gpu][column-reduce]") {
+  if (!haveGpu())
+    return;
+  Graph G;
+  Value X = G.input("x", bf16, {"R", 4096});
+  G.output("s", sum(cast(X, f32), {0}));
+  Executable Ex = testCompiler().compile(G, CompileOptions{});
+  Bindings B = randomBindings(G, {{"R", 65536}}, {});
+  HostTensor First = runOnDevice(Ex, B).at("s");
+  for (int I = 0; I < 3; ++I)
+    CHECK(runOnDevice(Ex, B).at("s").Data == First.Data);
+  // The scalar variant (a misaligned input) sums in the same order.
+  HostRunOptions Off;
+  Off.MisalignEach = {1, 0};
+  CHECK(runOnDevice(Ex, B, Off).at("s").Data == First.Data);
+  // And it matches the reference within its bound.
+  CheckOptions O;
+  O.ExpectFusedKernels = 1;
+  checkGraph(G, B, O);
+}
