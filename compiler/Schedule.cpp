@@ -325,37 +325,16 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
-  // A row of more chunks than MaxChunksPerThread at MaxRowThreads splits
-  // over the blocks of a cluster until it is not: one block per long row
-  // held up to 124 registers x 512 threads, one block per SM, its phases
-  // (load, reduce, compute, store) never overlapping another's (bf16
-  // softmax rows of 50257 at 0.50x eager, BENCHMARKS.md).
-  std::string ClusterWhy;
-  if (Opts.Clusters && (Opts.ForceCluster || (P.ThreadsX == codegen::launch::MaxRowThreads &&
-                                              Iters > codegen::launch::MaxChunksPerThread))) {
-    int K = 1;
-    if (Opts.ForceCluster)
-      K = static_cast<int>(std::clamp<unsigned>(*Opts.ForceCluster, 1,
-                                                codegen::launch::MaxClusterBlocks));
-    else
-      while (K < codegen::launch::MaxClusterBlocks &&
-             (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K) >
-                 codegen::launch::MaxChunksPerThread)
-        K *= 2;
-    if (P.RowsPerBlock == 1 && K > 1) {
-      P.ClusterX = K;
-      Iters = (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
-      ClusterWhy = fmt::format(", split over a cluster of {} blocks (block results combined in "
-                               "rank order through distributed shared memory{})",
-                               K, Opts.ForceCluster ? ", forced" : "");
+  // Register bytes a thread keeps for its row at Its chunks a thread.
+  auto BytesAt = [&](int64_t Its) {
+    int64_t B = 0;
+    for (NodeId N : C.Inputs) {
+      const Node &Nd = G.node(N);
+      if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+        B += Its * Vec * dtypeBytes(Nd.Type);
     }
-  }
-  int64_t Bytes = 0;
-  for (NodeId N : C.Inputs) {
-    const Node &Nd = G.node(N);
-    if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
-      Bytes += Iters * Vec * dtypeBytes(Nd.Type);
-  }
+    return B;
+  };
   // The row is read again only by a later reduction stage (a reduction of
   // values that depend on another reduction: softmax's sum after its max) or
   // by the epilogue's whole-row outputs; a row read once (sum and max of
@@ -377,6 +356,37 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   }
   for (NodeId O : C.Outputs)
     ReadAgain |= llvm::ArrayRef<Dim>(G.node(O).Dims) == llvm::ArrayRef<Dim>(P.Domain);
+  // A row read again that is too long for one block's registers splits over
+  // the fewest blocks of a cluster that keep it (2-8): re-read, the row
+  // crossed HBM once per stage (f32 softmax over 128256 columns at 2.0
+  // TB/s). Measured on the H200 (BENCHMARKS.md), clusters lost where the
+  // row already fit (bf16 rows of 32064 and 50257 over many rows: 1.3-1.8x
+  // slower), so they are used for this case only.
+  auto ItersAt = [&](int K) {
+    return (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
+  };
+  std::string ClusterWhy;
+  int K = 1;
+  if (Opts.ForceCluster)
+    K = static_cast<int>(
+        std::clamp<unsigned>(*Opts.ForceCluster, 1, codegen::launch::MaxClusterBlocks));
+  else if (ReadAgain && P.ThreadsX == codegen::launch::MaxRowThreads &&
+           !Opts.ForceRowCache.has_value() && BytesAt(Iters) > Opts.RowCacheBytes) {
+    int Try = 2;
+    while (Try < codegen::launch::MaxClusterBlocks &&
+           BytesAt(ItersAt(Try)) > Opts.RowCacheBytes)
+      Try *= 2;
+    if (BytesAt(ItersAt(Try)) <= Opts.RowCacheBytes)
+      K = Try;
+  }
+  if (Opts.Clusters && K > 1 && P.RowsPerBlock == 1) {
+    P.ClusterX = K;
+    Iters = ItersAt(K);
+    ClusterWhy = fmt::format(", split over a cluster of {} blocks (block results combined in "
+                             "rank order through distributed shared memory{})",
+                             K, Opts.ForceCluster ? ", forced" : "");
+  }
+  int64_t Bytes = BytesAt(Iters);
   bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   // Values a later loop would compute again ride along while they fit too.

@@ -176,7 +176,9 @@ std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
         } else if (N.Kind == Op::Div && !Opts.Unfused && RowDivisor) {
           // The fused row kernels' jf_div_row.
           float A = f(In[0][I]), Bv = f(In[1][I]);
-          V = std::fabs(Bv) >= 0x1p-126f && std::fabs(Bv) <= 0x1p126f ? A * (1.0f / Bv) : A / Bv;
+          float M = std::fabs(Bv);
+          float S = M > 0x1p126f ? 0x1p-64f : (M < 0x1p-126f ? 0x1p64f : 1.0f);
+          V = A * (1.0f / (Bv * S)) * S;
         } else {
           V = binaryF32(N.Kind, f(In[0][I]), f(In[1][I]));
         }

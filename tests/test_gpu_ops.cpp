@@ -378,14 +378,14 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
 }
 
 TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
-  // Rows of more than 4 chunks a thread at 512 threads run on a cluster of
-  // 2-8 blocks that combine their block results through distributed shared
+  // Rows read again that do not fit one block's registers run on a cluster
+  // of 2-8 blocks that combine their block results through distributed shared
   // memory (codegen/Codegen.cpp rowStages): every stage kind (max, a sum
   // after it, mean-centering, per-row outputs), aligned and peeled, odd and
   // prime lengths, 1 row and more rows than SMs. HostRun's guard bytes
   // catch a write outside any output.
   haveGpu();
-  std::vector<std::vector<unsigned>> Layouts = {{0}, {1}, {0, 3, 5}};
+  std::vector<std::vector<unsigned>> Layouts = {{0}, {1, 0, 3}};
   for (DType T : {DType::F32, DType::BF16}) {
     INFO("dtype " << dtypeName(T).str());
     for (int64_t H : {16411, 50257, 128256}) {
@@ -401,10 +401,10 @@ TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
       bool Split = false;
       for (const KernelPlan &K : P.Kernels)
         Split |= K.ClusterX > 1;
-      CHECK(Split);
-      for (int64_t Rows : {1, 3, 150}) {
-        if (H == 128256 && Rows == 150)
-          continue; // 150 x 128256 x 4 outputs: the reference takes long
+      CHECK(Split == !(T == DType::BF16 && H == 16411)); // bf16 16411 fits one block
+      for (int64_t Rows : {1, 3, 40}) {
+        if (H == 128256 && Rows == 40)
+          continue; // the fp64 reference with bounds takes long
         Bindings B = randomBindings(G, {{"B", Rows}}, {{"eps", 1e-5}});
         for (const std::vector<unsigned> &L : Layouts) {
           INFO("rows " << Rows << ", offsets " << fmt::format("{}", fmt::join(L, "/")));

@@ -157,12 +157,15 @@ __device__ __forceinline__ int jf_phase(const T *P) {
 }
 
 // a / b where b is the same for a whole row (softmax's sum): one
-// reciprocal per row (the compiler computes 1/b once for the unrolled
-// lanes) and a multiply per element, two roundings (NUMERICS.md "Error
-// bounds"); IEEE division where 1/b would not be a normal float.
+// reciprocal per row (the compiler computes S and 1/(b S) once for the
+// unrolled lanes) and two multiplies per element, two roundings (NUMERICS.md
+// "Division by a row's value"). S, a power of two, keeps 1/(b S) a normal
+// float for any b (b S is exact); a branch to IEEE division there instead
+// was taken per element, with a reciprocal in each branch.
 __device__ __forceinline__ float jf_div_row(float A, float B) {
-  const float R = 1.0f / B;
-  return fabsf(B) >= 0x1p-126f && fabsf(B) <= 0x1p126f ? A * R : A / B;
+  const float M = fabsf(B);
+  const float S = M > 0x1p126f ? 0x1p-64f : (M < 0x1p-126f ? 0x1p64f : 1.0f);
+  return A * (1.0f / (B * S)) * S;
 }
 
 // NaN-propagating max/min (IEEE maximum/minimum, like torch.maximum).
