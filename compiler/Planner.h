@@ -27,8 +27,9 @@ struct PlanOptions {
   bool Horizontal = true;
   std::optional<unsigned> ExpectKernels, ExpectLaunches;
   std::vector<std::vector<NodeId>> SameKernel;
-  /// Row clusters allowed (the target is sm_90 or newer), and a forced size.
-  bool Clusters = true;
+  /// Row clusters allowed (CompileOptions::RowClusters or RowCluster, and
+  /// the target is sm_90 or newer), and a forced size.
+  bool Clusters = false;
   std::optional<unsigned> RowCluster;
 };
 

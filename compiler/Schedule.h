@@ -19,7 +19,7 @@ struct ScheduleOptions {
   /// a row kernel's row instead of the RowCacheBytes rule.
   std::optional<bool> ForceRowCache;
   /// Row clusters allowed (sm_90+); CompileOptions::RowCluster forces a size.
-  bool Clusters = true;
+  bool Clusters = false;
   std::optional<unsigned> ForceCluster;
 };
 

@@ -66,7 +66,7 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor) {
   P.ExpectLaunches = Opts.ExpectLaunches;
   P.SameKernel = Opts.SameKernel;
   // Thread-block clusters need sm_90.
-  P.Clusters = SmMajor >= 9;
+  P.Clusters = SmMajor >= 9 && (Opts.RowClusters || Opts.RowCluster);
   P.RowCluster = Opts.RowCluster;
   return P;
 }

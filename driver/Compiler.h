@@ -45,10 +45,14 @@ struct CompileOptions {
   /// stages (true) or re-read it (false) instead of the register-budget rule;
   /// the plan says "forced". Unset: the rule.
   std::optional<bool> RowCache;
-  /// Experiments: split every static row over this many blocks of a thread
-  /// block cluster (1, 2, 4 or 8; sm_90+), instead of the rule (rows of more
-  /// than MaxChunksPerThread chunks a thread at 512 threads split until they
-  /// are not, up to 8 blocks). Unset: the rule.
+  /// Split a long row read again whose register cache would exceed the
+  /// budget over the fewest blocks (2-8) of a thread-block cluster that keep
+  /// it (sm_90+; docs/ARCHITECTURE.md "Long rows on a cluster"). Opt-in: the
+  /// sweep measured it 1.2-1.4x faster on such rows, but its [gpu]
+  /// correctness test has not run on the H200 yet.
+  bool RowClusters = false;
+  /// Experiments: split every static row over this many blocks of a cluster
+  /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;
   /// Horizontal fusion: independent small kernels (no path between them;
   /// element-wise or row kernels moving at most HorizontalMaxPartBytes with

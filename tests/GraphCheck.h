@@ -41,6 +41,8 @@ struct CheckOptions {
   double Lo = -2, Hi = 2;
   /// Extra factor on the documented tolerance (1 = the rule as written).
   double TolScale = 1;
+  /// CompileOptions::RowClusters.
+  bool RowClusters = false;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

@@ -397,7 +397,9 @@ TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
       G.output("ln", nn::layerNorm(X, W, W, G.scalar("eps", f32)));
       G.output("rowmax", reduceMax(X * W));
       G.output("rowsum", sum(abs(X)));
-      GraphPlan P = planGraph(G, {});
+      PlanOptions PO;
+      PO.Clusters = true;
+      GraphPlan P = planGraph(G, PO);
       bool Split = false;
       for (const KernelPlan &K : P.Kernels)
         Split |= K.ClusterX > 1;
@@ -410,6 +412,7 @@ TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
           INFO("rows " << Rows << ", offsets " << fmt::format("{}", fmt::join(L, "/")));
           CheckOptions Opts;
           Opts.MisalignEach = L;
+          Opts.RowClusters = true;
           checkGraph(G, B, Opts);
         }
       }

@@ -51,7 +51,10 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     // 2 x 16 x 16 B = 512 B, over the budget: split over a cluster of 2
     // blocks, 8 chunks each, 256 B a thread, kept.
     Graph G = rmsGraph(DType::F32, 32064);
-    GraphPlan P = planGraph(G, {});
+    PlanOptions On;
+    On.Clusters = true; // CompileOptions::RowClusters on an sm_90 target
+    CHECK(planGraph(G, {}).Kernels[0].ClusterX == 1); // opt-in
+    GraphPlan P = planGraph(G, On);
     CHECK(P.Kernels[0].ClusterX == 2);
     CHECK_THAT(P.PlanText, Catch::Contains("512 threads a row (8 chunks each), split over a "
                                            "cluster of 2 blocks (block results combined in "
@@ -59,7 +62,7 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
                                            "row kept in registers (256 B a thread)"));
     // One block a row (forced; or a target before sm_90): 16 chunks a
     // thread, 512 B, over the budget.
-    PlanOptions One;
+    PlanOptions One = On;
     One.RowCluster = 1;
     GraphPlan P1 = planGraph(G, One);
     CHECK(P1.Kernels[0].ClusterX == 1);
@@ -81,15 +84,17 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
   {
     // A row that fits one block's registers stays one block (measured:
     // clusters lost there), and so does a row read once.
-    CHECK(planGraph(rmsGraph(DType::BF16, 11008), {}).Kernels[0].ClusterX == 1);
+    PlanOptions On;
+    On.Clusters = true;
+    CHECK(planGraph(rmsGraph(DType::BF16, 11008), On).Kernels[0].ClusterX == 1);
     Graph Sm; // softmax over bf16 rows of 50257: 13 chunks of 16 B, 208 B
     Sm.output("y", nn::softmax(Sm.input("x", DType::BF16, {"B", 50257})));
-    CHECK(planGraph(Sm, {}).Kernels[0].ClusterX == 1);
+    CHECK(planGraph(Sm, On).Kernels[0].ClusterX == 1);
     // With a weight row beside it (416 B) the row splits over 2 blocks.
-    CHECK(planGraph(rmsGraph(DType::BF16, 50257), {}).Kernels[0].ClusterX == 2);
+    CHECK(planGraph(rmsGraph(DType::BF16, 50257), On).Kernels[0].ClusterX == 2);
     Graph S;
     S.output("s", sum(abs(S.input("x", DType::F32, {"B", 128256}))));
-    CHECK(planGraph(S, {}).Kernels[0].ClusterX == 1);
+    CHECK(planGraph(S, On).Kernels[0].ClusterX == 1);
   }
 }
 
