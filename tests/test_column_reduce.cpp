@@ -281,15 +281,20 @@ TEST_CASE("Column reduce: fused vs unfused vs reference, odd and misaligned",
   checkGraph(G, randomBindings(G, {{"R", 16411}}, {}));
 }
 
-TEST_CASE("Column reduce: W10 is bitwise reproducible and the same in both variants",
+TEST_CASE("Column reduce: a split column sum is bitwise reproducible and the same in both "
+          "variants",
           "[gpu][column-reduce]") {
   if (!haveGpu())
     return;
+  // [16384, 1024]: 4 tiles x 128 splits, W10's split count (W10 itself,
+  // 2^28 elements held as doubles on the host and checked against the fp64
+  // reference, took the [gpu] tier past its time limit).
   Graph G;
-  Value X = G.input("x", bf16, {"R", 4096});
+  Value X = G.input("x", bf16, {"R", 1024});
   G.output("s", sum(cast(X, f32), {0}));
+  REQUIRE(codegen::columnSplits(16384, 1024) == 128);
   Executable Ex = testCompiler().compile(G, CompileOptions{});
-  Bindings B = randomBindings(G, {{"R", 65536}}, {});
+  Bindings B = randomBindings(G, {{"R", 16384}}, {});
   HostTensor First = runOnDevice(Ex, B).at("s");
   for (int I = 0; I < 3; ++I)
     CHECK(runOnDevice(Ex, B).at("s").Data == First.Data);
