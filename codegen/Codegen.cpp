@@ -335,14 +335,20 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.open(fmt::format("if (col + {} <= n)", Vec));
     storeOutputs(true, "col");
     E.close();
+    // The last, partial chunk: its elements one at a time in a loop, one
+    // copy of the body. A copy per lane (Vec of them, guarded) doubled the
+    // NVRTC time of long element-wise chains (docs/MEASUREMENTS.md: a 50-op
+    // chain's aligned variant 1267 -> 556 ms without it).
     E.open("else");
-    flatTail("n", [&](int K) {
-      for (size_t O = 0; O < P.Outputs.size(); ++O) {
-        const Node &Nd = G.node(P.Outputs[O]);
-        std::string V = E.value(P.Outputs[O], E.domainCoords());
-        E.line(fmt::format("out_{}[col + {}] = {};", O, K, storeConvert(Nd.Type, V)));
-      }
-    });
+    E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
+    E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
+    E.open("");
+    E.line(fmt::format("const {} col = jf_tcol; // this element", IT));
+    ScalarPart = true;
+    storeOutputs(true, "col");
+    ScalarPart = false;
+    E.close();
+    E.close();
     E.close();
     return;
   }

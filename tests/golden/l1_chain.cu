@@ -55,41 +55,18 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     jf_store<float, 4>(out_0 + col, sv0);
   }
   else {
-    if (col + 0 < n) {
-      const float v28 = in_0[col];
-      const float v29 = in_1[col];
-      const float v30 = (v28 + v29);
-      const float v31 = (s_0 * v30);
-      const float v32 = in_2[col];
-      const float v33 = (v31 + v32);
-      out_0[col + 0] = v33;
-    }
-    if (col + 1 < n) {
-      const float v34 = in_0[(col + 1)];
-      const float v35 = in_1[(col + 1)];
-      const float v36 = (v34 + v35);
-      const float v37 = (s_0 * v36);
-      const float v38 = in_2[(col + 1)];
-      const float v39 = (v37 + v38);
-      out_0[col + 1] = v39;
-    }
-    if (col + 2 < n) {
-      const float v40 = in_0[(col + 2)];
-      const float v41 = in_1[(col + 2)];
-      const float v42 = (v40 + v41);
-      const float v43 = (s_0 * v42);
-      const float v44 = in_2[(col + 2)];
-      const float v45 = (v43 + v44);
-      out_0[col + 2] = v45;
-    }
-    if (col + 3 < n) {
-      const float v46 = in_0[(col + 3)];
-      const float v47 = in_1[(col + 3)];
-      const float v48 = (v46 + v47);
-      const float v49 = (s_0 * v48);
-      const float v50 = in_2[(col + 3)];
-      const float v51 = (v49 + v50);
-      out_0[col + 3] = v51;
+    for (int jf_k = 0; col + jf_k < n; ++jf_k) {
+      const long long jf_tcol = col + jf_k;
+       {
+        const long long col = jf_tcol; // this element
+        const float v28 = in_0[col];
+        const float v29 = in_1[col];
+        const float v30 = (v28 + v29);
+        const float v31 = (s_0 * v30);
+        const float v32 = in_2[col];
+        const float v33 = (v31 + v32);
+        out_0[col] = v33;
+      }
     }
   }
 }
