@@ -71,6 +71,9 @@ private:
   std::string rowsExpr() const;
   void outerCoords(const std::string &Row);
   void storeOutputs(bool Vector, const std::string &Base);
+  /// The storage-type expression of whole-domain output N at the current
+  /// lane.
+  std::string storedValue(NodeId N);
   void elementwiseBody();
   /// One chunk of Vec elements at `chunk`; \p Exit leaves when it is past
   /// the end ("return", or "break" inside the scalar variant's loop; "" when
@@ -213,6 +216,22 @@ void KernelWriter::lanes(bool Vector, const std::function<void(int)> &PerLane) {
   E.setVectorLoads(true);
 }
 
+std::string KernelWriter::storedValue(NodeId N) {
+  const Node &Nd = G.node(N);
+  // A cast to f16/bf16 of an f32-computed value is stored from its operand:
+  // rounding once gives the bits that rounding, widening back to f32 (the
+  // cast's value) and rounding again give, without the 3-4 instructions
+  // per element of the round trip (softmax's bf16 output).
+  if (Nd.Kind == Op::Cast && (Nd.Type == DType::BF16 || Nd.Type == DType::F16)) {
+    const Node &Src = G.node(Nd.Operands[0]);
+    if (isFloat(Src.Type) && Src.Type != DType::F64 &&
+        llvm::ArrayRef<Dim>(Src.Dims) == llvm::ArrayRef<Dim>(Nd.Dims))
+      return storeConvert(Nd.Type, promoteValue(Src.Type, DType::F32,
+                                                E.value(Nd.Operands[0], E.domainCoords())));
+  }
+  return storeConvert(Nd.Type, E.value(N, E.domainCoords()));
+}
+
 void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     NodeId N = P.Outputs[O];
@@ -222,8 +241,7 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     std::string ST = storageType(Nd.Type);
     if (ScalarPart) {
       lanes(false, [&](int) {
-        std::string V = E.value(N, E.domainCoords());
-        E.line(fmt::format("out_{}[{}] = {};", O, Base, storeConvert(Nd.Type, V)));
+        E.line(fmt::format("out_{}[{}] = {};", O, Base, storedValue(N)));
       });
       continue;
     }
@@ -231,8 +249,7 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
       std::string SV = E.fresh("sv");
       E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
       lanes(true, [&](int K) {
-        std::string V = E.value(N, E.domainCoords());
-        E.line(fmt::format("{}.V[{}] = {};", SV, K, storeConvert(Nd.Type, V)));
+        E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N)));
       });
       if (Peel)
         E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
@@ -243,9 +260,8 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
       continue;
     }
     lanes(false, [&](int K) {
-      std::string V = E.value(N, E.domainCoords());
       std::string Idx = K ? fmt::format("{} + {}", Base, K) : Base;
-      E.line(fmt::format("out_{}[{}] = {};", O, Idx, storeConvert(Nd.Type, V)));
+      E.line(fmt::format("out_{}[{}] = {};", O, Idx, storedValue(N)));
     });
   }
 }

@@ -217,3 +217,15 @@ TEST_CASE("a peeled row runs one copy of its body per stage", "[plan][schedule]"
   CHECK(count(Short, "for (int jf_e = tx; jf_e < jf_ns; jf_e += 8)") == 2);
   CHECK(count(Short, "cs0") == 0);
 }
+
+TEST_CASE("a half-precision output is rounded once when stored", "[plan][schedule]") {
+  // y = cast(f32 value, bf16) as an output: stored as jf_float_to_bf16 of the
+  // f32 value (the same bits) instead of the cast's round trip
+  // jf_bf16_to_float(jf_float_to_bf16(v)) converted again.
+  Graph G = rmsGraph(DType::BF16, 4096);
+  GraphPlan P = planGraph(G, {});
+  std::string Aligned =
+      variantText(codegen::emitProgram(G, P.Kernels), P.Kernels[0].variantName(8));
+  CHECK(count(Aligned, "jf_bf16_to_float(jf_float_to_bf16(") == 0);
+  CHECK(count(Aligned, "= jf_float_to_bf16(") == 8);
+}
