@@ -62,6 +62,13 @@ static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &
     return fma(arg(Rop, Vals, 0), arg(Rop, Vals, 1), arg(Rop, Vals, 2));
   case RKind::Reduce:
     NeedKind(OpKind::Reduce);
+    // A0: 0 last axis, 1 all, 2 axes {0} (a column reduction), 3 axes
+    // {-2, -1} (an inner reduction over two axes).
+    if (Rop.A0 == 2 || Rop.A0 == 3) {
+      static const int64_t Column[] = {0}, Inner[] = {-2, -1};
+      return reduce(Rop.O, arg(Rop, Vals, 0),
+                    Rop.A0 == 2 ? llvm::ArrayRef<int64_t>(Column) : llvm::ArrayRef<int64_t>(Inner));
+    }
     if (Rop.A0 != 0 && Rop.A0 != 1)
       fail("recipe: reduce scope {} out of range", Rop.A0);
     return reduce(Rop.O, arg(Rop, Vals, 0), static_cast<ReduceScope>(Rop.A0));
@@ -495,10 +502,15 @@ void Generator::step() {
     bool All = chance(0.2);
     Rop.A0 = All ? 1 : 0;
     int64_t Len = All ? numelOf(val(E).shape()) : dimValue(val(E).shape().back());
+    // Reductions over other axes (recipe scopes 2 and 3) are not drawn
+    // yet: drawn beside the graph's other reductions, they found three
+    // compile errors (a column and an inner reduction in one graph; a
+    // last-axis and an inner reduction of the same rows; two different
+    // inner sets), issue 14's open work, not a generator bug.
     double B = Rop.O == Op::ReduceSum ? E.Bound * static_cast<double>(Len) : E.Bound;
     const Entry *R = add(Rop, B);
     // Broadcast the reduced value back over the row (normalization epilogue).
-    if (R && !All && chance(0.6)) {
+    if (R && Rop.A0 == 0 && chance(0.6)) {
       RecipeOp Epi;
       Epi.K = RKind::Binary;
       Epi.O = oneOf({Op::Sub, Op::Mul, Op::Add});

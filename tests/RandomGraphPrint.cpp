@@ -91,6 +91,14 @@ std::string printAsCpp(const Graph &G) {
                         V(2));
       break;
     case OpKind::Reduce:
+      if (N.scope() == ReduceScope::Axes) {
+        std::string Axes;
+        for (unsigned I = 0; I < 32; ++I)
+          if (N.reducedAxes() & (1u << I))
+            Axes += (Axes.empty() ? "" : ", ") + std::to_string(I);
+        Rhs = fmt::format("reduce(Op::{}, {}, {{{}}})", opEnumName(N.Kind).str(), V(0), Axes);
+        break;
+      }
       Rhs = fmt::format("reduce(Op::{}, {}, ReduceScope::{})", opEnumName(N.Kind).str(), V(0),
                         N.scope() == ReduceScope::All ? "All" : "LastAxis");
       break;

@@ -190,6 +190,28 @@ TEST_CASE("Random graph generator is reproducible and builds", "[random]") {
   }
 }
 
+TEST_CASE("A repro prints reductions over axes as such", "[random]") {
+  // printAsCpp printed every non-All reduction as ReduceScope::LastAxis, so
+  // a repro of a column reduction reduced the wrong axis.
+  Recipe R;
+  RecipeOp In;
+  In.K = RKind::Input;
+  In.Name = "x";
+  In.Dims = {Dim("B"), Dim(7)};
+  R.Ops.push_back(In);
+  RecipeOp Col;
+  Col.K = RKind::Reduce;
+  Col.O = Op::ReduceSum;
+  Col.A0 = 2; // axes {0}
+  Col.Args = {0};
+  R.Ops.push_back(Col);
+  R.Outputs = {{"y", 1}};
+  R.Dims["B"] = 3;
+  Graph G = buildGraph(R);
+  CHECK(G.node(G.outputs()[0].Id).reducedAxes() == 1u);
+  CHECK_THAT(printAsCpp(G), Catch::Contains("reduce(Op::ReduceSum, v0, {0})"));
+}
+
 TEST_CASE("Shrinker finds a minimal failing graph and prints it as C++", "[random]") {
   // Predicate: "an output depends on an exp" — the minimum is one input + exp.
   auto HasExp = [](const Graph &G) {
