@@ -98,12 +98,6 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
   }
   if (!M)
     return std::nullopt;
-  for (NodeId Id = 0; Id < G.size(); ++Id)
-    if (isColumnReduction(G.node(Id)))
-      fail("%{} {} over axis 0 (a column reduction) and the inner reduction %{} "
-           "are in one graph; the row view of inner reductions does not hold "
-           "column reductions yet",
-           Id, opName(G.node(Id).Kind).str(), First);
 
   auto Refuse = [&](NodeId Id, const std::string &Why) {
     fail("%{} (in '{}'): cannot plan the reduction %{} over the merged dims {}: "
@@ -126,12 +120,19 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
     const Node &N = G.node(Id);
     if (N.Kind == Op::Reshape)
       continue;
+    // A column reduction stays what it is in the view (a bias gradient
+    // beside a GroupNorm): right while the merge leaves its [R, C] operand
+    // and [1, C] result alone.
+    bool Column = isColumnReduction(N);
+    if (Column && (Changed[Id] || Changed[N.Operands[0]]))
+      Refuse(Id, "it reduces axis 0 of " + shapeStr(G.node(N.Operands[0]).Dims) +
+                     ", which the merge joins with other axes");
     for (NodeId Op : N.Operands) {
       if (Kept[Id] && Changed[Op])
         Refuse(Id, "its shape " + shapeStr(N.Dims) +
                        " is neither the reduced dims nor all 1 in its trailing dims, and "
                        "its operand %" + std::to_string(Op) + " is merged");
-      if (Kept[Op] && (Changed[Id] || isReduction(N.Kind)))
+      if (Kept[Op] && (Changed[Id] || (isReduction(N.Kind) && !Column)))
         Refuse(Op, "the trailing dims of " + shapeStr(G.node(Op).Dims) +
                        " are neither the reduced dims nor all 1");
     }
@@ -148,7 +149,7 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
   }
   return G.relabeled([&](NodeId Id, Node &N) {
     N.Dims = Dims[Id];
-    if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes) {
+    if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes && !isColumnReduction(N)) {
       N.A0 = static_cast<int64_t>(ReduceScope::LastAxis);
       N.A1 = 0;
     }
