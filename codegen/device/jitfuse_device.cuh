@@ -72,15 +72,27 @@ __device__ __forceinline__ bool jf_chunk_wide(const T *P, int Lo, int Hi) {
   return Lo == 0 && Hi == N &&
          (reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0;
 }
+// A range's's head or tail chunk: lanes [Lo, Hi) only.
 template <typename T, int N>
-__device__ __forceinline__ jf_vec<T, N> jf_load_chunk(const T *P, int Lo, int Hi) {
-  if (jf_chunk_wide<T, N>(P, Lo, Hi))
-    return jf_load<T, N>(P);
+__device__ __forceinline__ jf_vec<T, N> jf_load_part(const T *P, int Lo, int Hi) {
   jf_vec<T, N> R;
 #pragma unroll
   for (int K = 0; K < N; ++K)
     R.V[K] = (K >= Lo && K < Hi) ? P[K] : T(0);
   return R;
+}
+template <typename T, int N>
+__device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int Lo, int Hi) {
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    if (K >= Lo && K < Hi)
+      P[K] = V.V[K];
+}
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_chunk(const T *P, int Lo, int Hi) {
+  if (jf_chunk_wide<T, N>(P, Lo, Hi))
+    return jf_load<T, N>(P);
+  return jf_load_part<T, N>(P, Lo, Hi);
 }
 // The wide store of a chunk, spelled in PTX: written as a struct store,
 // NVVM merged it with the per-lane stores of the other branch into 2-byte
@@ -107,10 +119,7 @@ __device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int 
     jf_store_wide<T, N>(P, V);
     return;
   }
-#pragma unroll
-  for (int K = 0; K < N; ++K)
-    if (K >= Lo && K < Hi)
-      P[K] = V.V[K];
+  jf_store_part<T, N>(P, V, Lo, Hi);
 }
 // A chunk known to be whole: wide when this tensor is aligned there too.
 template <typename T, int N>
@@ -132,22 +141,6 @@ __device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
 #pragma unroll
   for (int K = 0; K < N; ++K)
     P[K] = V.V[K];
-}
-// A row's head or tail chunk: lanes [Lo, Hi) only.
-template <typename T, int N>
-__device__ __forceinline__ jf_vec<T, N> jf_load_part(const T *P, int Lo, int Hi) {
-  jf_vec<T, N> R;
-#pragma unroll
-  for (int K = 0; K < N; ++K)
-    R.V[K] = (K >= Lo && K < Hi) ? P[K] : T(0);
-  return R;
-}
-template <typename T, int N>
-__device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int Lo, int Hi) {
-#pragma unroll
-  for (int K = 0; K < N; ++K)
-    if (K >= Lo && K < Hi)
-      P[K] = V.V[K];
 }
 // The element phase of a tensor: its index 0 sits this many elements past
 // an N-element boundary.
