@@ -9,6 +9,7 @@
 
 #include "ir/Graph.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ enum class KernelKind : uint8_t {
 };
 
 llvm::StringRef kernelKindName(KernelKind K);
+
+/// Row kernels: the stage of each reduction among \p Nodes (topological
+/// order), 0 first: a reduction runs in the stage after every reduction its
+/// operand depends on. Codegen emits one loop per stage; the scheduler
+/// reads the same numbering to find values later loops need again.
+std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes);
 
 struct KernelPlan {
   std::string Name; // C identifier prefix; variants append _v<Vec>

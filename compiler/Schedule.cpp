@@ -92,17 +92,7 @@ static bool costlyToRecompute(Op K) {
 static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
                                         llvm::ArrayRef<Dim> Domain) {
   std::set<NodeId> InCluster(C.Nodes.begin(), C.Nodes.end());
-  // Stage of each reduction, as codegen numbers them (reductionStages).
-  std::map<NodeId, int> Avail, Stage;
-  for (NodeId N : C.Nodes) {
-    int A = 0;
-    for (NodeId O : G.node(N).Operands)
-      if (auto It = Avail.find(O); It != Avail.end())
-        A = std::max(A, It->second);
-    if (isReduction(G.node(N).Kind))
-      Stage[N] = A++;
-    Avail[N] = A;
-  }
+  std::map<NodeId, int> Stage = reductionStages(G, C.Nodes);
   int Epilogue = 0;
   for (auto &[N, S] : Stage)
     Epilogue = std::max(Epilogue, S + 1);

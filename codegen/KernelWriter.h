@@ -1,0 +1,114 @@
+//===- codegen/KernelWriter.h - one variant of one kernel -------*- C++ -*-===//
+//
+// Internal to codegen: the kernel skeletons' shared state. Codegen.cpp holds
+// the signature, the element-wise and full-reduction skeletons and the
+// stores; RowKernel.cpp the row skeleton (stages, register caches, peeled
+// rows, clusters).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "codegen/Emitter.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jitfuse::codegen {
+
+/// Writes one variant of one kernel.
+class KernelWriter {
+public:
+  KernelWriter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
+      : G(G), P(P), Vec(Vec), E(G, P, Vec, Peeled), Peel(Peeled && Vec > 1) {}
+
+  std::string write();
+
+private:
+  std::string signature();
+  std::string threads() const {
+    return std::to_string(P.ThreadsX * P.RowsPerBlock);
+  }
+  std::string rowsExpr() const;
+  void outerCoords(const std::string &Row);
+  void storeOutputs(bool Vector, const std::string &Base);
+  /// The storage-type expression of whole-domain output N at the current
+  /// lane.
+  std::string storedValue(NodeId N);
+  void elementwiseBody();
+  /// One chunk of Vec elements at `chunk`; \p Exit leaves when it is past
+  /// the end ("return", or "break" inside the scalar variant's loop; "" when
+  /// the caller knows the chunk is inside).
+  void elementwiseChunk(llvm::StringRef Exit);
+  void rowBody();
+  void fullBody();
+  /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.
+  void leadPhase();
+  /// Peeled kernels: `jf_lo`/`jf_hi`, the lanes of the chunk at `col` inside
+  /// [0, \p Extent).
+  void chunkLanes(const std::string &Extent);
+  /// Accumulates lane values into a reduction, masked in peeled kernels.
+  void accumulate(const std::string &Acc, Op Kind, const std::string &V);
+  /// Iterations of a static row loop over the row's chunks (a peeled row's
+  /// whole chunks are never more).
+  int64_t staticRowIters() const;
+  /// The row chunk index of the chunk loop's iteration j for this thread.
+  std::string rowChunk() const;
+  /// Row kernels: "" or the condition that this block owns the row's
+  /// head/tail elements and per-row outputs (rank 0 of a split row).
+  std::string rankZero(llvm::StringRef Then) const {
+    return P.ClusterX > 1 ? "jf_rank == 0 && " + Then.str() : Then.str();
+  }
+  /// A concat over the whole domain row whose pieces are multiples of Vec:
+  /// the element-wise skeleton branches once per chunk on its operand.
+  bool isHoistableConcat(NodeId N) const {
+    const Node &Nd = G.node(N);
+    if (Vec == 1 || Nd.Kind != Op::Concat || P.Flat ||
+        llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+      return false;
+    for (NodeId O : Nd.Operands)
+      if (G.node(O).Dims.back().Size % Vec != 0)
+        return false;
+    return true;
+  }
+  bool hoistableConcat() const {
+    for (NodeId N : P.Nodes)
+      if (isHoistableConcat(N))
+        return true;
+    return false;
+  }
+  void lanes(bool Vector, const std::function<void(int)> &PerLane);
+  void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
+  std::string numelExpr() const;
+  /// Loops over the thread's chunks of the row; peeled rows then over their
+  /// head and tail elements, one per thread, unless \p OwnChunks (the
+  /// register cache holds the whole chunks only).
+  void rowLoop(const std::function<void()> &Body, bool OwnChunks = false);
+  void rowStages(const std::map<NodeId, int> &Stages);
+  void epilogueValues();
+
+  const Graph &G;
+  const KernelPlan &P;
+  int Vec;
+  Emitter E;
+  bool Peel;
+  /// Peeled rows: emitting the head/tail elements (one lane, scalar
+  /// accesses) rather than a chunk.
+  bool ScalarPart = false;
+  /// Cached rows: registers holding a thread's head/tail element of each
+  /// input (element expression -> variable), loaded with the chunks.
+  std::map<std::string, std::string> ScalarCache;
+  /// Values of P.CachedValues not yet stored by a stage's loop.
+  std::vector<NodeId> KeepPending;
+  /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
+  /// checks: the common case, kept free of per-lane selects that made long
+  /// bf16 rows issue-bound) and once for a partial one (guarded lanes).
+  /// \p MayBePartial: a static condition (on the unrolled j) outside which
+  /// no chunk is partial, so the partial copy folds away there.
+  void wholeOrPartial(const std::function<void()> &Body,
+                      const std::string &MayBePartial = "true");
+};
+
+} // namespace jitfuse::codegen

@@ -1,0 +1,332 @@
+//===- codegen/RowKernel.cpp - the row-reduction kernel skeleton ----------===//
+//
+// A row kernel walks its row once per reduction stage (max, then the sum of
+// exp(x - max), then the epilogue for softmax), keeping the row's loads and
+// the values later stages need again in registers when they fit. Peeled
+// rows run their whole chunks aligned to a lead tensor, then their head and
+// tail elements one per thread; a row split over a cluster combines its
+// blocks' results through distributed shared memory.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelWriter.h"
+
+#include "codegen/Spelling.h"
+#include "support/Error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
+                                                        llvm::ArrayRef<NodeId> Nodes) {
+  std::map<NodeId, int> Avail, Stage;
+  for (NodeId N : Nodes) {
+    int A = 0;
+    for (NodeId O : G.node(N).Operands)
+      if (auto It = Avail.find(O); It != Avail.end())
+        A = std::max(A, It->second);
+    if (isReduction(G.node(N).Kind)) {
+      Stage[N] = A;
+      A += 1;
+    }
+    Avail[N] = A;
+  }
+  return Stage;
+}
+
+namespace jitfuse::codegen {
+
+std::string KernelWriter::rowChunk() const {
+  // A row split over a cluster: block `jf_rank` takes every ClusterX-th span
+  // of ThreadsX chunks.
+  std::string IT = E.indexType();
+  if (P.ClusterX > 1)
+    return fmt::format("((({0})j * {1} + jf_rank) * {2} + tx)", IT, P.ClusterX, P.ThreadsX);
+  return fmt::format("(({0})j * {1} + tx)", IT, P.ThreadsX);
+}
+
+int64_t KernelWriter::staticRowIters() const {
+  int64_t Span = int64_t(P.ThreadsX) * Vec * P.ClusterX;
+  return (P.Domain.back().Size + Span - 1) / Span;
+}
+
+void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
+  std::string IT = E.indexType();
+  int64_t Span = int64_t(P.ThreadsX) * Vec * P.ClusterX;
+  const Dim &R = P.Domain.back();
+  if (Peel) {
+    // Whole chunks only, aligned to the lead (no lane checks, no partial
+    // copy of the body: a warp holding a row's first or last chunk ran both
+    // copies, and the chunk a shifted row adds was re-read in every stage);
+    // the row's head and tail elements follow, one per thread.
+    std::string Guard = fmt::format("const {} jf_c = {};", IT, rowChunk());
+    E.setChunk(ChunkKind::Whole);
+    if (R.isDynamic()) {
+      E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
+      E.line(fmt::format("const {0} col = jf_h + (({0})j * {1} + tx) * {2};", IT, P.ThreadsX,
+                         Vec));
+      Body();
+      E.close();
+    } else {
+      int64_t Iters = staticRowIters();
+      if (Iters <= 16)
+        E.line("#pragma unroll");
+      E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
+      E.line(Guard);
+      E.open("if (jf_c < jf_nw)");
+      E.line(fmt::format("const {} col = jf_h + jf_c * {};", IT, Vec));
+      Body();
+      E.close();
+      E.close();
+    }
+    E.setChunk(ChunkKind::Either);
+    if (OwnChunks)
+      return;
+    const std::map<std::string, std::string> *Cache = E.rowCache();
+    E.setRowCache(nullptr);
+    ScalarPart = true;
+    E.setKeptActive(false);
+    E.setScalarLoads(true, ScalarCache.empty() ? nullptr : &ScalarCache);
+    // With enough threads each takes at most one element (the cached case).
+    if (P.ThreadsX >= 2 * (Vec - 1))
+      E.open("if (" + rankZero("tx < jf_ns") + ")");
+    else
+      E.open(fmt::format("for (int jf_e = tx; jf_e < jf_ns; jf_e += {})", P.ThreadsX));
+    if (P.ThreadsX >= 2 * (Vec - 1))
+      E.line("const int jf_e = tx;");
+    E.line(fmt::format("const {0} col = jf_e < jf_h ? ({0})jf_e : jf_e + jf_nw * {1};", IT,
+                       Vec));
+    Body();
+    E.close();
+    ScalarPart = false;
+    E.setScalarLoads(false, nullptr);
+    E.setKeptActive(true);
+    E.setRowCache(Cache);
+    return;
+  }
+  if (R.isDynamic()) {
+    E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
+                       P.ThreadsX, Vec));
+    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
+    Body();
+    E.close();
+    return;
+  }
+  int64_t Iters = staticRowIters();
+  if (Iters <= 16)
+    E.line("#pragma unroll");
+  E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
+  E.line(fmt::format("const {} col = {} * {};", IT, rowChunk(), Vec));
+  if (R.Size % Span != 0) {
+    E.open("if (col < R)");
+    Body();
+    E.close();
+  } else {
+    Body();
+  }
+  E.close();
+}
+
+void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
+  int NumStages = 0;
+  for (auto &[N, S] : Stages)
+    NumStages = std::max(NumStages, S + 1);
+  for (int S = 0; S < NumStages; ++S) {
+    std::vector<NodeId> Reds;
+    for (NodeId N : P.Nodes)
+      if (auto It = Stages.find(N); It != Stages.end() && It->second == S)
+        Reds.push_back(N);
+    for (NodeId N : Reds) {
+      const Node &Nd = G.node(N);
+      E.line(fmt::format("{} acc{} = {};", computeType(Nd.Type), N,
+                         reduceIdentity(Nd.Kind, Nd.Type)));
+    }
+    E.open("if (rowOk)");
+    std::set<NodeId> StoredNow;
+    rowLoop([&] {
+      lanes(true, [&](int K) {
+        for (NodeId N : Reds) {
+          const Node &Nd = G.node(N);
+          const Node &Op = G.node(Nd.Operands[0]);
+          std::string V = promoteValue(
+              Op.Type, Nd.Type,
+              E.value(Nd.Operands[0], E.domainCoords()));
+          accumulate("acc" + std::to_string(N), Nd.Kind, V);
+        }
+        // The first loop that computes a kept value stores it for the
+        // later ones.
+        if (ScalarPart)
+          return;
+        for (NodeId N : KeepPending)
+          if (E.emitted(N, E.domainCoords())) {
+            E.line(fmt::format("kv{}[j].V[{}] = {};", N, K, E.value(N, E.domainCoords())));
+            StoredNow.insert(N);
+          }
+      });
+    });
+    E.close();
+    for (NodeId N : StoredNow) {
+      E.keepValue(N, "kv" + std::to_string(N));
+      KeepPending.erase(std::find(KeepPending.begin(), KeepPending.end(), N));
+    }
+    for (NodeId N : Reds) {
+      const Node &Nd = G.node(N);
+      std::string AT = computeType(Nd.Type);
+      std::string Red =
+          P.ThreadsX <= 32
+              ? fmt::format("jf_group_reduce<{}>(acc{}, {})", P.ThreadsX, N,
+                            reduceFunctor(Nd.Kind))
+              : fmt::format("jf_block_reduce<{}>(acc{}, {}, {}, jf_smem{})",
+                            P.ThreadsX, N, reduceFunctor(Nd.Kind),
+                            reduceIdentity(Nd.Kind, Nd.Type), N);
+      if (P.ClusterX > 1) {
+        // Each block's result to its slot; after the cluster barrier every
+        // block combines all slots in rank order (the same value in each).
+        E.line(fmt::format("const {} blk{} = {};", AT, N, Red));
+        E.line(fmt::format("if (tx == 0) jf_cl{0} = blk{0};", N));
+        continue;
+      }
+      if (Nd.Kind == Op::ReduceMean)
+        Red = fmt::format("{} / ({})R", Red, AT);
+      E.line(fmt::format("const {} red{} = {};", AT, N, Red));
+      E.setReduced(N, "red" + std::to_string(N));
+    }
+    if (P.ClusterX > 1) {
+      E.line("jf_cluster_sync();");
+      for (NodeId N : Reds) {
+        const Node &Nd = G.node(N);
+        std::string AT = computeType(Nd.Type);
+        E.line(fmt::format("{} red{} = jf_dsm_load(&jf_cl{}, 0u);", AT, N, N));
+        for (int K = 1; K < P.ClusterX; ++K)
+          E.line(fmt::format("red{0} = {1}(red{0}, jf_dsm_load(&jf_cl{0}, {2}u));", N,
+                             reduceFunctor(Nd.Kind), K));
+        if (Nd.Kind == Op::ReduceMean)
+          E.line(fmt::format("red{0} = red{0} / ({1})R;", N, AT));
+        E.setReduced(N, "red" + std::to_string(N));
+      }
+    }
+  }
+}
+
+void KernelWriter::rowBody() {
+  std::string IT = E.indexType();
+  std::map<NodeId, int> Stages = reductionStages(G, P.Nodes);
+  if (P.ThreadsX > 32)
+    for (auto &[N, S] : Stages)
+      E.line(fmt::format("__shared__ {} jf_smem{}[{}];",
+                         computeType(G.node(N).Type), N, P.ThreadsX / 32 + 1));
+  if (P.ClusterX > 1)
+    for (auto &[N, S] : Stages)
+      E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));
+  E.line("const int tx = threadIdx.x;");
+  if (P.ClusterX > 1) {
+    E.line(fmt::format("const {0} row = ({0})(blockIdx.x / {1});", IT, P.ClusterX));
+    E.line("const unsigned jf_rank = jf_cluster_rank();");
+  } else {
+    E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
+                       P.RowsPerBlock));
+  }
+  E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
+  E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
+  E.line(fmt::format("const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  if (Peel) {
+    leadPhase();
+    E.line(fmt::format("const int jf_o = (int)((jf_off + rowc * R) % {});", Vec));
+    // The row's whole chunks start jf_h elements in, where the lead is
+    // aligned; the jf_ns elements before and after them go one per thread.
+    E.line(fmt::format("const int jf_h0 = ({0} - jf_o) % {0};", Vec));
+    E.line("const int jf_h = jf_h0 < R ? jf_h0 : (int)R;");
+    E.line(fmt::format("const {} jf_nw = (R - jf_h) / {};", IT, Vec));
+    E.line(fmt::format("const int jf_ns = (int)(R - jf_nw * {});", Vec));
+  }
+  outerCoords("rowc");
+
+  // Keep the row's loads in registers between stages when they fit: a dry
+  // run of the stages finds which loads there are.
+  std::map<std::string, std::string> CacheVars;
+  if (P.CacheRow && !P.Domain.back().isDynamic()) {
+    KernelWriter Dry(G, P, Vec, Peel);
+    Dry.E.setLeadInput(E.leadInput());
+    Dry.KeepPending = P.CachedValues;
+    Dry.rowStages(Stages);
+    Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
+    int64_t Iters = staticRowIters();
+    for (const RowLoad &L : Dry.E.seenRowLoads()) {
+      std::string Var = "cv" + std::to_string(CacheVars.size());
+      E.line(fmt::format("jf_vec<{}, {}> {}[{}];",
+                         storageType(G.node(P.Inputs[L.InputIdx]).Type), Vec,
+                         Var, Iters));
+      CacheVars[L.Key] = Var;
+    }
+    if (!CacheVars.empty()) {
+      E.open("if (rowOk)");
+      rowLoop([&] {
+        for (const RowLoad &L : Dry.E.seenRowLoads()) {
+          std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
+          std::string Fn = "jf_load";
+          if (Peel && !(L.Lead && E.chunk() == ChunkKind::Whole))
+            Fn += std::string("_") + chunkSuffix(E.chunk());
+          bool Lanes = Peel && E.chunk() != ChunkKind::Whole;
+          E.line(fmt::format("{}[j] = {}<{}, {}>(in_{}{} + col{});", CacheVars[L.Key], Fn, ST,
+                             Vec, L.InputIdx, L.Address.empty() ? "" : " + " + L.Address,
+                             Lanes ? ", jf_lo, jf_hi" : ""));
+        }
+      }, /*OwnChunks=*/true);
+      E.close();
+      E.setRowCache(&CacheVars);
+    }
+    // A peeled row's head and tail elements (one a thread when there are
+    // enough threads) are loaded with the chunks too: read in each stage,
+    // they put a memory round trip before every block-wide reduction (f32
+    // rows of 4096 at +4 B ran 1.2x the aligned time).
+    if (Peel && P.ThreadsX >= 2 * (Vec - 1) && !Dry.E.seenScalarLoads().empty()) {
+      for (const Emitter::ScalarLoad &L : Dry.E.seenScalarLoads()) {
+        std::string Var = "cs" + std::to_string(ScalarCache.size());
+        E.line(fmt::format("{} {} = 0;", storageType(L.Type), Var));
+        ScalarCache[L.Elem] = Var;
+      }
+      E.open("if (rowOk && " + rankZero("tx < jf_ns") + ")");
+      E.line(fmt::format("const {0} col = tx < jf_h ? ({0})tx : tx + jf_nw * {1};", IT, Vec));
+      for (const Emitter::ScalarLoad &L : Dry.E.seenScalarLoads())
+        E.line(fmt::format("{} = {};", ScalarCache[L.Elem], L.Elem));
+      E.close();
+    }
+    for (NodeId N : P.CachedValues)
+      E.line(fmt::format("jf_vec<{}, {}> kv{}[{}];", computeType(G.node(N).Type), Vec, N, Iters));
+    KeepPending = P.CachedValues;
+  }
+  rowStages(Stages);
+  E.open("if (rowOk)");
+  rowLoop([&] { storeOutputs(true, "rowc * R + col"); });
+  // Per-row outputs ([outer..., 1]) are written once per row.
+  Coords PerRow = E.domainCoords();
+  PerRow.ColRel = false;
+  PerRow.Last = "0";
+  bool Any = false;
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    const Node &Nd = G.node(P.Outputs[O]);
+    if (llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
+      continue;
+    if (!Any)
+      E.open("if (" + rankZero("tx == 0") + ")");
+    Any = true;
+    std::string V = E.value(P.Outputs[O], PerRow);
+    E.line(fmt::format("out_{}[rowc] = {};", O, storeConvert(Nd.Type, V)));
+  }
+  if (Any)
+    E.close();
+  E.close();
+  // No block of the cluster leaves while another may still read its
+  // shared memory.
+  if (P.ClusterX > 1)
+    E.line("jf_cluster_sync();");
+}
+
+void KernelWriter::epilogueValues() {
+  for (NodeId N : P.Outputs)
+    if (llvm::ArrayRef<Dim>(G.node(N).Dims) == llvm::ArrayRef<Dim>(P.Domain))
+      E.value(N, E.domainCoords());
+}
+
+} // namespace jitfuse::codegen
