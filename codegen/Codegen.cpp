@@ -1,6 +1,7 @@
 //===- codegen/Codegen.cpp - kernel skeletons for the three kinds ---------===//
 //
-// Each kernel kind is a loop skeleton; the per-element code inside comes from
+// Each kernel kind is a loop skeleton (the row kind's in RowKernel.cpp, the
+// column kind's in ColumnReduce.cpp); the per-element code inside comes from
 // the Emitter. Every kernel is emitted once per vector width in Plan.Vecs so
 // the runtime can pick the widest one the pointers allow, without compiling
 // again.

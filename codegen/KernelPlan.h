@@ -53,7 +53,7 @@ struct KernelPlan {
   /// per-chunk checks); without, the ladder of widths down to 1.
   std::vector<int> Vecs = {1};
   /// The last variant aligns its chunks to a lead tensor at run time (a
-  /// partial head and tail chunk per row or range); see codegen/Codegen.cpp.
+  /// partial head and tail chunk per range, head and tail elements per row); see codegen/Codegen.cpp and codegen/RowKernel.cpp.
   bool Peel = false;
 
   bool peeledVariant(size_t I) const { return Peel && I + 1 == Vecs.size(); }

@@ -380,7 +380,7 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
 TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
   // Rows read again that do not fit one block's registers run on a cluster
   // of 2-8 blocks that combine their block results through distributed shared
-  // memory (codegen/Codegen.cpp rowStages): every stage kind (max, a sum
+  // memory (codegen/RowKernel.cpp rowStages): every stage kind (max, a sum
   // after it, mean-centering, per-row outputs), aligned and peeled, odd and
   // prime lengths, 1 row and more rows than SMs. HostRun's guard bytes
   // catch a write outside any output.
