@@ -2,8 +2,8 @@
 //
 // The launch geometry is part of a kernel's interface, like its parameter
 // list: the skeletons in Codegen.cpp and RowKernel.cpp index with
-// blockIdx/threadIdx under exactly these rules, so they live beside them. The scheduler picks among
-// the thread counts below, execution (exec/) asks shape() for each launch and
+// blockIdx/threadIdx under exactly these rules, so they live beside them.
+// The scheduler picks among the thread counts below, execution (exec/) asks shape() for each launch and
 // never re-derives a grid, and the reference's error bounds
 // (reference/ErrorBound.cpp) read the same constants for the summation
 // order they bound.
