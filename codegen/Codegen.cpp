@@ -133,16 +133,16 @@ std::string KernelWriter::storedValue(NodeId N) {
     if (isFloat(Src.Type) && Src.Type != DType::F64 &&
         llvm::ArrayRef<Dim>(Src.Dims) == llvm::ArrayRef<Dim>(Nd.Dims))
       return storeConvert(Nd.Type, promoteValue(Src.Type, DType::F32,
-                                                E.value(Nd.Operands[0], E.domainCoords())));
+                                                E.value(Nd.Operands[0], E.domainCoordsOf(N))));
   }
-  return storeConvert(Nd.Type, E.value(N, E.domainCoords()));
+  return storeConvert(Nd.Type, E.value(N, E.domainCoordsOf(N)));
 }
 
 void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     NodeId N = P.Outputs[O];
     const Node &Nd = G.node(N);
-    if (llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+    if (!sameNumel(Nd.Dims, P.Domain))
       continue; // per-row outputs are stored after the row loop
     std::string ST = storageType(Nd.Type);
     if (ScalarPart) {
@@ -339,20 +339,24 @@ void KernelWriter::leadPhase() {
   // The lead is the tensor whose accesses the chunks align to: the first
   // input over the whole domain (loads are most of the traffic), else such
   // an output. The others check their own alignment per chunk.
-  auto Whole = [&](NodeId N) {
+  // An input that relabels the domain (read at the domain's linear index)
+  // serves when none has the domain's own shape.
+  auto Whole = [&](NodeId N, bool Relabel) {
     const Node &Nd = G.node(N);
     return llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain) ||
+           (Relabel && !P.Flat && sameNumel(Nd.Dims, P.Domain)) ||
            (P.Flat && staticNumel(Nd.Dims) != std::optional<int64_t>(1));
   };
-  for (size_t I = 0; I < P.Inputs.size(); ++I)
-    if (Whole(P.Inputs[I])) {
-      E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
-                         storageType(G.node(P.Inputs[I]).Type), Vec, I));
-      E.setLeadInput(static_cast<int>(I));
-      return;
-    }
+  for (bool Relabel : {false, true})
+    for (size_t I = 0; I < P.Inputs.size(); ++I)
+      if (Whole(P.Inputs[I], Relabel)) {
+        E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
+                           storageType(G.node(P.Inputs[I]).Type), Vec, I));
+        E.setLeadInput(static_cast<int>(I));
+        return;
+      }
   for (size_t O = 0; O < P.Outputs.size(); ++O)
-    if (Whole(P.Outputs[O])) {
+    if (Whole(P.Outputs[O], true)) {
       E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
                          storageType(G.node(P.Outputs[O]).Type), Vec, O));
       return;

@@ -102,6 +102,60 @@ Coords Emitter::domainCoords() const {
   return C;
 }
 
+Coords Emitter::domainCoordsOf(NodeId N) const {
+  Coords C = domainCoords();
+  llvm::ArrayRef<Dim> D = G.node(N).Dims;
+  if (!C.Flat && !C.Rank0 && D != llvm::ArrayRef<Dim>(P.Domain)) {
+    JITFUSE_CHECK(sameNumel(D, P.Domain), "a node stored over the domain must relabel it");
+    C.Relabeled = true;
+  }
+  return C;
+}
+
+bool Emitter::isDomainCoords(const Coords &C) const {
+  return !C.Rank0 && !C.Flat && !C.Relabeled && C.ColRel && C.Off == 0 && !C.LaneDep &&
+         C.Outer == domainCoords().Outer;
+}
+
+Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep) {
+  Coords R;
+  if (S.empty()) {
+    R.Rank0 = true;
+    return R;
+  }
+  for (size_t I = 0; I + 1 < S.size(); ++I) {
+    std::string Q = "(" + Lin + " / " + strideExpr(S, I) + ")";
+    R.Outer.push_back(I == 0 ? Q : "(" + Q + " % " + dimExpr(S[I]) + ")");
+  }
+  R.ColRel = false;
+  R.Last = S.size() == 1 ? Lin : "(" + Lin + " % " + dimExpr(S.back()) + ")";
+  R.LaneDep = LaneDep;
+  return R;
+}
+
+Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
+  Coords D = C;
+  D.Relabeled = false;
+  // One linear index per lane and coordinates, shared by the node's
+  // broadcast operands (GroupNorm's weight and bias).
+  std::string LinKey = "lin|" + key(0, C);
+  std::string Lin = lookup(LinKey);
+  if (Lin.empty()) {
+    Lin = fresh("t");
+    line("const " + indexType() + " " + Lin + " = " + linearIndex(D, P.Domain) + ";");
+    remember(LinKey, Lin);
+  }
+  return unflatten(Lin, S, /*LaneDep=*/true);
+}
+
+Coords Emitter::operandCoords(const Coords &C, const Node &Nd, const Node &O) {
+  if (!C.Relabeled)
+    return adjust(C, Nd.Dims, O.Dims);
+  if (llvm::ArrayRef<Dim>(O.Dims) == llvm::ArrayRef<Dim>(Nd.Dims))
+    return C;
+  return adjust(realCoords(C, Nd.Dims), Nd.Dims, O.Dims);
+}
+
 std::string Emitter::laneValid() const {
   if (Lane == 0)
     return "(jf_lo == 0)"; // jf_hi > 0 in every chunk that runs
@@ -119,7 +173,7 @@ std::string Emitter::lastExpr(const Coords &C) const {
 }
 
 std::string Emitter::key(NodeId N, const Coords &C) const {
-  std::string K = std::to_string(N) + "|";
+  std::string K = std::to_string(N) + (C.Relabeled ? "|R" : "|");
   if (C.Rank0)
     return K + "r0";
   if (C.Flat)
@@ -152,6 +206,7 @@ std::string Emitter::bind(DType T, const std::string &Expr) {
 
 Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
                        llvm::ArrayRef<Dim> To) const {
+  JITFUSE_CHECK(!C.Relabeled, "relabeled coordinates are made real before a broadcast");
   Coords R;
   if (C.Rank0 || To.empty() || staticNumel(To) == std::optional<int64_t>(1)) {
     R.Rank0 = true;
@@ -197,6 +252,8 @@ std::string Emitter::linearIndex(const Coords &C, llvm::ArrayRef<Dim> S) {
 
 std::string Emitter::load(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
+  // Relabeled: the input's element of the domain's linear index.
+  llvm::ArrayRef<Dim> Dims = C.Relabeled ? llvm::ArrayRef<Dim>(P.Domain) : Nd.Dims;
   int Idx = inputIndex(N);
   std::string Param = "in_" + std::to_string(Idx);
   std::string ST = storageType(Nd.Type);
@@ -211,11 +268,11 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   std::string Outer;
   bool Vectorizable = VectorLoads && Vec > 1;
   if (!C.Flat) {
-    for (size_t I = 0; I + 1 < Nd.Dims.size(); ++I)
+    for (size_t I = 0; I + 1 < Dims.size(); ++I)
       if (C.Outer[I] != "0")
         Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " +
-                 strideExpr(Nd.Dims, I);
-    const Dim &Last = Nd.Dims.back();
+                 strideExpr(Dims, I);
+    const Dim &Last = Dims.back();
     // A peeled kernel checks each chunk's alignment at run time, so any
     // row-contiguous access may try the wide load; the ladder's variants
     // need it aligned for every row.
@@ -224,7 +281,7 @@ std::string Emitter::load(NodeId N, const Coords &C) {
                              (Outer.empty() || (!Last.isDynamic() && Last.Size % Vec == 0))));
   }
   if (!Vectorizable) {
-    std::string Addr = linearIndex(C, Nd.Dims);
+    std::string Addr = linearIndex(C, Dims);
     std::string Elem = Param + "[" + Addr + "]";
     // An address that is the same for every lane (a row's broadcast value)
     // is inside the tensor whenever the row is, and its value is shared by
@@ -253,7 +310,7 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   // The lead input at the domain's own coordinates is aligned in every
   // whole chunk: the chunks were aligned to it.
   bool Lead = Idx == LeadInput && C.Off == 0 && !C.Flat &&
-              llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain) &&
+              Dims == llvm::ArrayRef<Dim>(P.Domain) &&
               C.Outer == domainCoords().Outer;
   Lead |= Idx == LeadInput && C.Flat;
   std::string GroupKey = fmt::format("vl{}|{}", Idx, Rel);
@@ -298,7 +355,7 @@ std::string Emitter::elementwise(NodeId N, const Coords &C) {
   llvm::SmallVector<std::string, 3> Vals;
   llvm::SmallVector<DType, 3> Types;
   for (NodeId O : Nd.Operands) {
-    Vals.push_back(value(O, adjust(C, Nd.Dims, G.node(O).Dims)));
+    Vals.push_back(value(O, operandCoords(C, Nd, G.node(O))));
     Types.push_back(G.node(O).Type);
   }
   if (Nd.Kind == Op::Cast)
@@ -357,8 +414,16 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
   NodeId OpId = Nd.Operands[0];
   llvm::ArrayRef<Dim> S = G.node(OpId).Dims;
-  if (C.Flat)
+  if (C.Flat || C.Relabeled)
     return value(OpId, C); // same linear index on both sides
+  // A reshape to the domain of a tensor of another shape (per-head rows of
+  // [T, 4096] seen as [T, 32, 128]): the operand's element of the same
+  // linear index, at relabeled coordinates, so its loads stay vectors.
+  if (isDomainCoords(C) && llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain)) {
+    Coords R = C;
+    R.Relabeled = true;
+    return value(OpId, R);
+  }
   // Adding or dropping unit dims ([T,64] -> [T,1,64]) relabels coordinates:
   // no div/mod, and the last coordinate stays chunk-relative, so the loads
   // behind it stay vectorized.
@@ -387,19 +452,7 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
   }
   std::string Lin = fresh("t");
   line("const " + indexType() + " " + Lin + " = " + linearIndex(C, Nd.Dims) + ";");
-  Coords R;
-  if (S.empty()) {
-    R.Rank0 = true;
-    return value(OpId, R);
-  }
-  for (size_t I = 0; I + 1 < S.size(); ++I) {
-    std::string Q = "(" + Lin + " / " + strideExpr(S, I) + ")";
-    R.Outer.push_back(I == 0 ? Q : "(" + Q + " % " + dimExpr(S[I]) + ")");
-  }
-  R.ColRel = false;
-  R.Last = S.size() == 1 ? Lin : "(" + Lin + " % " + dimExpr(S.back()) + ")";
-  R.LaneDep = C.Flat || C.ColRel || C.LaneDep;
-  return value(OpId, R);
+  return value(OpId, unflatten(Lin, S, C.Flat || C.ColRel || C.LaneDep));
 }
 
 std::string Emitter::value(NodeId N, const Coords &C) {
@@ -416,10 +469,17 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     JITFUSE_CHECK(I >= 0, "scalar missing from the plan");
     return "s_" + std::to_string(I);
   }
+  if (C.Relabeled && llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain)) {
+    Coords D = C;
+    D.Relabeled = false;
+    return value(N, D);
+  }
   if (inputIndex(N) >= 0)
     return load(N, C);
-  if (auto R = Reduced.find(N); R != Reduced.end())
+  if (auto R = Reduced.find(N); R != Reduced.end()) {
+    JITFUSE_CHECK(!C.Relabeled, "a row's reduced value is read at the row's coordinates");
     return R->second;
+  }
   if (auto It = Kept.find(N); It != Kept.end() && KeptActive && !C.Rank0 && !C.Flat &&
                               C.ColRel && C.Off == 0 && !C.LaneDep &&
                               C.Outer == domainCoords().Outer)
@@ -440,9 +500,17 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     remember(K, V);
     return V;
   }
+  OpKind Kind = opInfo(Nd.Kind).Kind;
+  if (C.Relabeled && Nd.Kind != Op::Reshape && Nd.Kind != Op::Broadcast && Kind != OpKind::Unary &&
+      Kind != OpKind::Binary && Kind != OpKind::Ternary) {
+    // Views that move elements and random draws: at real coordinates.
+    V = value(N, realCoords(C, Nd.Dims));
+    remember(K, V);
+    return V;
+  }
   switch (Nd.Kind) {
   case Op::Broadcast:
-    V = value(Nd.Operands[0], adjust(C, Nd.Dims, G.node(Nd.Operands[0]).Dims));
+    V = value(Nd.Operands[0], operandCoords(C, Nd, G.node(Nd.Operands[0])));
     break;
   case Op::Slice: {
     JITFUSE_CHECK(!C.Flat, "flat kernels hold no slice");

@@ -16,7 +16,8 @@
 
 namespace jitfuse::codegen {
 
-/// Where an element sits, in the shape of the node being evaluated.
+/// Where an element sits, in the shape of the node being evaluated (or,
+/// when Relabeled, in the kernel's domain: see below).
 struct Coords {
   bool Rank0 = false; // the node has one element
   bool Flat = false;  // linear index = Col + lane (every access identity)
@@ -28,6 +29,13 @@ struct Coords {
   /// lane coordinates). Values there are per lane (never shared between
   /// lanes), and loads there are guarded in peeled kernels.
   bool LaneDep = false;
+  /// The kernel domain's own coordinates (domainCoords()), applied to a node
+  /// of another shape with as many elements: a reshape of the domain lists
+  /// the same elements in the same order, so the node's element is the
+  /// domain's element of the same linear index (loads keep their vectors).
+  /// Operands of the node's own shape keep them; a broadcast operand gets
+  /// real coordinates, unflattened from the linear index.
+  bool Relabeled = false;
 };
 
 /// Peeled kernels: what is known of the chunk being emitted.
@@ -108,6 +116,10 @@ public:
 
   /// The domain coordinates of the current chunk (lane applied later).
   Coords domainCoords() const;
+  /// Where node N's element of the current chunk sits: the domain's
+  /// coordinates, relabeled when N is a reshape of the domain (a row
+  /// kernel's output written back as [N, C, HW]).
+  Coords domainCoordsOf(NodeId N) const;
   /// Emits the value of N at C; returns an expression of N's compute type.
   std::string value(NodeId N, const Coords &C);
   /// The linear index of C in shape S (an IndexT expression).
@@ -138,6 +150,15 @@ private:
   std::string elementwise(NodeId N, const Coords &C);
   std::string concatValue(NodeId N, const Coords &C);
   std::string reshapeValue(NodeId N, const Coords &C);
+  /// Whether C is exactly domainCoords() (lane applied later).
+  bool isDomainCoords(const Coords &C) const;
+  /// Relabeled coordinates as coordinates of shape S: the linear index,
+  /// unflattened (per lane).
+  Coords realCoords(const Coords &C, llvm::ArrayRef<Dim> S);
+  /// Coordinates of operand O of node Nd evaluated at C.
+  Coords operandCoords(const Coords &C, const Node &Nd, const Node &O);
+  /// Coordinates of shape S of the element at linear index Lin.
+  Coords unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep);
 
   const Graph &G;
   const KernelPlan &P;

@@ -306,8 +306,8 @@ void KernelWriter::rowBody() {
   bool Any = false;
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     const Node &Nd = G.node(P.Outputs[O]);
-    if (llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
-      continue;
+    if (sameNumel(Nd.Dims, P.Domain))
+      continue; // stored by the row loop
     if (!Any)
       E.open("if (" + rankZero("tx == 0") + ")");
     Any = true;
@@ -325,8 +325,8 @@ void KernelWriter::rowBody() {
 
 void KernelWriter::epilogueValues() {
   for (NodeId N : P.Outputs)
-    if (llvm::ArrayRef<Dim>(G.node(N).Dims) == llvm::ArrayRef<Dim>(P.Domain))
-      E.value(N, E.domainCoords());
+    if (sameNumel(G.node(N).Dims, P.Domain))
+      E.value(N, E.domainCoordsOf(N));
 }
 
 } // namespace jitfuse::codegen

@@ -7,8 +7,9 @@
 //   - a last-axis reduction turns a cluster into a row cluster over the
 //     reduction's operand shape; later nodes join when they have the row
 //     shape or the reduced [outer..., 1] shape (the reduced value broadcast
-//     back over the row stays on chip); further reductions over the same
-//     row join as later stages;
+//     back over the row stays on chip), or relabel the row's elements (a
+//     reshape of the row, computed at the row's coordinates); further
+//     reductions over the same row join as later stages;
 //   - a full reduction takes its element-wise prologue when nothing else
 //     needs the prologue's values; whatever consumes the scalar starts a
 //     new kernel;
@@ -23,6 +24,8 @@
 #include "compiler/ReduceAxes.h"
 
 #include "compiler/Recompute.h"
+
+#include <llvm/ADT/STLExtras.h>
 
 #include <algorithm>
 #include <cassert>
@@ -65,6 +68,8 @@ private:
   std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
+  std::optional<Refusal> readsOtherLayout(llvm::ArrayRef<unsigned> S, NodeId N,
+                                          llvm::ArrayRef<Dim> Row);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
   void mergeSiblings();
   void absorbCheapProducers();
@@ -102,6 +107,29 @@ bool Fuser::reaches(unsigned From, unsigned To) {
       Stack.push_back(find(D));
   }
   return false;
+}
+
+/// A node of a row kernel that relabels the row's elements is computed at
+/// the row's coordinates. What it reads from the same kernel must be
+/// relabeled the same way (its own shape, or the row for a reshape): a
+/// per-row value broadcast in the new shape would belong to another row.
+std::optional<Refusal> Fuser::readsOtherLayout(llvm::ArrayRef<unsigned> S, NodeId N,
+                                               llvm::ArrayRef<Dim> Row) {
+  const Node &Nd = G.node(N);
+  for (NodeId O : Nd.Operands) {
+    const Node &On = G.node(O);
+    int OC = clusterOf(O);
+    bool Inside = OC >= 0 && llvm::is_contained(S, static_cast<unsigned>(OC));
+    if (!Inside || sameShape(On.Dims, Nd.Dims) ||
+        staticNumel(On.Dims) == std::optional<int64_t>(1) ||
+        (Nd.Kind == Op::Reshape && sameNumel(On.Dims, Row)))
+      continue;
+    return Refusal{BoundaryReason::RowDomainMismatch,
+                   shapeStr(Nd.Dims) + " relabels the row " + shapeStr(Row) + " but reads %" +
+                       std::to_string(O) + " " + shapeStr(On.Dims) +
+                       " of the same kernel in another layout"};
+  }
+  return std::nullopt;
 }
 
 std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
@@ -155,11 +183,17 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                      "rows " + shapeStr(Row) + " and " + shapeStr(OpShape)};
     HaveRow = true;
     Row = OpShape;
-  } else if (HaveRow) {
-    if (!sameShape(Nd.Dims, Row) && !sameShape(Nd.Dims, reducedShape(Row)))
+  } else if (HaveRow && !sameShape(Nd.Dims, Row) && !sameShape(Nd.Dims, reducedShape(Row))) {
+    if (!sameNumel(Nd.Dims, Row))
       return Refusal{BoundaryReason::RowDomainMismatch,
                      shapeStr(Nd.Dims) + " is neither the row " + shapeStr(Row) +
-                         " nor its reduced shape"};
+                         ", its reduced shape, nor a relabeling of the row's elements"};
+    // A relabeling of the rows' elements (a reshape back to [N, C, HW]
+    // after GroupNorm's statistics, or per-head norms back to [T, 4096]):
+    // the kernel computes it at the row's own coordinates, since both list
+    // the same elements in the same order.
+    if (auto R = readsOtherLayout(S, N, Row))
+      return R;
   }
   if (Kind != KernelKind::FullReduce && Kind != KernelKind::ColumnReduce) {
     Kind = HaveRow ? KernelKind::RowReduce : KernelKind::Elementwise;
@@ -169,8 +203,13 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
       if (K.Kind != KernelKind::Elementwise)
         continue;
       bool Fits = HaveRow ? sameShape(K.Domain, Row) ||
-                                sameShape(K.Domain, reducedShape(Row))
+                                sameShape(K.Domain, reducedShape(Row)) ||
+                                sameNumel(K.Domain, Row)
                           : sameShape(K.Domain, Nd.Dims);
+      if (Fits && HaveRow && !sameShape(K.Domain, Row) && !sameShape(K.Domain, reducedShape(Row)))
+        for (NodeId M : K.Nodes)
+          if (auto R = readsOtherLayout(S, M, Row))
+            return R;
       if (!Fits)
         return Refusal{BoundaryReason::DomainMismatch,
                        shapeStr(K.Domain) + " vs " +

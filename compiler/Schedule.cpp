@@ -113,7 +113,7 @@ static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
   for (auto &[N, S] : Stage)
     Cone(G.node(N).Operands[0], S);
   for (NodeId O : C.Outputs)
-    if (llvm::ArrayRef<Dim>(G.node(O).Dims) == Domain)
+    if (sameNumel(G.node(O).Dims, Domain))
       Cone(O, Epilogue);
   std::vector<NodeId> Keep;
   for (NodeId N : C.Nodes) {
@@ -345,7 +345,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       AfterReduction.insert(N);
   }
   for (NodeId O : C.Outputs)
-    ReadAgain |= llvm::ArrayRef<Dim>(G.node(O).Dims) == llvm::ArrayRef<Dim>(P.Domain);
+    ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
   // crossed HBM once per stage (f32 softmax over 128256 columns at 2.0

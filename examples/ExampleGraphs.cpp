@@ -283,6 +283,25 @@ ExampleGraph buildBiasGrad() {
   return E;
 }
 
+ExampleGraph buildHeadRmsNorm() {
+  ExampleGraph E = start("head_rmsnorm",
+                         "y = rmsNorm over each head of 128 (QK-norm) of bf16 x [T,4096] seen as "
+                         "[T,32,128], weight [128], written back as [T,4096] (a view after "
+                         "the reduction)");
+  Graph &G = *E.G;
+  Value X = G.input("x", bf16, {"T", Hidden});
+  Value W = G.input("weight", bf16, {HeadDim});
+  Value Eps = G.scalar("eps", f32);
+  Value Heads = reshape(X, {"T", QHeads, HeadDim});
+  Value Y = reshape(nn::rmsNorm(Heads, W, Eps), {"T", Hidden});
+  G.output("y", Y);
+  E.Dims = {{"T", DefaultRows}};
+  E.Scalars = {{"eps", 1e-6}};
+  // The reshape back is a relabeling of the rows' elements: same kernel.
+  E.SameKernel = {expressionNodes(G, {Y.id()})};
+  return E;
+}
+
 namespace {
 
 struct Entry {
@@ -296,7 +315,7 @@ constexpr Entry Registry[] = {
     {"softmax_mask", buildSoftmaxMask}, {"swiglu", buildSwiglu},
     {"rope", buildRope},              {"llama_block", buildLlamaBlock},
     {"dropout", buildDropout},        {"group_norm", buildGroupNorm},
-    {"bias_grad", buildBiasGrad},
+    {"bias_grad", buildBiasGrad},     {"head_rmsnorm", buildHeadRmsNorm},
 };
 
 } // namespace

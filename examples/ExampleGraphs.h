@@ -53,6 +53,7 @@ ExampleGraph buildLlamaBlock();
 ExampleGraph buildDropout();
 ExampleGraph buildGroupNorm();
 ExampleGraph buildBiasGrad();
+ExampleGraph buildHeadRmsNorm();
 
 /// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
 /// the whole expression behind them, up to inputs, scalars and constants.

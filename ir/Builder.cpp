@@ -298,19 +298,7 @@ Value reshape(Value X, llvm::ArrayRef<Dim> Dims) {
   checkTargetShape("reshape", Dims);
   // Element counts must provably agree: equal static products and the same
   // dynamic names.
-  auto Split = [](llvm::ArrayRef<Dim> S, int64_t &Static,
-                  std::vector<std::string> &Names) {
-    Static = *boundedStaticNumel(S); // both shapes are checked
-    for (const Dim &D : S)
-      if (D.isDynamic())
-        Names.push_back(D.Name);
-    std::sort(Names.begin(), Names.end());
-  };
-  int64_t SA, SB;
-  std::vector<std::string> NA, NB;
-  Split(X.shape(), SA, NA);
-  Split(Dims, SB, NB);
-  if (SA != SB || NA != NB)
+  if (!sameNumel(X.shape(), Dims))
     fail("reshape: {} cannot be reshaped to {}; expected the same number of "
          "elements",
          describe(X), shapeStr(Dims));

@@ -82,6 +82,24 @@ std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
   return N;
 }
 
+bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
+  if (A == B)
+    return true;
+  auto Split = [](llvm::ArrayRef<Dim> S, std::optional<int64_t> &Static,
+                  std::vector<std::string> &Names) {
+    Static = boundedStaticNumel(S);
+    for (const Dim &D : S)
+      if (D.isDynamic())
+        Names.push_back(D.Name);
+    std::sort(Names.begin(), Names.end());
+  };
+  std::optional<int64_t> SA, SB;
+  std::vector<std::string> NA, NB;
+  Split(A, SA, NA);
+  Split(B, SB, NB);
+  return SA && SB && *SA == *SB && NA == NB;
+}
+
 std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes) {
   int64_t N = 1;
   for (int64_t Size : Sizes) {

@@ -79,6 +79,11 @@ std::optional<int64_t> boundedStaticNumel(llvm::ArrayRef<Dim> S);
 /// NumPy broadcast of two shapes; nullopt when they are incompatible.
 std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,
                                      llvm::ArrayRef<Dim> B);
+/// True when A and B provably hold the same number of elements: equal
+/// products of their static dims and the same dynamic names. Two contiguous
+/// tensors of such shapes list the same elements in the same order (what
+/// reshape relabels).
+bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B);
 /// True when shape From broadcasts to To without changing To.
 bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To);
 

@@ -94,7 +94,25 @@ TEST_CASE("boundary reason: RowDomainMismatch", "[fusion][boundary]") {
   REQUIRE(P.Clusters.size() == 2);
   const FusionBoundary &B = boundary(P, M.id(), Y.id());
   CHECK(B.Reason == BoundaryReason::RowDomainMismatch);
-  CHECK(B.Detail == "[B,64] is neither the row [B,128] nor its reduced shape");
+  CHECK(B.Detail == "[B,64] is neither the row [B,128], its reduced shape, nor a "
+                    "relabeling of the row's elements");
+}
+
+TEST_CASE("boundary reason: RowDomainMismatch (a relabeled row reads a per-row value)",
+          "[fusion][boundary]") {
+  // [2,4,3] relabels the rows of [1,4,6] (same 24 elements in order), but
+  // the per-row sums [1,4,1] broadcast over it pair element (1,0,0), which
+  // is in row 2, with row 0's sum.
+  Graph G;
+  Value X = G.input("x", f32, {1, 4, 6});
+  Value S = sum(X);
+  Value R = reshape(X - S, {2, 4, 3});
+  Value Y = R * S;
+  G.output("y", Y);
+  Partition P = fuseGraph(G);
+  const FusionBoundary &B = boundary(P, S.id(), Y.id());
+  CHECK(B.Reason == BoundaryReason::RowDomainMismatch);
+  CHECK_THAT(B.Detail, Contains("relabels the row [1,4,6] but reads %1 [1,4,1]"));
 }
 
 TEST_CASE("boundary reason: MultipleConsumers (a full reduction's prologue)",
