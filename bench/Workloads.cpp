@@ -127,6 +127,25 @@ std::vector<Workload> allWorkloads() {
                {{"R", 65536}},
                {{"R", 1001}},
                {}});
+  // Views after a reduction (issue 14): GroupNorm(32) with its
+  // per-channel affine, and per-head RMSNorm written back as [T, 4096]; both
+  // one kernel, the example graphs.
+  Workload W11;
+  W11.Id = W11.Group = "W11";
+  W11.Desc = "GroupNorm(32) + affine, f16 [8,320,64*64] (group_norm example)";
+  W11.Make = [] { return std::move(*examples::buildGroupNorm().G); };
+  W11.Dims = {{"N", 8}};
+  W11.CheckDims = {{"N", 2}};
+  W11.Scalars = examples::buildGroupNorm().Scalars;
+  W.push_back(std::move(W11));
+  Workload W12;
+  W12.Id = W12.Group = "W12";
+  W12.Desc = "per-head RMSNorm [T,32,128] back to [T,4096], bf16, T=16384 (head_rmsnorm example)";
+  W12.Make = [] { return std::move(*examples::buildHeadRmsNorm().G); };
+  W12.Dims = {{"T", 16384}};
+  W12.CheckDims = {{"T", 3}};
+  W12.Scalars = examples::buildHeadRmsNorm().Scalars;
+  W.push_back(std::move(W12));
   return W;
 }
 

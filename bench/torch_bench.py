@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W10, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W12, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -111,6 +111,23 @@ def col_sum_upcast(x):
 EAGER_SPELLINGS = {"W10": {"x.float().sum(0)": col_sum_upcast}}
 
 
+def group_norm(x, w, b):
+    """W11: GroupNorm(32) with its per-channel affine over f16 [N, 320, HW]
+    (jitfuse's group_norm example; its weight and bias are [320, 1])."""
+    return F.group_norm(x, 32, w.view(-1), b.view(-1), 1e-5)
+
+
+def head_rmsnorm(x, w):
+    """W12: RMSNorm over each head of 128 of x [T, 4096], back to [T, 4096]."""
+    t = x.shape[0]
+    if hasattr(F, "rms_norm"):
+        y = F.rms_norm(x.view(t, 32, 128), (128,), w, 1e-6)
+    else:
+        h = x.view(t, 32, 128).float()
+        y = (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(x.dtype)
+    return y.view(t, 4096)
+
+
 def rope(q, cos, sin):
     half = q.shape[-1] // 2
     x1, x2 = q[..., :half], q[..., half:]
@@ -173,6 +190,11 @@ def workloads():
         ("W8", "W8", add_rmsnorm, lambda: rmsnorm_inputs(1, 4096, bf16), True),
         ("W9", "W9", llama_block, lambda: llama_block_inputs(1), True),
         ("W10", "W10", col_sum, lambda: [rand((65536, 4096), bf16)], False),
+        ("W11", "W11", group_norm,
+         lambda: [rand((8, 320, 64 * 64), torch.float16), rand((320, 1), torch.float16),
+                  rand((320, 1), torch.float16)], False),
+        ("W12", "W12", head_rmsnorm, lambda: [rand((16384, 4096), bf16), rand((128,), bf16)],
+         False),
     ]
     return w
 
