@@ -387,6 +387,11 @@ std::string Emitter::concatValue(NodeId N, const Coords &C) {
   std::string Last = lastExpr(C);
   bool SavedVL = VectorLoads;
   VectorLoads = false; // branches differ per lane
+  // A piece's loads are inside the tensor only in its branch (a part of a
+  // row shifted by its slice): none is hoisted into the loads a peeled row
+  // makes before its branches.
+  bool SavedRecord = RecordScalar;
+  RecordScalar = false;
   int64_t Lo = 0;
   for (size_t I = 0; I < Nd.Operands.size(); ++I) {
     const Node &Op = G.node(Nd.Operands[I]);
@@ -407,6 +412,7 @@ std::string Emitter::concatValue(NodeId N, const Coords &C) {
     Lo = Hi;
   }
   VectorLoads = SavedVL;
+  RecordScalar = SavedRecord;
   return Var;
 }
 

@@ -52,8 +52,12 @@ struct Refusal {
 
 class Fuser {
 public:
-  explicit Fuser(const Graph &G) : G(G) {}
+  Fuser(const Graph &G, const std::set<NodeId> &WholeRowsOnly)
+      : G(G), WholeRowsOnly(WholeRowsOnly) {}
   Partition run();
+  /// Parts of rows (see isRowPart) that a row kernel took but whose values
+  /// leave it: run() must be repeated with them in WholeRowsOnly.
+  const std::vector<NodeId> &escapedRowParts() const { return Escaped; }
 
 private:
   unsigned find(unsigned C) {
@@ -76,6 +80,8 @@ private:
   unsigned newCluster(NodeId N);
 
   const Graph &G;
+  const std::set<NodeId> &WholeRowsOnly;
+  std::vector<NodeId> Escaped;
   std::vector<ClusterState> Clusters;
   std::vector<unsigned> Parent;
   std::vector<int> Owner; // node -> cluster id (not canonical), -1 if none
@@ -91,6 +97,18 @@ Shape reducedShape(llvm::ArrayRef<Dim> RowDomain) {
 }
 
 bool sameShape(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) { return A == B; }
+
+/// A part of each row: the row's outer dims and a static last dim of
+/// another length (RoPE's halves of a normalized head, [T, 32, 64] of rows
+/// [T, 32, 128]). A row kernel computes it inside its epilogue where a
+/// concat puts the parts back into a row (the element's row is the same);
+/// it cannot store one, so such nodes may not leave the kernel.
+bool isRowPart(llvm::ArrayRef<Dim> S, llvm::ArrayRef<Dim> Row) {
+  if (S.size() != Row.size() || S.empty() || S.back().isDynamic() || S.back().isStatic(1) ||
+      S.back() == Row.back())
+    return false;
+  return S.drop_back() == Row.drop_back();
+}
 
 bool Fuser::reaches(unsigned From, unsigned To) {
   std::vector<unsigned> Stack{find(From)};
@@ -183,7 +201,24 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                      "rows " + shapeStr(Row) + " and " + shapeStr(OpShape)};
     HaveRow = true;
     Row = OpShape;
+  } else if (HaveRow && isRowPart(Nd.Dims, Row) && !WholeRowsOnly.count(N)) {
+    // Its in-kernel operands share its rows (row, reduced or part shape).
+    for (NodeId O : Nd.Operands) {
+      const Node &On = G.node(O);
+      int OC = clusterOf(O);
+      bool Inside = OC >= 0 && llvm::is_contained(S, static_cast<unsigned>(OC));
+      if (Inside && staticNumel(On.Dims) != std::optional<int64_t>(1) &&
+          (On.Dims.size() != Row.size() ||
+           llvm::ArrayRef<Dim>(On.Dims).drop_back() != llvm::ArrayRef<Dim>(Row).drop_back()))
+        return Refusal{BoundaryReason::RowDomainMismatch,
+                       shapeStr(Nd.Dims) + " is a part of the row " + shapeStr(Row) +
+                           " but reads %" + std::to_string(O) + " " + shapeStr(On.Dims)};
+    }
   } else if (HaveRow && !sameShape(Nd.Dims, Row) && !sameShape(Nd.Dims, reducedShape(Row))) {
+    if (isRowPart(Nd.Dims, Row))
+      return Refusal{BoundaryReason::RowDomainMismatch,
+                     shapeStr(Nd.Dims) + " is a part of the row " + shapeStr(Row) +
+                         " whose values leave the kernel (a row kernel stores whole rows)"};
     if (!sameNumel(Nd.Dims, Row))
       return Refusal{BoundaryReason::RowDomainMismatch,
                      shapeStr(Nd.Dims) + " is neither the row " + shapeStr(Row) +
@@ -204,8 +239,10 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
         continue;
       bool Fits = HaveRow ? sameShape(K.Domain, Row) ||
                                 sameShape(K.Domain, reducedShape(Row)) ||
-                                sameNumel(K.Domain, Row)
+                                sameNumel(K.Domain, Row) || isRowPart(K.Domain, Row)
                           : sameShape(K.Domain, Nd.Dims);
+      if (Fits && HaveRow && isRowPart(K.Domain, Row))
+        Fits = llvm::none_of(K.Nodes, [&](NodeId M) { return WholeRowsOnly.count(M) != 0; });
       if (Fits && HaveRow && !sameShape(K.Domain, Row) && !sameShape(K.Domain, reducedShape(Row)))
         for (NodeId M : K.Nodes)
           if (auto R = readsOtherLayout(S, M, Row))
@@ -449,6 +486,22 @@ Partition Fuser::run() {
 
   mergeSiblings();
   absorbCheapProducers();
+  for (unsigned C = 0; C < Clusters.size(); ++C) {
+    const ClusterState &K = Clusters[C];
+    if (!K.Alive || K.Kind != KernelKind::RowReduce)
+      continue;
+    for (NodeId N : K.Nodes) {
+      if (!isRowPart(G.node(N).Dims, K.Domain))
+        continue;
+      bool Leaves = IsOutput[N];
+      for (NodeId U : Users[N])
+        Leaves |= clusterOf(U) != static_cast<int>(C);
+      if (Leaves)
+        Escaped.push_back(N);
+    }
+  }
+  if (!Escaped.empty())
+    return Partition{};
 
   Partition P;
   P.ClusterOf.assign(G.size(), -1);
@@ -485,6 +538,19 @@ Partition Fuser::run() {
 
 } // namespace
 
-Partition fuseGraph(const Graph &G) { return Fuser(G).run(); }
+Partition fuseGraph(const Graph &G) {
+  // Parts of rows join a row kernel on the way forward, before it is known
+  // whether a concat takes them back into rows in the same kernel; those
+  // that escape are refused in another walk (each walk bans at least one
+  // more node, so this ends).
+  std::set<NodeId> WholeRowsOnly;
+  for (;;) {
+    Fuser F(G, WholeRowsOnly);
+    Partition P = F.run();
+    if (F.escapedRowParts().empty())
+      return P;
+    WholeRowsOnly.insert(F.escapedRowParts().begin(), F.escapedRowParts().end());
+  }
+}
 
 } // namespace jitfuse

@@ -302,6 +302,31 @@ ExampleGraph buildHeadRmsNorm() {
   return E;
 }
 
+ExampleGraph buildQkNormRope() {
+  ExampleGraph E = start("qk_norm_rope",
+                         "QK-norm then RoPE (as in Qwen3, OLMo2): rmsNorm over each head "
+                         "of 128 of bf16 q [T,32,128] and k [T,8,128], then the half "
+                         "rotation by cos/sin [T,64]");
+  Graph &G = *E.G;
+  Value Q = G.input("q", bf16, {"T", QHeads, HeadDim});
+  Value K = G.input("k", bf16, {"T", KvHeads, HeadDim});
+  Value QW = G.input("q_norm_weight", bf16, {HeadDim});
+  Value KW = G.input("k_norm_weight", bf16, {HeadDim});
+  Value Cos = G.input("cos", bf16, {"T", HeadDim / 2});
+  Value Sin = G.input("sin", bf16, {"T", HeadDim / 2});
+  Value Eps = G.scalar("eps", f32);
+  Value QRot = nn::rope(nn::rmsNorm(Q, QW, Eps), Cos, Sin);
+  Value KRot = nn::rope(nn::rmsNorm(K, KW, Eps), Cos, Sin);
+  G.output("q_rot", QRot);
+  G.output("k_rot", KRot);
+  E.Dims = {{"T", DefaultRows}};
+  E.Scalars = {{"eps", 1e-6}};
+  // Each norm and its rotation: one row kernel (the halves are parts of the
+  // normalized rows, put back together by the rotation's concat).
+  E.SameKernel = ropeGroups(G, QRot, KRot);
+  return E;
+}
+
 namespace {
 
 struct Entry {
@@ -316,6 +341,7 @@ constexpr Entry Registry[] = {
     {"rope", buildRope},              {"llama_block", buildLlamaBlock},
     {"dropout", buildDropout},        {"group_norm", buildGroupNorm},
     {"bias_grad", buildBiasGrad},     {"head_rmsnorm", buildHeadRmsNorm},
+    {"qk_norm_rope", buildQkNormRope},
 };
 
 } // namespace

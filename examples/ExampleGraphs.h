@@ -54,6 +54,7 @@ ExampleGraph buildDropout();
 ExampleGraph buildGroupNorm();
 ExampleGraph buildBiasGrad();
 ExampleGraph buildHeadRmsNorm();
+ExampleGraph buildQkNormRope();
 
 /// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
 /// the whole expression behind them, up to inputs, scalars and constants.

@@ -54,13 +54,13 @@ std::set<std::string> keys(const auto &Map) {
 
 } // namespace
 
-TEST_CASE("example registry: twelve examples, unknown names list them", "[examples]") {
+TEST_CASE("example registry: thirteen examples, unknown names list them", "[examples]") {
   const std::vector<std::string> &Names = examples::exampleNames();
-  CHECK(Names.size() == 12);
+  CHECK(Names.size() == 13);
   CHECK(std::set<std::string>(Names.begin(), Names.end()).size() == Names.size());
   for (const char *N : {"l1_chain", "sum_abs", "add_rmsnorm", "add_layernorm",
                         "softmax_mask", "swiglu", "rope", "llama_block", "dropout",
-                        "group_norm", "bias_grad", "head_rmsnorm"})
+                        "group_norm", "bias_grad", "head_rmsnorm", "qk_norm_rope"})
     CHECK(std::count(Names.begin(), Names.end(), N) == 1);
   CHECK_THROWS_AS(examples::buildExample("llama"), Error);
   CHECK_THROWS_WITH(examples::buildExample("llama"),

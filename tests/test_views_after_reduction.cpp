@@ -14,6 +14,7 @@
 
 #include "compiler/Fusion.h"
 #include "compiler/Planner.h"
+#include "examples/ExampleGraphs.h"
 #include "ir/NN.h"
 
 #include <catch2/catch.hpp>
@@ -114,4 +115,74 @@ TEST_CASE("views after a reduction: fused vs unfused vs reference", "[gpu][views
       O.MisalignEach = {3, 1, 1};
       test::checkGraph(G, test::randomBindings(G, {{"N", 2}}, {}, O), O);
     }
+}
+
+//===----------------------------------------------------------------------===//
+// Parts of rows: slices of a row kernel's rows put back together by a concat
+// (RoPE after QK-norm).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// concat(slice(x, 0, A) - max, exp(slice(x, A, C) - max) * 2) over rows of C:
+/// the parts read the row's reduced value.
+Value partsOfRows(Graph &G, Value X, int64_t A) {
+  int64_t C = X.shape().back().Size;
+  Value M = reduceMax(X);
+  return concat({slice(X, 0, A) - M, exp(slice(X, A, C) - M) * 2.0});
+}
+
+} // namespace
+
+TEST_CASE("parts of rows: QK-norm + RoPE is one row kernel per tensor, one launch",
+          "[fusion][views]") {
+  examples::ExampleGraph E = examples::buildExample("qk_norm_rope");
+  GraphPlan P = planGraph(*E.G, PlanOptions{});
+  CHECK(P.Kernels.size() == 2);
+  CHECK(P.Launches.size() == 1);
+  for (const KernelPlan &K : P.Kernels)
+    CHECK(K.Kind == KernelKind::RowReduce);
+}
+
+TEST_CASE("parts of rows: a part that leaves the kernel is refused, the rest fuses",
+          "[fusion][views]") {
+  Graph G;
+  Value X = G.input("x", f32, {"T", 100});
+  Value M = reduceMax(X);
+  Value Head = slice(X, 0, 40) - M;
+  G.output("head", Head); // a part of each row, stored: not in the row kernel
+  G.output("y", concat({Head * 2.0, slice(X, 40, 100) - M}));
+  Partition P = fuseGraph(G);
+  bool Refused = false;
+  for (const FusionBoundary &B : P.Boundaries)
+    Refused |= B.Reason == BoundaryReason::RowDomainMismatch &&
+               B.Detail.find("whose values leave the kernel") != std::string::npos;
+  CHECK(Refused);
+  test::CheckOptions O;
+  test::checkGraph(G, test::randomBindings(G, {{"T", 5}}, {}, O), O);
+}
+
+TEST_CASE("parts of rows: fused vs unfused vs reference", "[gpu][views]") {
+  test::haveGpu();
+  for (DType T : {f32, bf16, f16})
+    for (int64_t C : {int64_t(128), int64_t(100), int64_t(37 * 2 + 1)}) {
+      Graph G;
+      Value X = G.input("x", T, {"T", C});
+      G.output("y", partsOfRows(G, X, C / 2 - 3));
+      INFO("row " << C << " " << dtypeName(T).str());
+      test::CheckOptions O;
+      O.ExpectFusedKernels = 1;
+      test::checkGraph(G, test::randomBindings(G, {{"T", 7}}, {}, O), O);
+      O.MisalignEach = {3};
+      test::checkGraph(G, test::randomBindings(G, {{"T", 4}}, {}, O), O);
+    }
+  examples::ExampleGraph E = examples::buildExample("qk_norm_rope");
+  for (int64_t Tokens : {1, 5}) {
+    INFO("qk_norm_rope T=" << Tokens);
+    test::CheckOptions O;
+    O.ExpectFusedKernels = 2;
+    test::checkGraph(*E.G, test::randomBindings(*E.G, {{"T", Tokens}}, E.Scalars, O), O);
+    O.MisalignEach = {1, 2, 0, 0, 3, 1};
+    test::checkGraph(*E.G, test::randomBindings(*E.G, {{"T", Tokens}}, E.Scalars, O), O);
+  }
 }
