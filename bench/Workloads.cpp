@@ -146,6 +146,15 @@ std::vector<Workload> allWorkloads() {
   W12.CheckDims = {{"T", 3}};
   W12.Scalars = examples::buildHeadRmsNorm().Scalars;
   W.push_back(std::move(W12));
+  // QK-norm + RoPE (parts of rows): one row kernel per tensor, one launch.
+  Workload W13;
+  W13.Id = W13.Group = "W13";
+  W13.Desc = "QK-norm + RoPE, bf16 q [T,32,128], k [T,8,128], T=16384 (qk_norm_rope example)";
+  W13.Make = [] { return std::move(*examples::buildQkNormRope().G); };
+  W13.Dims = {{"T", 16384}};
+  W13.CheckDims = {{"T", 3}};
+  W13.Scalars = examples::buildQkNormRope().Scalars;
+  W.push_back(std::move(W13));
   return W;
 }
 

@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W12, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W13, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -128,6 +128,20 @@ def head_rmsnorm(x, w):
     return y.view(t, 4096)
 
 
+def qk_norm_rope(q, k, qw, kw, cos, sin):
+    """W13: RMSNorm over each head of q and k, then the half rotation
+    (jitfuse's qk_norm_rope example; Qwen3/OLMo2 attention prep)."""
+    if hasattr(F, "rms_norm"):
+        qn = F.rms_norm(q, (q.shape[-1],), qw, 1e-6)
+        kn = F.rms_norm(k, (k.shape[-1],), kw, 1e-6)
+    else:
+        def rms(x, w):
+            xf = x.float()
+            return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(x.dtype)
+        qn, kn = rms(q, qw), rms(k, kw)
+    return rope(qn, cos, sin), rope(kn, cos, sin)
+
+
 def rope(q, cos, sin):
     half = q.shape[-1] // 2
     x1, x2 = q[..., :half], q[..., half:]
@@ -195,6 +209,10 @@ def workloads():
                   rand((320, 1), torch.float16)], False),
         ("W12", "W12", head_rmsnorm, lambda: [rand((16384, 4096), bf16), rand((128,), bf16)],
          False),
+        ("W13", "W13", qk_norm_rope,
+         lambda: [rand((16384, 32, 128), bf16), rand((16384, 8, 128), bf16),
+                  rand((128,), bf16), rand((128,), bf16), rand((16384, 64), bf16),
+                  rand((16384, 64), bf16)], False),
     ]
     return w
 
