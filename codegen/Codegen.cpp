@@ -299,10 +299,15 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   }
   outerCoords("row");
   std::string Base = fmt::format("row * {} + col", L);
+  storeChunk(Base);
+  E.setLaneGuard(false);
+}
+
+void KernelWriter::storeChunk(const std::string &Base) {
   // A concat over the whole row whose pieces are Vec-aligned picks one
   // operand per chunk: branch once here instead of per lane (RoPE's halves).
   for (NodeId N : P.Nodes) {
-    if (!isHoistableConcat(N))
+    if (ScalarPart || !isHoistableConcat(N))
       continue;
     const Node &Nd = G.node(N);
     int64_t Lo = 0, Hi = 0;
@@ -325,13 +330,12 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
       E.open("else");
       storeOutputs(true, Base);
       E.close();
-      E.setLaneGuard(false);
     }
     return;
   }
   storeOutputs(true, Base);
-  E.setLaneGuard(false);
 }
+
 
 void KernelWriter::leadPhase() {
   if (!Peel)

@@ -80,6 +80,9 @@ private:
     return false;
   }
   void lanes(bool Vector, const std::function<void(int)> &PerLane);
+  /// Stores the outputs of the chunk at `col` (element \p Base): once per
+  /// piece of a hoistable concat, so each branch loads its piece's vectors.
+  void storeChunk(const std::string &Base);
   void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
   std::string numelExpr() const;
   /// Loops over the thread's chunks of the row; peeled rows then over their

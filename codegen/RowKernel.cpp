@@ -298,7 +298,7 @@ void KernelWriter::rowBody() {
   }
   rowStages(Stages);
   E.open("if (rowOk)");
-  rowLoop([&] { storeOutputs(true, "rowc * R + col"); });
+  rowLoop([&] { storeChunk("rowc * R + col"); });
   // Per-row outputs ([outer..., 1]) are written once per row.
   Coords PerRow = E.domainCoords();
   PerRow.ColRel = false;
