@@ -156,6 +156,37 @@ Coords Emitter::operandCoords(const Coords &C, const Node &Nd, const Node &O) {
   return adjust(realCoords(C, Nd.Dims), Nd.Dims, O.Dims);
 }
 
+Coords Emitter::permutedCoords(const Node &Nd, const Coords &C) const {
+  JITFUSE_CHECK(!C.Flat && !C.Relabeled, "a permute is read at coordinates of its shape");
+  llvm::SmallVector<unsigned, 4> Perm = Nd.permutation();
+  unsigned R = Nd.rank(), Last = R - 1;
+  Coords D;
+  D.Outer.assign(Last, "0");
+  if (Perm[Last] == Last) {
+    // The innermost axis stays ([B,T,H,D] -> [B,H,T,D]): the outer
+    // coordinates move, the chunk-relative last one (and its vectors) stays.
+    for (unsigned I = 0; I < Last; ++I)
+      D.Outer[Perm[I]] = C.Outer[I];
+    D.ColRel = C.ColRel;
+    D.Off = C.Off;
+    D.Last = C.Last;
+    D.LaneDep = C.LaneDep;
+    return D;
+  }
+  // A transpose of the innermost axis: the result's last coordinate (the
+  // lane's) lands on an outer axis of the operand.
+  for (unsigned I = 0; I < R; ++I) {
+    std::string X = I < Last ? C.Outer[I] : lastExpr(C);
+    if (Perm[I] == Last)
+      D.Last = X;
+    else
+      D.Outer[Perm[I]] = X;
+  }
+  D.ColRel = false;
+  D.LaneDep = C.LaneDep || C.ColRel;
+  return D;
+}
+
 std::string Emitter::laneValid() const {
   if (Lane == 0)
     return "(jf_lo == 0)"; // jf_hi > 0 in every chunk that runs
@@ -495,7 +526,8 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     return V;
   std::string V;
   if (C.Rank0 && Nd.rank() > 0 &&
-      (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Reshape)) {
+      (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Reshape ||
+       Nd.Kind == Op::Permute)) {
     // A one-element view: spell its coordinates out, or the view's offset
     // (slice start, concat branch) would be lost.
     Coords Zero;
@@ -546,6 +578,9 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     break;
   case Op::Reshape:
     V = reshapeValue(N, C);
+    break;
+  case Op::Permute:
+    V = value(Nd.Operands[0], permutedCoords(Nd, C));
     break;
   case Op::RandUniform: {
     Coords Scalar;

@@ -157,6 +157,8 @@ private:
   Coords realCoords(const Coords &C, llvm::ArrayRef<Dim> S);
   /// Coordinates of operand O of node Nd evaluated at C.
   Coords operandCoords(const Coords &C, const Node &Nd, const Node &O);
+  /// Coordinates of a permute's operand for the permute's element at C.
+  Coords permutedCoords(const Node &Nd, const Coords &C) const;
   /// Coordinates of shape S of the element at linear index Lin.
   Coords unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep);
 

@@ -201,6 +201,14 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                      "rows " + shapeStr(Row) + " and " + shapeStr(OpShape)};
     HaveRow = true;
     Row = OpShape;
+  } else if (HaveRow && Nd.Kind == Op::Permute &&
+             llvm::any_of(S, [&](unsigned C) { return clusterOf(Nd.Operands[0]) == int(C); })) {
+    // The kernel computes a node at the coordinates it is read at; a
+    // permute reads its operand at other coordinates, so a value that
+    // depends on a row's reduction would come from another row.
+    return Refusal{BoundaryReason::RowDomainMismatch,
+                   "a permute of " + shapeStr(G.node(Nd.Operands[0]).Dims) +
+                       " moves elements across the rows of " + shapeStr(Row)};
   } else if (HaveRow && isRowPart(Nd.Dims, Row) && !WholeRowsOnly.count(N)) {
     // Its in-kernel operands share its rows (row, reduced or part shape).
     for (NodeId O : Nd.Operands) {

@@ -138,6 +138,11 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
     }
     // Last-axis ops see the merged row: they are only right where the merge
     // leaves the shape's last axis alone.
+    // A permute moves axes the merge may join: seen through the merge only
+    // where it touches no merged shape.
+    if (N.Kind == Op::Permute && (Changed[Id] || Changed[N.Operands[0]]))
+      Refuse(Id, "it permutes the axes of " + shapeStr(G.node(N.Operands[0]).Dims) +
+                     ", which the merge joins");
     bool LastAxisOp = N.Kind == Op::Slice || N.Kind == Op::Concat ||
                       (isReduction(N.Kind) && N.scope() == ReduceScope::LastAxis);
     for (NodeId Op : N.Operands) {

@@ -35,7 +35,7 @@ static bool canFlatten(const Graph &G, const Cluster &C,
                        llvm::ArrayRef<Dim> Domain) {
   for (NodeId N : C.Nodes) {
     const Node &Nd = G.node(N);
-    if (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat)
+    if (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Permute)
       return false;
     bool Reduction = isReduction(Nd.Kind);
     if (!Reduction && !sameShape(Nd.Dims, Domain) && !isNumelOne(Nd.Dims))

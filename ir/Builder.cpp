@@ -307,6 +307,47 @@ Value reshape(Value X, llvm::ArrayRef<Dim> Dims) {
   return make(G, Op::Reshape, X.dtype(), Shape(Dims.begin(), Dims.end()), {X});
 }
 
+Value permute(Value X, llvm::ArrayRef<int64_t> Perm) {
+  Graph &G = sameGraph("permute", {X});
+  int64_t R = X.rank();
+  if (static_cast<int64_t>(Perm.size()) != R)
+    fail("permute: {} axes given for {}; expected one per axis ({})", Perm.size(),
+         describe(X), R);
+  Shape Dims;
+  int64_t Packed = 0;
+  uint32_t Seen = 0;
+  bool Identity = true;
+  for (int64_t I = 0; I < R; ++I) {
+    int64_t A = Perm[I] < 0 ? Perm[I] + R : Perm[I];
+    if (A < 0 || A >= R)
+      fail("permute: axis {} is out of range for {}; expected -{} <= axis < {}", Perm[I],
+           describe(X), R, R);
+    if (Seen & (1u << A))
+      fail("permute: axis {} appears twice for {}; expected each axis once", Perm[I],
+           describe(X));
+    Seen |= 1u << A;
+    Identity &= A == I;
+    Dims.push_back(X.shape()[A]);
+    Packed |= A << (4 * I);
+  }
+  if (Identity)
+    return X;
+  return make(G, Op::Permute, X.dtype(), std::move(Dims), {X}, Packed);
+}
+
+Value transpose(Value X, int64_t A, int64_t B) {
+  int64_t R = X.rank();
+  llvm::SmallVector<int64_t, 4> Perm;
+  for (int64_t I = 0; I < R; ++I)
+    Perm.push_back(I);
+  int64_t NA = A < 0 ? A + R : A, NB = B < 0 ? B + R : B;
+  if (NA < 0 || NA >= R || NB < 0 || NB >= R)
+    fail("transpose: axes {} and {} are out of range for {}; expected -{} <= axis < {}", A, B,
+         describe(X), R, R);
+  std::swap(Perm[NA], Perm[NB]);
+  return permute(X, Perm);
+}
+
 Value slice(Value X, int64_t Start, int64_t Stop) {
   Graph &G = sameGraph("slice", {X});
   if (X.rank() == 0)

@@ -163,6 +163,12 @@ Value reshape(Value X, llvm::ArrayRef<Dim> Dims);
 Value slice(Value X, int64_t Start, int64_t Stop);
 /// Concatenation along the last axis.
 Value concat(llvm::ArrayRef<Value> Xs);
+/// The axes of X reordered: result axis I is X's axis Perm[I] (negative
+/// axes count from the end), as torch.permute. The result is a new
+/// contiguous tensor; a kernel reads X's elements where they are.
+Value permute(Value X, llvm::ArrayRef<int64_t> Perm);
+/// permute swapping axes A and B.
+Value transpose(Value X, int64_t A, int64_t B);
 
 /// Uniform floats in [0, 1) from Philox-4x32-10 keyed by Seed (an i64
 /// scalar) and each element's linear index; Stream separates draws.

@@ -82,6 +82,8 @@ using NodeId = uint32_t;
 ///   Reduce*:      A0 = ReduceScope; with Axes, A1 = mask of the reduced
 ///                 axes (bit I: axis I of the operand).
 ///   Slice:        [A0, A1) on the last axis.
+///   Permute:      A0 = the permutation, 4 bits per result axis: result
+///                 axis I is operand axis (A0 >> 4*I) & 15 (permutation()).
 ///   RandUniform:  A0 = stream id (distinguishes two draws with one seed).
 struct Node {
   Op Kind = Op::Constant;
@@ -102,6 +104,13 @@ struct Node {
     if (scope() == ReduceScope::Axes)
       return static_cast<uint32_t>(A1);
     return rank() == 0 ? 0u : 1u << (rank() - 1);
+  }
+  /// Permute: result axis I is operand axis permutation()[I].
+  llvm::SmallVector<unsigned, 4> permutation() const {
+    llvm::SmallVector<unsigned, 4> P;
+    for (unsigned I = 0; I < rank(); ++I)
+      P.push_back(static_cast<unsigned>((A0 >> (4 * I)) & 15));
+    return P;
   }
   bool operator==(const Node &O) const;
 };

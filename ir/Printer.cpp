@@ -4,6 +4,7 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace jitfuse {
 
@@ -25,6 +26,8 @@ static std::string attrs(const Node &N) {
     }
     return N.scope() == ReduceScope::All ? " all" : " last-axis";
   case OpKind::View:
+    if (N.Kind == Op::Permute)
+      return fmt::format(" perm=[{}]", fmt::join(N.permutation(), ","));
     return N.Kind == Op::Slice ? fmt::format(" [{}:{}]", N.A0, N.A1) : "";
   case OpKind::Random:
     return fmt::format(" stream={}", N.A0);

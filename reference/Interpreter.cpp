@@ -561,6 +561,29 @@ HostTensor Evaluator::view(const Node &N,
     }
     return Out;
   }
+  case Op::Permute: {
+    // Walk the result in order; Src is the operand's linear index of the
+    // same element (result axis I moves along operand axis Perm[I]).
+    llvm::SmallVector<unsigned, 4> Perm = N.permutation();
+    size_t R = Out.Dims.size();
+    std::vector<int64_t> Stride(X.Dims.size(), 1);
+    for (size_t I = X.Dims.size(); I-- > 1;)
+      Stride[I - 1] = Stride[I] * X.Dims[I];
+    std::vector<int64_t> Idx(R, 0);
+    Out.Data.resize(static_cast<size_t>(Out.numel()));
+    for (double &V : Out.Data) {
+      int64_t Src = 0;
+      for (size_t I = 0; I < R; ++I)
+        Src += Idx[I] * Stride[Perm[I]];
+      V = X.Data[static_cast<size_t>(Src)];
+      for (size_t I = R; I-- > 0;) {
+        if (++Idx[I] < Out.Dims[I])
+          break;
+        Idx[I] = 0;
+      }
+    }
+    return Out;
+  }
   case Op::Concat: {
     int64_t Rows = numelOf(llvm::ArrayRef<int64_t>(Out.Dims).drop_back());
     Out.Data.reserve(static_cast<size_t>(Out.numel()));

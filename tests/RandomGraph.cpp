@@ -78,6 +78,13 @@ static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &
     return reshape(arg(Rop, Vals, 0), Rop.Dims);
   case RKind::Slice:
     return slice(arg(Rop, Vals, 0), Rop.A0, Rop.A1);
+  case RKind::Permute: {
+    Value X = arg(Rop, Vals, 0);
+    int64_t R = X.rank();
+    if (R == 0 || Rop.A0 < 0)
+      fail("recipe: permute (swap code {}) of a rank-{} value", Rop.A0, R);
+    return transpose(X, (Rop.A0 / 4) % R, (Rop.A0 % 4) % R);
+  }
   case RKind::Concat: {
     std::vector<Value> Xs;
     for (size_t K = 0; K < Rop.Args.size(); ++K)
@@ -346,9 +353,23 @@ void Generator::viewStep() {
   const Shape S = val(E).shape();
   RecipeOp Rop;
   Rop.Args = {E.Idx};
-  unsigned Choice = pick(4);
+  unsigned Choice = pick(5);
   if (S.empty())
     Choice = 0;
+  if (Choice == 4) {
+    // Swap the innermost axis with another (a transpose) or two outer axes
+    // (the innermost stays: [B,T,H,D] -> [B,H,T,D]).
+    if (S.size() < 2)
+      return;
+    int64_t R = static_cast<int64_t>(S.size());
+    Rop.K = RKind::Permute;
+    if (R >= 3 && chance(0.5))
+      Rop.A0 = 0 * 4 + 1 + static_cast<int64_t>(pick(static_cast<unsigned>(R - 2)));
+    else
+      Rop.A0 = static_cast<int64_t>(pick(static_cast<unsigned>(R - 1))) * 4 + (R - 1);
+    add(Rop, E.Bound);
+    return;
+  }
   if (Choice == 0) {
     // Broadcast to the domain (or to a leading extra dim for small ranks).
     Rop.K = RKind::Broadcast;
@@ -636,7 +657,7 @@ Recipe recipeFromBytes(llvm::ArrayRef<uint8_t> Bytes) {
   unsigned NOps = In.next() % 32;
   for (unsigned I = 0; I < NOps; ++I) {
     RecipeOp Rop;
-    Rop.K = static_cast<RKind>(In.next() % 13);
+    Rop.K = static_cast<RKind>(In.next() % 14);
     Rop.O = static_cast<jitfuse::Op>(In.next() % 64); // some out of range
     Rop.T = static_cast<DType>(In.next() % 7);
     unsigned Size = static_cast<unsigned>(R.Ops.size());

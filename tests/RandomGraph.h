@@ -36,6 +36,7 @@ enum class RKind : uint8_t {
   Reshape,
   Slice,
   Concat,
+  Permute, // A0 = a * 4 + b: swap axes a and b (each mod the rank)
 };
 
 struct RecipeOp {

@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -109,6 +110,8 @@ std::string printAsCpp(const Graph &G) {
         Rhs = fmt::format("reshape({}, {})", V(0), dimsCpp(N.Dims));
       else if (N.Kind == Op::Slice)
         Rhs = fmt::format("slice({}, {}, {})", V(0), N.A0, N.A1);
+      else if (N.Kind == Op::Permute)
+        Rhs = fmt::format("permute({}, {{{}}})", V(0), fmt::join(N.permutation(), ", "));
       else {
         std::string Xs;
         for (size_t K = 0; K < N.Operands.size(); ++K)

@@ -1,0 +1,125 @@
+//===- tests/test_permute.cpp - permute and transpose ---------------------===//
+//
+// Issue 14, item 2: permute(x, perm) reorders axes (torch.permute); a kernel
+// reads the operand's elements in place. Checked: the builder's shapes and
+// errors, the reference against hand-computed values, the plan (one kernel
+// with its element-wise work; a permute of a row kernel's values is a
+// boundary), and with a GPU fused vs unfused vs reference at odd sizes and
+// misaligned pointers.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "compiler/Fusion.h"
+#include "ir/Printer.h"
+#include "reference/Interpreter.h"
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using Catch::Matchers::Contains;
+
+TEST_CASE("permute: shapes, negative axes, identity, transpose", "[permute]") {
+  Graph G;
+  Value X = G.input("x", bf16, {"B", "T", 32, 128});
+  Value P = permute(X, {0, 2, 1, 3});
+  CHECK(shapeStr(P.shape()) == "[B,32,T,128]");
+  CHECK(shapeStr(permute(X, {-1, 0, 1, 2}).shape()) == "[128,B,T,32]");
+  CHECK(permute(X, {0, 1, 2, 3}).id() == X.id());
+  CHECK(shapeStr(transpose(X, -1, -2).shape()) == "[B,T,128,32]");
+  CHECK_THAT(printNode(G, P.id()), Contains("permute(%0) : bf16[B,32,T,128] perm=[0,2,1,3]"));
+}
+
+TEST_CASE("permute: errors name the operand and what was expected", "[permute]") {
+  Graph G;
+  Value X = G.input("x", f32, {4, 5, 6});
+  CHECK_THROWS_WITH(permute(X, {0, 1}), Contains("2 axes given for") && Contains("one per axis (3)"));
+  CHECK_THROWS_WITH(permute(X, {0, 1, 1}), Contains("axis 1 appears twice"));
+  CHECK_THROWS_WITH(permute(X, {0, 1, 3}), Contains("axis 3 is out of range"));
+  CHECK_THROWS_WITH(transpose(X, 0, 5), Contains("axes 0 and 5 are out of range"));
+}
+
+TEST_CASE("permute: reference values against hand-computed ones", "[permute]") {
+  Graph G;
+  Value X = G.input("x", f64, {2, 3, 4});
+  G.output("y", permute(X, {2, 0, 1})); // y[i][j][k] = x[j][k][i]
+  Bindings B;
+  B.Inputs["x"] = HostTensor{DType::F64, {2, 3, 4}, {}};
+  for (int I = 0; I < 24; ++I)
+    B.Inputs["x"].Data.push_back(I);
+  HostTensor Y = interpret(G, B).at("y");
+  REQUIRE(Y.Dims == std::vector<int64_t>{4, 2, 3});
+  for (int I = 0; I < 4; ++I)
+    for (int J = 0; J < 2; ++J)
+      for (int K = 0; K < 3; ++K)
+        CHECK(Y.Data[(I * 2 + J) * 3 + K] == J * 12 + K * 4 + I);
+}
+
+TEST_CASE("permute: with its element-wise work, one kernel", "[permute][fusion]") {
+  Graph G;
+  Value Q = G.input("q", bf16, {"B", "T", 8, 64});
+  Value Y = G.input("y", bf16, {"B", 8, "T", 64});
+  G.output("out", permute(Q, {0, 2, 1, 3}) * 0.125 + Y);
+  Partition P = fuseGraph(G);
+  CHECK(P.Clusters.size() == 1);
+}
+
+TEST_CASE("permute: a permute of a row kernel's values is a boundary", "[permute][fusion]") {
+  // Square rows: the permuted shape is the row shape, but element (i, j)
+  // needs row j's maximum.
+  Graph G;
+  Value X = G.input("x", f32, {64, 64});
+  Value D = X - reduceMax(X);
+  Value T = transpose(D, 0, 1);
+  G.output("t", T);
+  Partition P = fuseGraph(G);
+  bool Named = false;
+  for (const FusionBoundary &B : P.Boundaries)
+    Named |= B.Reason == BoundaryReason::RowDomainMismatch &&
+             B.Detail.find("a permute of [64,64] moves elements across the rows") !=
+                 std::string::npos;
+  CHECK(Named);
+  test::checkGraph(G, test::randomBindings(G, {}, {}));
+}
+
+TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
+  test::haveGpu();
+  for (DType T : {f32, bf16, f16}) {
+    INFO(dtypeName(T).str());
+    // Heads to the front, the innermost axis kept (vector loads).
+    {
+      Graph G;
+      Value Q = G.input("q", T, {"B", "T", 5, 40});
+      Value Y = G.input("y", T, {"B", 5, "T", 40});
+      G.output("out", permute(Q, {0, 2, 1, 3}) * 0.5 + Y);
+      test::CheckOptions O;
+      O.ExpectFusedKernels = 1;
+      test::checkGraph(G, test::randomBindings(G, {{"B", 2}, {"T", 7}}, {}, O), O);
+      O.MisalignEach = {3, 1};
+      test::checkGraph(G, test::randomBindings(G, {{"B", 1}, {"T", 9}}, {}, O), O);
+    }
+    // A transpose of the innermost axis, odd sizes.
+    {
+      Graph G;
+      Value X = G.input("x", T, {"R", 37});
+      G.output("xt", transpose(X, 0, 1) + 1.0);
+      test::CheckOptions O;
+      O.ExpectFusedKernels = 1;
+      test::checkGraph(G, test::randomBindings(G, {{"R", 53}}, {}, O), O);
+      O.MisalignEach = {1};
+      test::checkGraph(G, test::randomBindings(G, {{"R", 20}}, {}, O), O);
+    }
+    // A permuted prologue of a row reduction (softmax over the other axis).
+    {
+      Graph G;
+      Value X = G.input("x", T, {29, "C"});
+      Value XT = cast(transpose(X, 0, 1), f32);
+      Value E = exp(XT - reduceMax(XT));
+      G.output("p", E / sum(E));
+      test::CheckOptions O;
+      O.ExpectFusedKernels = 1;
+      test::checkGraph(G, test::randomBindings(G, {{"C", 11}}, {}, O), O);
+    }
+  }
+}
