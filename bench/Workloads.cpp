@@ -155,6 +155,25 @@ std::vector<Workload> allWorkloads() {
   W13.CheckDims = {{"T", 3}};
   W13.Scalars = examples::buildQkNormRope().Scalars;
   W.push_back(std::move(W13));
+  // Permutes (issue 14): heads to the front with the innermost axis kept,
+  // and a transpose of the innermost axis (read per lane: the weak case).
+  W.push_back({"W14", "W14", "permute(q, {0,2,1,3}) + y, bf16 q [8,2048,32,128] -> [8,32,2048,128]",
+               [](Graph &G) {
+                 Value Q = G.input("q", DType::BF16, {"B", 2048, 32, 128});
+                 Value Y = G.input("y", DType::BF16, {"B", 32, 2048, 128});
+                 G.output("out", permute(Q, {0, 2, 1, 3}) + Y);
+               },
+               {{"B", 8}},
+               {{"B", 1}},
+               {}});
+  W.push_back({"W15", "W15", "transpose(x, 0, 1) + 1, bf16 [8192,8192] -> [8192,8192]",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"R", 8192});
+                 G.output("xt", transpose(X, 0, 1) + 1.0);
+               },
+               {{"R", 8192}},
+               {{"R", 5}},
+               {}});
   return W;
 }
 

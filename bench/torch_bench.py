@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W13, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W15, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -142,6 +142,16 @@ def qk_norm_rope(q, k, qw, kw, cos, sin):
     return rope(qn, cos, sin), rope(kn, cos, sin)
 
 
+def permute_add(q, y):
+    """W14: heads to the front, plus a tensor in that layout (contiguous out)."""
+    return (q.permute(0, 2, 1, 3) + y).contiguous()
+
+
+def transpose_add(x):
+    """W15: a transpose of the innermost axis plus 1, contiguous out."""
+    return (x.t() + 1).contiguous()
+
+
 def rope(q, cos, sin):
     half = q.shape[-1] // 2
     x1, x2 = q[..., :half], q[..., half:]
@@ -213,6 +223,9 @@ def workloads():
          lambda: [rand((16384, 32, 128), bf16), rand((16384, 8, 128), bf16),
                   rand((128,), bf16), rand((128,), bf16), rand((16384, 64), bf16),
                   rand((16384, 64), bf16)], False),
+        ("W14", "W14", permute_add,
+         lambda: [rand((8, 2048, 32, 128), bf16), rand((8, 32, 2048, 128), bf16)], False),
+        ("W15", "W15", transpose_add, lambda: [rand((8192, 8192), bf16)], False),
     ]
     return w
 
