@@ -189,7 +189,12 @@ void KernelWriter::flatTail(const std::string &N,
 std::string KernelWriter::write() {
   std::string Out = signature() + " {\n";
   switch (P.Kind) {
-  case KernelKind::Elementwise: elementwiseBody(); break;
+  case KernelKind::Elementwise:
+    if (P.TransposeNode >= 0)
+      transposeBody();
+    else
+      elementwiseBody();
+    break;
   case KernelKind::RowReduce: rowBody(); break;
   case KernelKind::FullReduce: fullBody(); break;
   case KernelKind::ColumnReduce: columnReduceBody(G, P, E); break;

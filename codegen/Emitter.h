@@ -120,6 +120,8 @@ public:
   /// coordinates, relabeled when N is a reshape of the domain (a row
   /// kernel's output written back as [N, C, HW]).
   Coords domainCoordsOf(NodeId N) const;
+  /// Coordinates of a permute's operand for the permute's element at C.
+  Coords permutedCoords(const Node &Nd, const Coords &C) const;
   /// Emits the value of N at C; returns an expression of N's compute type.
   std::string value(NodeId N, const Coords &C);
   /// The linear index of C in shape S (an IndexT expression).
@@ -157,8 +159,6 @@ private:
   Coords realCoords(const Coords &C, llvm::ArrayRef<Dim> S);
   /// Coordinates of operand O of node Nd evaluated at C.
   Coords operandCoords(const Coords &C, const Node &Nd, const Node &O);
-  /// Coordinates of a permute's operand for the permute's element at C.
-  Coords permutedCoords(const Node &Nd, const Coords &C) const;
   /// Coordinates of shape S of the element at linear index Lin.
   Coords unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep);
 

@@ -77,6 +77,12 @@ struct KernelPlan {
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.
   std::vector<NodeId> CachedValues;
+  /// Elementwise: a permute that swaps the domain's last two axes (the
+  /// operand's innermost axis becomes the second-to-last), or -1. The kernel
+  /// then works in tiles of TileDim x TileDim (rows x columns): the permute's
+  /// operand is read along its innermost axis into shared memory and the
+  /// outputs are written along theirs (codegen/TransposeKernel.cpp).
+  int64_t TransposeNode = -1;
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
   /// The scheduler's reasons, one clause per decision, for the plan text.

@@ -90,6 +90,8 @@ private:
   /// register cache holds the whole chunks only).
   void rowLoop(const std::function<void()> &Body, bool OwnChunks = false);
   void rowStages(const std::map<NodeId, int> &Stages);
+  /// Elementwise with KernelPlan::TransposeNode (codegen/TransposeKernel.cpp).
+  void transposeBody();
   void epilogueValues();
 
   const Graph &G;

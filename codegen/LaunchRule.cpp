@@ -19,7 +19,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
       ClusterX(P.ClusterX),
       PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1),
-      ColumnWidth(P.ColumnWidth) {
+      ColumnWidth(P.ColumnWidth), Tiled(P.TransposeNode >= 0) {
   if (Kind == KernelKind::ColumnReduce && P.Domain.size() == 2 && !P.Domain[0].isDynamic() &&
       !P.Domain[1].isDynamic()) {
     StaticRows = P.Domain[0].Size;
@@ -83,6 +83,14 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
   case KernelKind::Elementwise: {
     if (S.Numel == 0)
       return std::nullopt;
+    if (Tiled) {
+      // One block of TileDim x TileRows threads per tile of rows x columns.
+      L.BlockX = launch::TileDim;
+      L.BlockY = launch::TileRows;
+      int64_t T = launch::TileDim;
+      L.GridX = gridBlocks(((S.Rows + T - 1) / T) * ((S.RowLen + T - 1) / T), 1);
+      return L;
+    }
     // The scalar variant loops over up to ScalarElemsPerThread elements a
     // grid apart, so either grid covers every element: the tiled one once it
     // still has ScalarTileMinBlocksPerSm blocks per SM.

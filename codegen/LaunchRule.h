@@ -64,6 +64,10 @@ inline constexpr int64_t ColumnSplitWork = int64_t(1) << 19;
 inline constexpr int64_t ColumnMinSplitRows = 128;
 /// ... and at most this many splits (the combine adds them in sequence).
 inline constexpr int64_t ColumnMaxSplits = 256;
+/// Transpose tiles (KernelPlan::TransposeNode): TileDim x TileDim elements,
+/// TileDim x TileRows threads (each TileDim / TileRows elements a phase).
+inline constexpr int TileDim = 32;
+inline constexpr int TileRows = 8;
 } // namespace launch
 
 /// How many blocks share each column tile of a column reduction of [R, C]:
@@ -132,6 +136,7 @@ private:
   int ThreadsX, RowsPerBlock, ClusterX;
   int PeeledIndex;
   int ColumnWidth;
+  bool Tiled; // KernelPlan::TransposeNode: one block a tile
   /// Column reductions: R and C when static (-1 when a dim is dynamic), so
   /// the partials buffer is sized for the one shape that runs.
   int64_t StaticRows = -1, StaticCols = -1;

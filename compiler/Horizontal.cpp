@@ -15,6 +15,9 @@ bool horizontalCandidate(const KernelPlan &K, const SizeSum &Bytes, size_t NumDy
   // launch with other parts' block ranges.
   if (K.ClusterX > 1)
     return false;
+  // A transpose tile's 2-D block and tile index are its own.
+  if (K.TransposeNode >= 0)
+    return false;
   std::vector<int64_t> Ones(NumDynDims, 1);
   return Bytes.eval(Ones) <= HorizontalMaxPartBytes;
 }

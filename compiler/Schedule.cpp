@@ -54,6 +54,42 @@ static bool canFlatten(const Graph &G, const Cluster &C,
   return true;
 }
 
+/// The permute of an element-wise cluster that swaps the domain's last two
+/// axes, when the kernel can run in transpose tiles: it is the only permute
+/// that moves the innermost axis, and only element-wise nodes of the
+/// domain's shape read it (directly or not), so the kernel needs its value
+/// only at each output's own coordinates. -1 otherwise.
+static int64_t tiledTranspose(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
+  size_t R = Domain.size();
+  int64_t Found = -1;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Nd.Kind != Op::Permute)
+      continue;
+    llvm::SmallVector<unsigned, 4> Perm = Nd.permutation();
+    if (Perm.back() == Nd.rank() - 1)
+      continue; // the innermost axis stays: vector loads already
+    if (Found >= 0 || !sameShape(Nd.Dims, Domain) || R < 2 || Perm[R - 2] != R - 1)
+      return -1;
+    Found = N;
+  }
+  if (Found < 0)
+    return -1;
+  std::set<NodeId> Reads{static_cast<NodeId>(Found)};
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    bool Uses = llvm::any_of(Nd.Operands, [&](NodeId O) { return Reads.count(O) != 0; });
+    if (!Uses)
+      continue;
+    OpKind K = opKind(Nd.Kind);
+    if ((K != OpKind::Unary && K != OpKind::Binary && K != OpKind::Ternary) ||
+        !sameShape(Nd.Dims, Domain))
+      return -1;
+    Reads.insert(N);
+  }
+  return Found;
+}
+
 static unsigned pow2Floor(int64_t V) {
   unsigned P = 1;
   while (static_cast<int64_t>(P) * 2 <= V)
@@ -286,6 +322,21 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   if (P.Domain.empty())
     P.Why = "one element";
 
+  if (C.Kind == KernelKind::Elementwise && !P.Flat) {
+    P.TransposeNode = tiledTranspose(G, C, P.Domain);
+    if (P.TransposeNode >= 0) {
+      P.Vecs = {1};
+      P.Peel = false;
+      P.ThreadsX = codegen::launch::TileDim;
+      P.RowsPerBlock = codegen::launch::TileRows;
+      P.Why = fmt::format("transpose tiles of {0}x{0} through shared memory: %{1}'s operand "
+                          "read along its innermost axis, the outputs written along theirs "
+                          "(scalar accesses, any alignment); {0}x{2} threads a block",
+                          codegen::launch::TileDim, P.TransposeNode,
+                          codegen::launch::TileRows);
+      return P;
+    }
+  }
   if (C.Kind != KernelKind::RowReduce) {
     P.ThreadsX = codegen::launch::FlatThreads;
     P.Why += fmt::format("; {}, {} threads a block", P.Flat ? "one flat range" : "by rows",

@@ -11,6 +11,7 @@
 #include "GraphCheck.h"
 
 #include "compiler/Fusion.h"
+#include "compiler/Planner.h"
 #include "ir/Printer.h"
 #include "reference/Interpreter.h"
 #include "support/Error.h"
@@ -83,6 +84,27 @@ TEST_CASE("permute: a permute of a row kernel's values is a boundary", "[permute
   test::checkGraph(G, test::randomBindings(G, {}, {}));
 }
 
+TEST_CASE("permute: a swap of the last two axes runs in transpose tiles", "[permute][fusion]") {
+  auto Tiled = [](const Graph &G) {
+    GraphPlan P = planGraph(G, PlanOptions{});
+    REQUIRE(P.Kernels.size() == 1);
+    return P.Kernels[0].TransposeNode >= 0;
+  };
+  Graph A; // K^T of [B, H, T, D], scaled
+  Value K = A.input("k", bf16, {"B", 8, "T", 64});
+  A.output("kt", transpose(K, -1, -2) * 0.125);
+  CHECK(Tiled(A));
+  CHECK_THAT(planGraph(A, PlanOptions{}).PlanText, Contains("transpose tiles of 32x32"));
+  Graph B; // the innermost axis lands on axis 1 of 4: per-lane reads
+  Value X = B.input("x", f32, {"B", "T", 8, 64});
+  B.output("y", permute(X, {0, 3, 1, 2}) + 1.0);
+  CHECK_FALSE(Tiled(B));
+  Graph C; // a slice of the transpose reads it at other coordinates
+  Value Z = C.input("z", f32, {64, "R"});
+  C.output("s", slice(transpose(Z, 0, 1), 0, 8) * 2.0);
+  CHECK_FALSE(Tiled(C));
+}
+
 TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
   test::haveGpu();
   for (DType T : {f32, bf16, f16}) {
@@ -109,6 +131,22 @@ TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
       test::checkGraph(G, test::randomBindings(G, {{"R", 53}}, {}, O), O);
       O.MisalignEach = {1};
       test::checkGraph(G, test::randomBindings(G, {{"R", 20}}, {}, O), O);
+    }
+    // Batched transposes in tiles (edges on both axes), with another input
+    // in the result's layout; and a permute that cannot tile.
+    {
+      Graph G;
+      Value X = G.input("x", T, {"B", 45, 70});
+      Value Y = G.input("y", T, {"B", 70, 45});
+      G.output("out", cast(transpose(X, 1, 2), f32) * 2.0 + cast(Y, f32));
+      G.output("p", permute(X, {2, 0, 1}) - 1.0);
+      test::CheckOptions O;
+      test::checkGraph(G, test::randomBindings(G, {{"B", 3}}, {}, O), O);
+      O.MisalignEach = {1, 3};
+      test::checkGraph(G, test::randomBindings(G, {{"B", 2}}, {}, O), O);
+      O.MisalignEach = {};
+      O.SpecialValues = true;
+      test::checkGraph(G, test::randomBindings(G, {{"B", 1}}, {}, O), O);
     }
     // A permuted prologue of a row reduction (softmax over the other axis).
     {
