@@ -65,8 +65,12 @@ inline constexpr int64_t ColumnMinSplitRows = 128;
 /// ... and at most this many splits (the combine adds them in sequence).
 inline constexpr int64_t ColumnMaxSplits = 256;
 /// Transpose tiles (KernelPlan::TransposeNode): TileDim x TileDim elements,
-/// TileDim x TileRows threads (each TileDim / TileRows elements a phase).
+/// TileWarp x TileRows threads, each (TileDim / TileWarp) x (TileDim /
+/// TileRows) elements a phase. Measured on W15 (BENCHMARKS.md schedule
+/// log): 32x32 tiles 117.6 us, 64x64 tiles (16 loads in flight a thread
+/// instead of 4) 123.6 us.
 inline constexpr int TileDim = 32;
+inline constexpr int TileWarp = 32;
 inline constexpr int TileRows = 8;
 } // namespace launch
 

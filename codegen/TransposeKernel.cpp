@@ -7,12 +7,13 @@
 // element per 32-byte sector (W15 ran at 13% of the copy ceiling). Each
 // block owns a tile of TileDim rows x TileDim columns of the domain:
 //   phase 1: thread (tx, ty) computes the operand's values for domain
-//            elements (row r0 + tx, column c0 + ty + k * TileRows), which
-//            are consecutive along the operand's innermost axis across tx,
-//            into tile[column][row];
+//            elements (row r0 + tx + h * TileWarp, column c0 + ty +
+//            k * TileRows), consecutive along the operand's innermost axis
+//            across tx, into tile[column][row];
 //   phase 2: thread (tx, ty) computes the outputs at (row r0 + ty +
-//            k * TileRows, column c0 + tx), the permute's value being
-//            tile[tx][ty + k * TileRows]; stores are consecutive across tx.
+//            k * TileRows, column c0 + tx + h * TileWarp), the permute's
+//            value being tile[tx + h * TileWarp][ty + k * TileRows]; stores
+//            are consecutive across tx.
 // The tile is padded by one column so neither phase's accesses share a bank.
 //
 //===----------------------------------------------------------------------===//
@@ -28,7 +29,7 @@ namespace jitfuse::codegen {
 void KernelWriter::transposeBody() {
   std::string IT = E.indexType();
   const Node &T = G.node(static_cast<NodeId>(P.TransposeNode));
-  const int D = launch::TileDim, Rw = launch::TileRows;
+  const int D = launch::TileDim, W = launch::TileWarp, Rw = launch::TileRows;
   std::string L = E.dimExpr(P.Domain.back());
   E.line(fmt::format("__shared__ {} jf_tile[{}][{}];", computeType(T.Type), D, D + 1));
   E.line(fmt::format("const {} jf_rows = {};", IT, rowsExpr()));
@@ -36,30 +37,35 @@ void KernelWriter::transposeBody() {
   E.line(fmt::format("const {0} jf_r0 = ({0})blockIdx.x / jf_tc * {1};", IT, D));
   E.line(fmt::format("const {0} jf_c0 = ({0})blockIdx.x % jf_tc * {1};", IT, D));
   E.line("const int tx = threadIdx.x, ty = threadIdx.y;");
-  for (int K = 0; K < D / Rw; ++K) {
-    E.open("");
-    E.line(fmt::format("const {} row = jf_r0 + tx;", IT));
-    E.line(fmt::format("const {} col = jf_c0 + ty + {};", IT, K * Rw));
-    E.open(fmt::format("if (row < jf_rows && col < {})", L));
-    outerCoords("row");
-    std::string V = E.value(T.Operands[0], E.permutedCoords(T, E.domainCoords()));
-    E.line(fmt::format("jf_tile[ty + {}][tx] = {};", K * Rw, V));
-    E.close();
-    E.close();
-  }
+  // Tile element (a, b) of thread (tx, ty), step (h, k): a along the
+  // thread's warp (consecutive tx), b across the warps.
+  for (int H = 0; H < D / W; ++H)
+    for (int K = 0; K < D / Rw; ++K) {
+      std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
+      E.open("");
+      E.line(fmt::format("const {} row = jf_r0 + {};", IT, A));
+      E.line(fmt::format("const {} col = jf_c0 + {};", IT, B));
+      E.open(fmt::format("if (row < jf_rows && col < {})", L));
+      outerCoords("row");
+      std::string V = E.value(T.Operands[0], E.permutedCoords(T, E.domainCoords()));
+      E.line(fmt::format("jf_tile[{}][{}] = {};", B, A, V));
+      E.close();
+      E.close();
+    }
   E.line("__syncthreads();");
-  for (int K = 0; K < D / Rw; ++K) {
-    E.open("");
-    E.line(fmt::format("const {} row = jf_r0 + ty + {};", IT, K * Rw));
-    E.line(fmt::format("const {} col = jf_c0 + tx;", IT));
-    E.open(fmt::format("if (row < jf_rows && col < {})", L));
-    outerCoords("row");
-    E.setReduced(static_cast<NodeId>(P.TransposeNode),
-                 fmt::format("jf_tile[tx][ty + {}]", K * Rw));
-    storeOutputs(false, fmt::format("row * {} + col", L));
-    E.close();
-    E.close();
-  }
+  for (int H = 0; H < D / W; ++H)
+    for (int K = 0; K < D / Rw; ++K) {
+      std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
+      E.open("");
+      E.line(fmt::format("const {} row = jf_r0 + {};", IT, B));
+      E.line(fmt::format("const {} col = jf_c0 + {};", IT, A));
+      E.open(fmt::format("if (row < jf_rows && col < {})", L));
+      outerCoords("row");
+      E.setReduced(static_cast<NodeId>(P.TransposeNode), fmt::format("jf_tile[{}][{}]", A, B));
+      storeOutputs(false, fmt::format("row * {} + col", L));
+      E.close();
+      E.close();
+    }
 }
 
 } // namespace jitfuse::codegen

@@ -327,13 +327,13 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     if (P.TransposeNode >= 0) {
       P.Vecs = {1};
       P.Peel = false;
-      P.ThreadsX = codegen::launch::TileDim;
+      P.ThreadsX = codegen::launch::TileWarp;
       P.RowsPerBlock = codegen::launch::TileRows;
       P.Why = fmt::format("transpose tiles of {0}x{0} through shared memory: %{1}'s operand "
                           "read along its innermost axis, the outputs written along theirs "
-                          "(scalar accesses, any alignment); {0}x{2} threads a block",
+                          "(scalar accesses, any alignment); {2}x{3} threads a block",
                           codegen::launch::TileDim, P.TransposeNode,
-                          codegen::launch::TileRows);
+                          codegen::launch::TileWarp, codegen::launch::TileRows);
       return P;
     }
   }
