@@ -66,9 +66,13 @@ int Emitter::dimIndex(llvm::StringRef Name) const {
 
 std::string Emitter::dimExpr(const Dim &D) const {
   if (D.isDynamic()) {
-    int I = dimIndex(D.Name);
-    JITFUSE_CHECK(I >= 0, "dynamic dim missing from the plan");
-    return "d_" + std::to_string(I);
+    std::string Out;
+    for (llvm::StringRef F : D.factors()) {
+      int I = dimIndex(F);
+      JITFUSE_CHECK(I >= 0, "dynamic dim missing from the plan");
+      Out += (Out.empty() ? "d_" : " * d_") + std::to_string(I);
+    }
+    return D.factors().size() == 1 ? Out : "(" + Out + ")";
   }
   return D.Size > INT32_MAX ? std::to_string(D.Size) + "LL"
                             : std::to_string(D.Size);

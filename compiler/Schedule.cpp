@@ -248,7 +248,8 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   auto Note = [&](llvm::ArrayRef<Dim> S) {
     for (const Dim &D : S)
       if (D.isDynamic())
-        Used.insert(D.Name);
+        for (llvm::StringRef F : D.factors())
+          Used.insert(F.str());
   };
   Note(P.Domain);
   int64_t MaxNumel = 1;

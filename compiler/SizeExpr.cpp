@@ -21,9 +21,11 @@ SizeExpr SizeExpr::of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynName
   for (const Dim &D : S) {
     if (!D.isDynamic())
       continue;
-    auto It = std::find(DynNames.begin(), DynNames.end(), D.Name);
-    JITFUSE_CHECK(It != DynNames.end(), "dynamic dim not in the graph's list");
-    E.Dims.push_back(static_cast<unsigned>(It - DynNames.begin()));
+    for (llvm::StringRef F : D.factors()) {
+      auto It = std::find(DynNames.begin(), DynNames.end(), F);
+      JITFUSE_CHECK(It != DynNames.end(), "dynamic dim not in the graph's list");
+      E.Dims.push_back(static_cast<unsigned>(It - DynNames.begin()));
+    }
   }
   std::sort(E.Dims.begin(), E.Dims.end());
   return E;

@@ -272,10 +272,15 @@ static void checkTargetShape(llvm::StringRef OpName, llvm::ArrayRef<Dim> Dims) {
   if (Dims.size() > MaxRank)
     fail("{}: target shape {} has rank {} > {}", OpName.str(), shapeStr(Dims),
          Dims.size(), MaxRank);
-  for (const Dim &D : Dims)
+  for (const Dim &D : Dims) {
     if (!D.isDynamic() && D.Size < 0)
       fail("{}: target shape {} has negative dim {}; expected sizes >= 0",
            OpName.str(), shapeStr(Dims), D.Size);
+    if (!D.validName())
+      fail("{}: dim '{}' of target shape {} has an empty factor; expected names joined by "
+           "'*'",
+           OpName.str(), D.Name, shapeStr(Dims));
+  }
   if (!boundedStaticNumel(Dims))
     fail("{}: target shape {} holds more than 2^48 elements", OpName.str(),
          shapeStr(Dims));

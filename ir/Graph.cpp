@@ -90,9 +90,9 @@ NodeId Graph::addNode(Node N) {
 
 void Graph::noteDims(llvm::ArrayRef<Dim> Dims) {
   for (const Dim &D : Dims)
-    if (D.isDynamic() &&
-        std::find(DynDims.begin(), DynDims.end(), D.Name) == DynDims.end())
-      DynDims.push_back(D.Name);
+    for (llvm::StringRef F : D.factors())
+      if (std::find(DynDims.begin(), DynDims.end(), F) == DynDims.end())
+        DynDims.push_back(F.str());
 }
 
 static bool validName(llvm::StringRef Name) { return !Name.empty(); }
@@ -116,10 +116,15 @@ Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims) {
   if (Dims.size() > MaxRank)
     fail("input '{}': rank {} is not supported (expected rank 0 to {})",
          Name.str(), Dims.size(), MaxRank);
-  for (const Dim &D : Dims)
+  for (const Dim &D : Dims) {
     if (!D.isDynamic() && D.Size < 0)
       fail("input '{}': dim {} is negative in shape {}", Name.str(), D.Size,
            shapeStr(Dims));
+    if (!D.validName())
+      fail("input '{}': dim '{}' in shape {} has an empty factor; expected names joined "
+           "by '*'",
+           Name.str(), D.Name, shapeStr(Dims));
+  }
   if (!boundedStaticNumel(Dims))
     fail("input '{}': shape {} holds more than 2^48 elements", Name.str(),
          shapeStr(Dims));

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CheckedArithmetic.h>
 
 #include <algorithm>
@@ -61,6 +62,22 @@ DType promoteTypes(DType A, DType B) {
   return DType::F32; // f32 with a half type, or f16 with bf16
 }
 
+llvm::SmallVector<llvm::StringRef, 2> Dim::factors() const {
+  llvm::SmallVector<llvm::StringRef, 2> F;
+  if (isDynamic())
+    llvm::StringRef(Name).split(F, '*');
+  return F;
+}
+
+std::string Dim::canonicalName(llvm::StringRef N) {
+  if (!N.contains('*'))
+    return N.str();
+  llvm::SmallVector<llvm::StringRef, 4> F;
+  N.split(F, '*');
+  std::sort(F.begin(), F.end());
+  return llvm::join(F, "*");
+}
+
 std::string Dim::str() const {
   return isDynamic() ? Name : std::to_string(Size);
 }
@@ -89,8 +106,8 @@ bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
                   std::vector<std::string> &Names) {
     Static = boundedStaticNumel(S);
     for (const Dim &D : S)
-      if (D.isDynamic())
-        Names.push_back(D.Name);
+      for (llvm::StringRef F : D.factors())
+        Names.push_back(F.str());
     std::sort(Names.begin(), Names.end());
   };
   std::optional<int64_t> SA, SB;

@@ -37,7 +37,10 @@ inline bool isInt(DType T) { return T == DType::I32 || T == DType::I64; }
 /// and f16 with bf16 gives f32; within integers i64 > i32.
 DType promoteTypes(DType A, DType B);
 
-/// A static dim (Size >= 0) or a dynamic one bound by name at run time.
+/// A static dim (Size >= 0) or a dynamic one bound by name at run time. A
+/// dynamic dim may be a product of names, "B*T" (a reshape of [B, T, H] to
+/// [B*T, H]): its size is the product of the names' bound sizes. The factors
+/// are kept sorted ("T*B" is "B*T"), so equal products compare equal.
 struct Dim {
   int64_t Size = 0;
   std::string Name; // non-empty => dynamic
@@ -45,8 +48,20 @@ struct Dim {
   Dim() = default;
   Dim(int64_t S) : Size(S) {}
   Dim(int S) : Size(S) {}
-  Dim(const char *N) : Name(N) {}
-  Dim(std::string N) : Name(std::move(N)) {}
+  Dim(const char *N) : Name(canonicalName(N)) {}
+  Dim(std::string N) : Name(canonicalName(N)) {}
+
+  /// The names a dynamic dim multiplies (one for a plain name).
+  llvm::SmallVector<llvm::StringRef, 2> factors() const;
+  /// False for a dynamic name with an empty factor ("B**T", "*T").
+  bool validName() const {
+    for (llvm::StringRef F : factors())
+      if (F.empty())
+        return false;
+    return true;
+  }
+  /// N with its '*'-separated factors sorted.
+  static std::string canonicalName(llvm::StringRef N);
 
   bool isDynamic() const { return !Name.empty(); }
   bool isStatic(int64_t S) const { return !isDynamic() && Size == S; }

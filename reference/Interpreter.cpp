@@ -47,15 +47,18 @@ std::vector<int64_t> resolveShape(llvm::ArrayRef<Dim> Dims,
       Out.push_back(D.Size);
       continue;
     }
-    auto It = Bound.find(D.Name);
-    if (It == Bound.end())
-      fail("unbound dynamic dim '{}' in shape {}; bind it in Bindings.Dims "
-           "(bound: {})",
-           D.Name, shapeStr(Dims), keysStr(Bound));
-    if (It->second < 0)
-      fail("dynamic dim '{}' is bound to {}; expected a size >= 0", D.Name,
-           It->second);
-    Out.push_back(It->second);
+    int64_t Size = 1;
+    for (llvm::StringRef F : D.factors()) {
+      auto It = Bound.find(F.str());
+      if (It == Bound.end())
+        fail("unbound dynamic dim '{}' in shape {}; bind it in Bindings.Dims "
+             "(bound: {})",
+             F.str(), shapeStr(Dims), keysStr(Bound));
+      if (It->second < 0)
+        fail("dynamic dim '{}' is bound to {}; expected a size >= 0", F.str(), It->second);
+      Size *= It->second; // each bound size and the product: at most 2^48 (checked by callers)
+    }
+    Out.push_back(Size);
   }
   return Out;
 }
