@@ -52,21 +52,45 @@ void buildChain(Graph &G, DType T, int Ops, int SinEvery) {
   G.output("out", V);
 }
 
+Graph workloadGraph(llvm::StringRef Id) {
+  for (const Workload &W : allWorkloads())
+    if (W.Id == Id)
+      return buildWorkloadGraph(W);
+  fail("no workload {}", Id.str());
+}
+
 struct Case {
   std::string Name, What;
-  std::function<void(Graph &)> Build;
+  std::function<Graph()> Make;
 };
+
+/// A Case's graph from a builder of a Graph in place.
+std::function<Graph()> built(std::function<void(Graph &)> Build) {
+  return [Build] {
+    Graph G;
+    Build(G);
+    return G;
+  };
+}
 
 std::vector<Case> allCases() {
   return {
       {"add_rmsnorm", "C1: residual add + RMSNorm, bf16, H=4096",
-       [](Graph &G) { buildAddRmsNorm(G, DType::BF16, 4096); }},
+       built([](Graph &G) { buildAddRmsNorm(G, DType::BF16, 4096); })},
       {"chain50_f32", "50 element-wise ops, 10 sin, f32 [B,4096]",
-       [](Graph &G) { buildChain(G, DType::F32, 50, 5); }},
+       built([](Graph &G) { buildChain(G, DType::F32, 50, 5); })},
       {"chain50_bf16", "50 element-wise ops, 10 sin, bf16 [B,4096]",
-       [](Graph &G) { buildChain(G, DType::BF16, 50, 5); }},
+       built([](Graph &G) { buildChain(G, DType::BF16, 50, 5); })},
       {"chain500_f32", "500 element-wise ops, 100 sin, f32 [B,4096]",
-       [](Graph &G) { buildChain(G, DType::F32, 500, 5); }},
+       built([](Graph &G) { buildChain(G, DType::F32, 500, 5); })},
+      // Issue 14's patterns (target: <= 200 ms cold on the H200 host).
+      {"bias_grad", "W10's column sum", [] { return workloadGraph("W10"); }},
+      {"group_norm", "W11, GroupNorm(32) + affine", [] { return workloadGraph("W11"); }},
+      {"head_rmsnorm", "W12, per-head RMSNorm", [] { return workloadGraph("W12"); }},
+      {"qk_norm_rope", "W13, QK-norm + RoPE", [] { return workloadGraph("W13"); }},
+      {"permute_add", "W14, permute + add", [] { return workloadGraph("W14"); }},
+      {"transpose_add", "W15, transpose + 1 (tiles)",
+       [] { return workloadGraph("W15"); }},
   };
 }
 
@@ -113,8 +137,7 @@ int main(int Argc, char **Argv) {
     for (const Case &C : allCases()) {
       if (!Names.empty() && std::find(Names.begin(), Names.end(), C.Name) == Names.end())
         continue;
-      Graph G;
-      C.Build(G);
+      Graph G = C.Make();
       std::vector<double> Wall, All;
       std::string Source;
       unsigned Kernels = 0, Deferred = 0;

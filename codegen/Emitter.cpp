@@ -140,6 +140,31 @@ Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool La
 Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
   Coords D = C;
   D.Relabeled = false;
+  // A whole chunk of the aligned variant starts at a multiple of Vec of the
+  // linear index (the row length is one too); when S's last dim is also a
+  // multiple, the chunk's lanes share every coordinate but the last. Then
+  // only the last coordinate is per lane, and a broadcast operand (GroupNorm's
+  // [C, 1] weight) is one load a chunk instead of one a lane, without a
+  // division per lane.
+  if (!Peel && Vec > 1 && VectorLoads && C.ColRel && C.Off == 0 && !C.LaneDep &&
+      !S.empty() && !S.back().isDynamic() && S.back().Size % Vec == 0) {
+    std::string Key = "lin0|";
+    for (const std::string &O : C.Outer)
+      Key += O + ",";
+    std::string Lin0 = lookup(Key);
+    if (Lin0.empty()) {
+      int Saved = Lane;
+      Lane = 0;
+      Lin0 = fresh("t");
+      line("const " + indexType() + " " + Lin0 + " = " + linearIndex(D, P.Domain) + ";");
+      Lane = Saved;
+      remember(Key, Lin0);
+    }
+    Coords R = unflatten(Lin0, S, /*LaneDep=*/false);
+    if (Lane != 0)
+      R.Last = fmt::format("({} + {})", R.Last, Lane);
+    return R;
+  }
   // One linear index per lane and coordinates, shared by the node's
   // broadcast operands (GroupNorm's weight and bias).
   std::string LinKey = "lin|" + key(0, C);
