@@ -56,7 +56,10 @@ Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Di
                         const CheckOptions &Opts = {});
 
 /// Compiles (and on a GPU runs and compares) G; returns the number of
-/// outputs compared on the GPU (0 without one). On a GPU, a fused plan with
+/// outputs compared on the GPU (0 without one). An output element passes
+/// the rtol rule (toleranceFor) or, failing it, the reference's per-element
+/// error bound (reference/ErrorBound.h), as in the random-graph tier: a sum
+/// that cancels to a small result carries the rounding of its terms. On a GPU, a fused plan with
 /// horizontal launches is also run with one launch per kernel
 /// (CompileOptions::HorizontalFusion off), so each form has the reference
 /// as its oracle. Fails the current Catch2
