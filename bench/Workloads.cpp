@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W10 ---------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W15 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -27,6 +27,21 @@ static Workload addRmsNorm(DType T, int64_t H) {
           {{"B", 16384}},
           {{"B", 5}},
           {{"eps", 1e-6}}};
+}
+
+/// A workload timing the example graph Build makes (its scalars too).
+static Workload exampleWorkload(std::string Id, std::string Desc,
+                                examples::ExampleGraph (*Build)(),
+                                std::map<std::string, int64_t> Dims,
+                                std::map<std::string, int64_t> CheckDims) {
+  Workload W;
+  W.Id = W.Group = std::move(Id);
+  W.Desc = std::move(Desc);
+  W.Make = [Build] { return std::move(*Build().G); };
+  W.Dims = std::move(Dims);
+  W.CheckDims = std::move(CheckDims);
+  W.Scalars = Build().Scalars;
+  return W;
 }
 
 std::vector<Workload> allWorkloads() {
@@ -107,13 +122,9 @@ std::vector<Workload> allWorkloads() {
   W.push_back(std::move(W8));
   // The decode layer: the llama_block example (both residual adds +
   // RMSNorms, RoPE on q and k, SwiGLU) at one token, per call like W8.
-  Workload W9;
-  W9.Id = W9.Group = "W9";
-  W9.Desc = "decode layer: llama_block example, bf16, T=1, per call back-to-back";
-  W9.Make = [] { return std::move(*examples::buildLlamaBlock().G); };
-  W9.Dims = {{"T", 1}};
-  W9.CheckDims = {{"T", 3}};
-  W9.Scalars = examples::buildLlamaBlock().Scalars;
+  Workload W9 = exampleWorkload(
+      "W9", "decode layer: llama_block example, bf16, T=1, per call back-to-back",
+      examples::buildLlamaBlock, {{"T", 1}}, {{"T", 3}});
   W9.PerCall = true;
   W.push_back(std::move(W9));
   // The column (outer-axis) reduction of issue 14: a bias gradient, f32
@@ -130,33 +141,18 @@ std::vector<Workload> allWorkloads() {
   // Views after a reduction (issue 14): GroupNorm(32) with its
   // per-channel affine, and per-head RMSNorm written back as [T, 4096]; both
   // one kernel, the example graphs.
-  Workload W11;
-  W11.Id = W11.Group = "W11";
-  W11.Desc = "GroupNorm(32) + affine, f16 [8,320,64*64] (group_norm example)";
-  W11.Make = [] { return std::move(*examples::buildGroupNorm().G); };
-  W11.Dims = {{"N", 8}};
-  W11.CheckDims = {{"N", 2}};
-  W11.Scalars = examples::buildGroupNorm().Scalars;
-  W.push_back(std::move(W11));
-  Workload W12;
-  W12.Id = W12.Group = "W12";
-  W12.Desc = "per-head RMSNorm [T,32,128] back to [T,4096], bf16, T=16384 (head_rmsnorm example)";
-  W12.Make = [] { return std::move(*examples::buildHeadRmsNorm().G); };
-  W12.Dims = {{"T", 16384}};
-  W12.CheckDims = {{"T", 3}};
-  W12.Scalars = examples::buildHeadRmsNorm().Scalars;
-  W.push_back(std::move(W12));
+  W.push_back(exampleWorkload("W11",
+                              "GroupNorm(32) + affine, f16 [8,320,64*64] (group_norm example)",
+                              examples::buildGroupNorm, {{"N", 8}}, {{"N", 2}}));
+  W.push_back(exampleWorkload(
+      "W12", "per-head RMSNorm [T,32,128] back to [T,4096], bf16, T=16384 (head_rmsnorm example)",
+      examples::buildHeadRmsNorm, {{"T", 16384}}, {{"T", 3}}));
   // QK-norm + RoPE (parts of rows): one row kernel per tensor, one launch.
-  Workload W13;
-  W13.Id = W13.Group = "W13";
-  W13.Desc = "QK-norm + RoPE, bf16 q [T,32,128], k [T,8,128], T=16384 (qk_norm_rope example)";
-  W13.Make = [] { return std::move(*examples::buildQkNormRope().G); };
-  W13.Dims = {{"T", 16384}};
-  W13.CheckDims = {{"T", 3}};
-  W13.Scalars = examples::buildQkNormRope().Scalars;
-  W.push_back(std::move(W13));
+  W.push_back(exampleWorkload(
+      "W13", "QK-norm + RoPE, bf16 q [T,32,128], k [T,8,128], T=16384 (qk_norm_rope example)",
+      examples::buildQkNormRope, {{"T", 16384}}, {{"T", 3}}));
   // Permutes (issue 14): heads to the front with the innermost axis kept,
-  // and a transpose of the innermost axis (read per lane: the weak case).
+  // and a transpose of the innermost axis (transpose tiles).
   W.push_back({"W14", "W14", "permute(q, {0,2,1,3}) + y, bf16 q [8,2048,32,128] -> [8,32,2048,128]",
                [](Graph &G) {
                  Value Q = G.input("q", DType::BF16, {"B", 2048, 32, 128});

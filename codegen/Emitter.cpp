@@ -66,13 +66,14 @@ int Emitter::dimIndex(llvm::StringRef Name) const {
 
 std::string Emitter::dimExpr(const Dim &D) const {
   if (D.isDynamic()) {
+    llvm::SmallVector<llvm::StringRef, 2> Factors = D.factors();
     std::string Out;
-    for (llvm::StringRef F : D.factors()) {
+    for (llvm::StringRef F : Factors) {
       int I = dimIndex(F);
       JITFUSE_CHECK(I >= 0, "dynamic dim missing from the plan");
       Out += (Out.empty() ? "d_" : " * d_") + std::to_string(I);
     }
-    return D.factors().size() == 1 ? Out : "(" + Out + ")";
+    return Factors.size() == 1 ? Out : "(" + Out + ")";
   }
   return D.Size > INT32_MAX ? std::to_string(D.Size) + "LL"
                             : std::to_string(D.Size);
@@ -121,7 +122,7 @@ bool Emitter::isDomainCoords(const Coords &C) const {
          C.Outer == domainCoords().Outer;
 }
 
-Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep) {
+Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep) const {
   Coords R;
   if (S.empty()) {
     R.Rank0 = true;
@@ -546,9 +547,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     JITFUSE_CHECK(!C.Relabeled, "a row's reduced value is read at the row's coordinates");
     return R->second;
   }
-  if (auto It = Kept.find(N); It != Kept.end() && KeptActive && !C.Rank0 && !C.Flat &&
-                              C.ColRel && C.Off == 0 && !C.LaneDep &&
-                              C.Outer == domainCoords().Outer)
+  if (auto It = Kept.find(N); It != Kept.end() && KeptActive && isDomainCoords(C))
     return fmt::format("{}[j].V[{}]", It->second, Lane);
   std::string K = key(N, C);
   if (std::string V = lookup(K); !V.empty())

@@ -160,7 +160,7 @@ private:
   /// Coordinates of operand O of node Nd evaluated at C.
   Coords operandCoords(const Coords &C, const Node &Nd, const Node &O);
   /// Coordinates of shape S of the element at linear index Lin.
-  Coords unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep);
+  Coords unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep) const;
 
   const Graph &G;
   const KernelPlan &P;

@@ -24,6 +24,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace jitfuse::codegen {
 
 void KernelWriter::transposeBody() {
@@ -37,35 +39,33 @@ void KernelWriter::transposeBody() {
   E.line(fmt::format("const {0} jf_r0 = ({0})blockIdx.x / jf_tc * {1};", IT, D));
   E.line(fmt::format("const {0} jf_c0 = ({0})blockIdx.x % jf_tc * {1};", IT, D));
   E.line("const int tx = threadIdx.x, ty = threadIdx.y;");
-  // Tile element (a, b) of thread (tx, ty), step (h, k): a along the
-  // thread's warp (consecutive tx), b across the warps.
-  for (int H = 0; H < D / W; ++H)
-    for (int K = 0; K < D / Rw; ++K) {
-      std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
-      E.open("");
-      E.line(fmt::format("const {} row = jf_r0 + {};", IT, A));
-      E.line(fmt::format("const {} col = jf_c0 + {};", IT, B));
-      E.open(fmt::format("if (row < jf_rows && col < {})", L));
-      outerCoords("row");
-      std::string V = E.value(T.Operands[0], E.permutedCoords(T, E.domainCoords()));
-      E.line(fmt::format("jf_tile[{}][{}] = {};", B, A, V));
-      E.close();
-      E.close();
-    }
+  // Each step (h, k) of a phase: tile element (a, b) of thread (tx, ty), a
+  // along the thread's warp (consecutive tx), b across the warps; the domain
+  // element (row, col) is (a, b) in phase 1 and (b, a) in phase 2.
+  auto EachElement = [&](bool Phase2, const std::function<void(const std::string &A,
+                                                                const std::string &B)> &Body) {
+    for (int H = 0; H < D / W; ++H)
+      for (int K = 0; K < D / Rw; ++K) {
+        std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
+        E.open("");
+        E.line(fmt::format("const {} row = jf_r0 + {};", IT, Phase2 ? B : A));
+        E.line(fmt::format("const {} col = jf_c0 + {};", IT, Phase2 ? A : B));
+        E.open(fmt::format("if (row < jf_rows && col < {})", L));
+        outerCoords("row");
+        Body(A, B);
+        E.close();
+        E.close();
+      }
+  };
+  EachElement(false, [&](const std::string &A, const std::string &B) {
+    std::string V = E.value(T.Operands[0], E.permutedCoords(T, E.domainCoords()));
+    E.line(fmt::format("jf_tile[{}][{}] = {};", B, A, V));
+  });
   E.line("__syncthreads();");
-  for (int H = 0; H < D / W; ++H)
-    for (int K = 0; K < D / Rw; ++K) {
-      std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
-      E.open("");
-      E.line(fmt::format("const {} row = jf_r0 + {};", IT, B));
-      E.line(fmt::format("const {} col = jf_c0 + {};", IT, A));
-      E.open(fmt::format("if (row < jf_rows && col < {})", L));
-      outerCoords("row");
-      E.setReduced(static_cast<NodeId>(P.TransposeNode), fmt::format("jf_tile[{}][{}]", A, B));
-      storeOutputs(false, fmt::format("row * {} + col", L));
-      E.close();
-      E.close();
-    }
+  EachElement(true, [&](const std::string &A, const std::string &B) {
+    E.setReduced(static_cast<NodeId>(P.TransposeNode), fmt::format("jf_tile[{}][{}]", A, B));
+    storeOutputs(false, fmt::format("row * {} + col", L));
+  });
 }
 
 } // namespace jitfuse::codegen

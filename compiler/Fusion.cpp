@@ -24,6 +24,7 @@
 #include "compiler/ReduceAxes.h"
 
 #include "compiler/Recompute.h"
+#include "support/Error.h"
 
 #include <llvm/ADT/STLExtras.h>
 
@@ -72,6 +73,11 @@ private:
   std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
+  /// Whether node O is computed by one of the clusters S being merged.
+  bool inMerge(llvm::ArrayRef<unsigned> S, NodeId O) {
+    int C = clusterOf(O);
+    return C >= 0 && llvm::is_contained(S, static_cast<unsigned>(C));
+  }
   std::optional<Refusal> readsOtherLayout(llvm::ArrayRef<unsigned> S, NodeId N,
                                           llvm::ArrayRef<Dim> Row);
   void join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind, Shape Domain);
@@ -136,9 +142,7 @@ std::optional<Refusal> Fuser::readsOtherLayout(llvm::ArrayRef<unsigned> S, NodeI
   const Node &Nd = G.node(N);
   for (NodeId O : Nd.Operands) {
     const Node &On = G.node(O);
-    int OC = clusterOf(O);
-    bool Inside = OC >= 0 && llvm::is_contained(S, static_cast<unsigned>(OC));
-    if (!Inside || sameShape(On.Dims, Nd.Dims) ||
+    if (!inMerge(S, O) || sameShape(On.Dims, Nd.Dims) ||
         staticNumel(On.Dims) == std::optional<int64_t>(1) ||
         (Nd.Kind == Op::Reshape && sameNumel(On.Dims, Row)))
       continue;
@@ -201,8 +205,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                      "rows " + shapeStr(Row) + " and " + shapeStr(OpShape)};
     HaveRow = true;
     Row = OpShape;
-  } else if (HaveRow && Nd.Kind == Op::Permute &&
-             llvm::any_of(S, [&](unsigned C) { return clusterOf(Nd.Operands[0]) == int(C); })) {
+  } else if (HaveRow && Nd.Kind == Op::Permute && inMerge(S, Nd.Operands[0])) {
     // The kernel computes a node at the coordinates it is read at; a
     // permute reads its operand at other coordinates, so a value that
     // depends on a row's reduction would come from another row.
@@ -213,9 +216,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
     // Its in-kernel operands share its rows (row, reduced or part shape).
     for (NodeId O : Nd.Operands) {
       const Node &On = G.node(O);
-      int OC = clusterOf(O);
-      bool Inside = OC >= 0 && llvm::is_contained(S, static_cast<unsigned>(OC));
-      if (Inside && staticNumel(On.Dims) != std::optional<int64_t>(1) &&
+      if (inMerge(S, O) && staticNumel(On.Dims) != std::optional<int64_t>(1) &&
           (On.Dims.size() != Row.size() ||
            llvm::ArrayRef<Dim>(On.Dims).drop_back() != llvm::ArrayRef<Dim>(Row).drop_back()))
         return Refusal{BoundaryReason::RowDomainMismatch,
@@ -557,7 +558,9 @@ Partition fuseGraph(const Graph &G) {
     Partition P = F.run();
     if (F.escapedRowParts().empty())
       return P;
+    size_t Before = WholeRowsOnly.size();
     WholeRowsOnly.insert(F.escapedRowParts().begin(), F.escapedRowParts().end());
+    JITFUSE_CHECK(WholeRowsOnly.size() > Before, "a banned part of a row escaped again");
   }
 }
 
