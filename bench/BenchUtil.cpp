@@ -68,14 +68,24 @@ DeviceSet allocateSet(const Executable &X, const std::map<std::string, int64_t> 
                       PatternFiller &Filler, uint64_t Salt) {
   DeviceSet S;
   S.Buffers.reserve(X.inputs().size() + X.outputs().size());
+  // A strided tensor's buffer spans its strides (its gaps filled too).
+  auto Elems = [&](const TensorDesc &T) {
+    std::vector<int64_t> Sizes = resolveShape(T.Dims, Dims);
+    if (T.Strides.empty())
+      return numelOf(Sizes);
+    std::optional<int64_t> Span = stridedSpan(Sizes, resolveShape(T.Strides, Dims));
+    if (!Span)
+      fail("bench: tensor '{}' spans more than 2^48 elements", T.Name);
+    return *Span;
+  };
   for (const TensorDesc &T : X.inputs()) {
-    int64_t N = numelOf(resolveShape(T.Dims, Dims));
+    int64_t N = Elems(T);
     S.Buffers.emplace_back(std::max<size_t>(N * dtypeBytes(T.Type), 16));
     Filler.fill(S.Buffers.back().ptr(), T.Type, N, Salt++);
     S.In.push_back(S.Buffers.back().ptr());
   }
   for (const TensorDesc &T : X.outputs()) {
-    int64_t N = numelOf(resolveShape(T.Dims, Dims));
+    int64_t N = Elems(T);
     S.Buffers.emplace_back(std::max<size_t>(N * dtypeBytes(T.Type), 16));
     S.Out.push_back(S.Buffers.back().ptr());
   }

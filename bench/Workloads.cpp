@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W15 ---------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W16 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -169,6 +169,22 @@ std::vector<Workload> allWorkloads() {
                },
                {{"R", 8192}},
                {{"R", 5}},
+               {}});
+  // Strided inputs (issue 14): RMSNorm of a slice of a wider buffer (the
+  // first 4096 of each 4224-element row, as a fused QKV projection's q or a
+  // KV-cache page), read in place; the row stride is a run-time dim.
+  W.push_back({"W16", "W16",
+               "RMSNorm of x[:, :4096] read in place from a bf16 [16384, 4224] buffer "
+               "(strides {ld, 1})",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"T", 4096}, {"ld", 1});
+                 Value Wt = G.input("w", DType::BF16, {4096});
+                 Value Xf = cast(X, DType::F32);
+                 Value Y = Xf * rsqrt(mean(Xf * Xf) + 1e-6) * cast(Wt, DType::F32);
+                 G.output("y", cast(Y, DType::BF16));
+               },
+               {{"T", 16384}, {"ld", 4224}},
+               {{"T", 3}, {"ld", 4101}},
                {}});
   return W;
 }

@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W15, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W16, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -152,6 +152,14 @@ def transpose_add(x):
     return (x.t() + 1).contiguous()
 
 
+def strided_rmsnorm(x, w):
+    """W16: RMSNorm of a non-contiguous slice (x = buf[:, :4096])."""
+    if hasattr(F, "rms_norm"):
+        return F.rms_norm(x, (x.shape[-1],), w, 1e-6)
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(x.dtype)
+
+
 def rope(q, cos, sin):
     half = q.shape[-1] // 2
     x1, x2 = q[..., :half], q[..., half:]
@@ -226,6 +234,9 @@ def workloads():
         ("W14", "W14", permute_add,
          lambda: [rand((8, 2048, 32, 128), bf16), rand((8, 32, 2048, 128), bf16)], False),
         ("W15", "W15", transpose_add, lambda: [rand((8192, 8192), bf16)], False),
+        # The slice is the input: min bytes count its elements, not the buffer's.
+        ("W16", "W16", strided_rmsnorm,
+         lambda: [rand((16384, 4224), bf16)[:, :4096], rand((4096,), bf16)], False),
     ]
     return w
 

@@ -145,6 +145,10 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     if (!sameNumel(Nd.Dims, P.Domain))
       continue; // per-row outputs are stored after the row loop
     std::string ST = storageType(Nd.Type);
+    if (!G.stridesOf(N).empty()) {
+      storeStrided(O, Vector);
+      continue;
+    }
     if (ScalarPart) {
       lanes(false, [&](int) {
         E.line(fmt::format("out_{}[{}] = {};", O, Base, storedValue(N)));
@@ -170,6 +174,40 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
       E.line(fmt::format("out_{}[{}] = {};", O, Idx, storedValue(N)));
     });
   }
+}
+
+void KernelWriter::storeStrided(size_t O, bool Vector) {
+  NodeId N = P.Outputs[O];
+  const Node &Nd = G.node(N);
+  std::string ST = storageType(Nd.Type);
+  Coords C = E.domainCoordsOf(N);
+  // Consecutive lanes are consecutive elements when the last stride is 1
+  // and the output has the domain's shape: one wide store, checked for
+  // alignment per chunk (peeled) or guaranteed by the launch (aligned
+  // variant: exec/LaunchTable.cpp checks dynamic strides).
+  bool Wide = Vector && Vec > 1 && !ScalarPart && !C.Flat && !C.Relabeled && !C.Rank0 &&
+              G.stridesOf(N).back().isStatic(1) && (Peel || E.stridedRowsAligned(N));
+  if (Wide) {
+    std::string Base = E.address(N, C, Nd.Dims); // lane 0
+    std::string SV = E.fresh("sv");
+    E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
+    lanes(true, [&](int K) { E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N))); });
+    if (Peel)
+      E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
+                         Vec, O, Base, SV,
+                         E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
+    else
+      E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+    return;
+  }
+  // One element a lane, at the output's own coordinates; lanes outside a
+  // peeled chunk store nothing.
+  bool Guard = Peel && !ScalarPart && E.chunk() != ChunkKind::Whole;
+  lanes(Vector, [&](int) {
+    std::string Addr = E.address(N, E.ownCoords(N, C), Nd.Dims);
+    std::string St = fmt::format("out_{}[{}] = {};", O, Addr, storedValue(N));
+    E.line(Guard ? fmt::format("if {} {}", E.laneValid(), St) : St);
+  });
 }
 
 void KernelWriter::flatTail(const std::string &N,
@@ -356,16 +394,17 @@ void KernelWriter::leadPhase() {
            (Relabel && !P.Flat && sameNumel(Nd.Dims, P.Domain)) ||
            (P.Flat && staticNumel(Nd.Dims) != std::optional<int64_t>(1));
   };
+  // A strided tensor's rows start at their own phases: never the lead.
   for (bool Relabel : {false, true})
     for (size_t I = 0; I < P.Inputs.size(); ++I)
-      if (Whole(P.Inputs[I], Relabel)) {
+      if (Whole(P.Inputs[I], Relabel) && G.stridesOf(P.Inputs[I]).empty()) {
         E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
                            storageType(G.node(P.Inputs[I]).Type), Vec, I));
         E.setLeadInput(static_cast<int>(I));
         return;
       }
   for (size_t O = 0; O < P.Outputs.size(); ++O)
-    if (Whole(P.Outputs[O], true)) {
+    if (Whole(P.Outputs[O], true) && G.stridesOf(P.Outputs[O]).empty()) {
       E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
                          storageType(G.node(P.Outputs[O]).Type), Vec, O));
       return;

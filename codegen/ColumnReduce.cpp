@@ -145,13 +145,22 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     E.line(fmt::format("{0} = {1}({0}, jf_col[i][lc]);", Tot, F));
     E.close();
   });
+  // The [1, C] output's element oc (a strided output: at its last stride).
+  std::string Oc = "oc";
+  if (!G.stridesOf(Red).empty()) {
+    Coords At;
+    At.Outer.assign(Nd.rank() - 1, "0");
+    At.ColRel = false;
+    At.Last = "oc";
+    Oc = E.address(Red, At, Nd.Dims);
+  }
   auto Store = [&](const std::string &Tot) {
     E.open("if (oc < ncols)");
     if (Nd.Kind == Op::ReduceMean)
-      E.line(fmt::format("out_0[oc] = {};",
+      E.line(fmt::format("out_0[{}] = {};", Oc,
                          storeConvert(Nd.Type, fmt::format("{} / ({})nrows", Tot, AT))));
     else
-      E.line(fmt::format("out_0[oc] = {};", storeConvert(Nd.Type, Tot)));
+      E.line(fmt::format("out_0[{}] = {};", Oc, storeConvert(Nd.Type, Tot)));
     E.close();
   };
   E.open("if (nsplit == 1)");

@@ -311,16 +311,64 @@ std::string Emitter::linearIndex(const Coords &C, llvm::ArrayRef<Dim> S) {
   return Out.empty() ? "0" : "(" + Out + ")";
 }
 
-std::string Emitter::load(NodeId N, const Coords &C) {
+Coords Emitter::ownCoords(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
+  if (C.Flat)
+    return unflatten(lastExpr(C), Nd.Dims, /*LaneDep=*/true);
+  if (C.Relabeled)
+    return realCoords(C, Nd.Dims);
+  return C;
+}
+
+std::string Emitter::memStride(NodeId N, llvm::ArrayRef<Dim> Dims, unsigned I) const {
+  llvm::ArrayRef<Dim> S = G.stridesOf(N);
+  return S.empty() ? strideExpr(Dims, I) : dimExpr(S[I]);
+}
+
+bool Emitter::stridedRowsAligned(NodeId N) const {
+  llvm::ArrayRef<Dim> S = G.stridesOf(N);
+  if (!S.back().isStatic(1))
+    return false;
+  // Dynamic strides: the launch runs a wide variant only when they are
+  // multiples of its width (exec/LaunchTable.cpp, stride alignment).
+  for (size_t I = 0; I + 1 < S.size(); ++I)
+    if (!S[I].isDynamic() && S[I].Size % Vec != 0)
+      return false;
+  return true;
+}
+
+std::string Emitter::address(NodeId N, const Coords &C, llvm::ArrayRef<Dim> Dims) {
+  llvm::ArrayRef<Dim> S = G.stridesOf(N);
+  if (S.empty())
+    return linearIndex(C, Dims);
+  JITFUSE_CHECK(!C.Flat && !C.Relabeled, "strided tensors are addressed at their own coordinates");
+  if (C.Rank0 || S.empty())
+    return "0";
+  std::string Out;
+  for (size_t I = 0; I + 1 < S.size(); ++I)
+    if (C.Outer[I] != "0")
+      Out += (Out.empty() ? "" : " + ") + C.Outer[I] + " * " + dimExpr(S[I]);
+  std::string Last = lastExpr(C);
+  if (Last != "0")
+    Out += (Out.empty() ? "" : " + ") + Last +
+           (S.back().isStatic(1) ? "" : " * " + dimExpr(S.back()));
+  return Out.empty() ? "0" : "(" + Out + ")";
+}
+
+std::string Emitter::load(NodeId N, const Coords &At) {
+  const Node &Nd = G.node(N);
+  std::string K = key(N, At);
+  if (std::string V = lookup(K); !V.empty())
+    return V;
+  // A strided tensor is read at its own coordinates: its strides do not
+  // follow the domain's linear index.
+  bool Strided = !G.stridesOf(N).empty();
+  Coords C = Strided ? ownCoords(N, At) : At;
   // Relabeled: the input's element of the domain's linear index.
   llvm::ArrayRef<Dim> Dims = C.Relabeled ? llvm::ArrayRef<Dim>(P.Domain) : Nd.Dims;
   int Idx = inputIndex(N);
   std::string Param = "in_" + std::to_string(Idx);
   std::string ST = storageType(Nd.Type);
-  std::string K = key(N, C);
-  if (std::string V = lookup(K); !V.empty())
-    return V;
   if (C.Rank0 || staticNumel(Nd.Dims) == std::optional<int64_t>(1)) {
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[0]"));
     remember(K, V);
@@ -331,18 +379,19 @@ std::string Emitter::load(NodeId N, const Coords &C) {
   if (!C.Flat) {
     for (size_t I = 0; I + 1 < Dims.size(); ++I)
       if (C.Outer[I] != "0")
-        Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " +
-                 strideExpr(Dims, I);
+        Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " + memStride(N, Dims, I);
     const Dim &Last = Dims.back();
     // A peeled kernel checks each chunk's alignment at run time, so any
     // row-contiguous access may try the wide load; the ladder's variants
     // need it aligned for every row.
+    bool RowsAligned = Strided ? stridedRowsAligned(N)
+                               : !Last.isDynamic() && Last.Size % Vec == 0;
     Vectorizable = Vectorizable && C.ColRel &&
-                   (Peel || (C.Off % Vec == 0 &&
-                             (Outer.empty() || (!Last.isDynamic() && Last.Size % Vec == 0))));
+                   (!Strided || G.stridesOf(N).back().isStatic(1)) &&
+                   (Peel || (C.Off % Vec == 0 && (Outer.empty() || RowsAligned)));
   }
   if (!Vectorizable) {
-    std::string Addr = linearIndex(C, Dims);
+    std::string Addr = address(N, C, Dims);
     std::string Elem = Param + "[" + Addr + "]";
     // An address that is the same for every lane (a row's broadcast value)
     // is inside the tensor whenever the row is, and its value is shared by

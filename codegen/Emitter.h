@@ -126,6 +126,23 @@ public:
   std::string value(NodeId N, const Coords &C);
   /// The linear index of C in shape S (an IndexT expression).
   std::string linearIndex(const Coords &C, llvm::ArrayRef<Dim> S);
+  /// The element offset of tensor N's element at C in its buffer: the
+  /// linear index in Dims, or through N's strides (C then in N's own
+  /// coordinates: ownCoords).
+  std::string address(NodeId N, const Coords &C, llvm::ArrayRef<Dim> Dims);
+  /// Coordinates of shape S of the element at linear index Lin.
+  Coords coordsOfIndex(const std::string &Lin, llvm::ArrayRef<Dim> S) const {
+    return unflatten(Lin, S, /*LaneDep=*/false);
+  }
+  /// Coordinates of N's own shape for C: a flat or relabeled C made real
+  /// (per lane).
+  Coords ownCoords(NodeId N, const Coords &C);
+  /// The stride of dim I of tensor N in memory: declared (Graph::stridesOf)
+  /// or contiguous in Dims.
+  std::string memStride(NodeId N, llvm::ArrayRef<Dim> Dims, unsigned I) const;
+  /// Strided N: whether the aligned variant's chunks of its rows are whole
+  /// vectors (a last stride of 1, static outer strides multiples of Vec).
+  bool stridedRowsAligned(NodeId N) const;
 
   std::string dimExpr(const Dim &D) const;
   std::string strideExpr(llvm::ArrayRef<Dim> S, unsigned I) const;

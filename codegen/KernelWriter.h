@@ -34,6 +34,8 @@ private:
   std::string rowsExpr() const;
   void outerCoords(const std::string &Row);
   void storeOutputs(bool Vector, const std::string &Base);
+  /// storeOutputs of output O, declared strided: at its strides.
+  void storeStrided(size_t O, bool Vector);
   /// The storage-type expression of whole-domain output N at the current
   /// lane.
   std::string storedValue(NodeId N);

@@ -312,7 +312,13 @@ void KernelWriter::rowBody() {
       E.open("if (" + rankZero("tx == 0") + ")");
     Any = true;
     std::string V = E.value(P.Outputs[O], PerRow);
-    E.line(fmt::format("out_{}[rowc] = {};", O, storeConvert(Nd.Type, V)));
+    // A strided per-row output: its element of row rowc at its strides.
+    std::string Addr = "rowc";
+    if (!G.stridesOf(P.Outputs[O]).empty())
+      Addr = E.address(P.Outputs[O],
+                       Nd.rank() == P.Domain.size() ? PerRow : E.coordsOfIndex("rowc", Nd.Dims),
+                       Nd.Dims);
+    E.line(fmt::format("out_{}[{}] = {};", O, Addr, storeConvert(Nd.Type, V)));
   }
   if (Any)
     E.close();

@@ -152,13 +152,47 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
                        shapeStr(S) + ", which the merge joins with other axes");
     }
   }
-  return G.relabeled([&](NodeId Id, Node &N) {
+  // A strided input or output seen through the merge: the merged dim's
+  // stride is its innermost dim's, right when the merged dims are
+  // contiguous among themselves (a padded row of [C/G, HW] is).
+  auto MergedStrides = [&](NodeId Id, llvm::ArrayRef<Dim> S, const char *What) -> Shape {
+    if (S.empty() || !Changed[Id])
+      return Shape(S.begin(), S.end());
+    const Shape &From = G.node(Id).Dims;
+    size_t First = From.size() - M->Tail.size();
+    // The merged dims (those of one element aside) must nest: each stride
+    // the next inner one's times that dim, all static unless only one dim
+    // has more than one element.
+    llvm::SmallVector<size_t, 4> Big;
+    for (size_t J = First; J < From.size(); ++J)
+      if (!From[J].isStatic(1))
+        Big.push_back(J);
+    Shape R(S.begin(), S.begin() + First);
+    if (Big.size() <= 1) {
+      R.push_back(Big.empty() ? S.back() : S[Big.front()]);
+      return R;
+    }
+    for (size_t K = 0; K + 1 < Big.size(); ++K) {
+      const Dim &Outer = S[Big[K]], &Inner = S[Big[K + 1]];
+      if (Outer.isDynamic() || Inner.isDynamic() || From[Big[K + 1]].isDynamic() ||
+          Outer.Size != Inner.Size * From[Big[K + 1]].Size)
+        Refuse(Id, fmt::format("{} has strides {}, and the merge joins its dims {} into one "
+                               "row, which needs them static and contiguous among themselves",
+                               What, shapeStr(S), shapeStr(M->Tail)));
+    }
+    R.push_back(S[Big.back()]);
+    return R;
+  };
+  return G.relabeled(
+      [&](NodeId Id, Node &N) {
     N.Dims = Dims[Id];
+    N.Strides = MergedStrides(Id, N.Strides, "input");
     if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes && !isColumnReduction(N)) {
       N.A0 = static_cast<int64_t>(ReduceScope::LastAxis);
       N.A1 = 0;
     }
-  });
+      },
+      [&](GraphOutput &O) { O.Strides = MergedStrides(O.Id, O.Strides, "output"); });
 }
 
 } // namespace jitfuse

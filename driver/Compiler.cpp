@@ -315,9 +315,9 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   X->HaveDevice = T.HaveDevice;
   X->SmCount = T.SmCount;
   for (NodeId N : G.inputs())
-    X->Inputs.push_back({G.node(N).Name, G.node(N).Type, G.node(N).Dims});
+    X->Inputs.push_back({G.node(N).Name, G.node(N).Type, G.node(N).Dims, G.node(N).Strides});
   for (const GraphOutput &O : G.outputs())
-    X->Outputs.push_back({O.Name, G.node(O.Id).Type, G.node(O.Id).Dims});
+    X->Outputs.push_back({O.Name, G.node(O.Id).Type, G.node(O.Id).Dims, O.Strides});
   for (NodeId N : G.scalars())
     X->Scalars.push_back({G.node(N).Name, G.node(N).Type, {}});
   X->DynDims.assign(G.dynamicDims().begin(), G.dynamicDims().end());

@@ -20,6 +20,19 @@ Executable::Executable(std::unique_ptr<ExecutableImpl> I) : Impl(std::move(I)) {
     Impl->InNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
   for (const TensorDesc &T : Impl->Outputs)
     Impl->OutNumel.push_back(SizeExpr::of(T.Dims, Impl->DynDims));
+  for (bool IsOut : {false, true}) {
+    llvm::ArrayRef<TensorDesc> Ts = IsOut ? Impl->Outputs : Impl->Inputs;
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      if (Ts[I].Strides.empty())
+        continue;
+      ExecutableImpl::StridedDesc D{IsOut, static_cast<unsigned>(I), {}, {}};
+      for (size_t K = 0; K < Ts[I].Dims.size(); ++K) {
+        D.Sizes.push_back(SizeExpr::of(llvm::ArrayRef<Dim>(Ts[I].Dims[K]), Impl->DynDims));
+        D.Strides.push_back(SizeExpr::of(llvm::ArrayRef<Dim>(Ts[I].Strides[K]), Impl->DynDims));
+      }
+      Impl->Strided.push_back(std::move(D));
+    }
+  }
   Impl->prepareHotPath();
 }
 Executable::Executable(Executable &&) noexcept = default;
@@ -105,6 +118,27 @@ void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
       badPointer(Outputs[I], OutNumel[I], Out[I], "output", Dims);
 }
 
+void ExecutableImpl::checkStrides(const StridedDesc &D, llvm::ArrayRef<int64_t> Dims) const {
+  const TensorDesc &T = D.IsOutput ? Outputs[D.Index] : Inputs[D.Index];
+  llvm::SmallVector<int64_t, 4> Sizes, Steps;
+  for (size_t K = 0; K < D.Sizes.size(); ++K) {
+    Sizes.push_back(D.Sizes[K].eval(Dims));
+    Steps.push_back(D.Strides[K].eval(Dims));
+  }
+  auto Show = [&] {
+    return fmt::format("{} '{}' of shape {} = [{}] at strides {} = [{}]",
+                       D.IsOutput ? "output" : "input", T.Name, shapeStr(T.Dims),
+                       fmt::join(Sizes, ", "), shapeStr(T.Strides), fmt::join(Steps, ", "));
+  };
+  if (!stridedSpan(Sizes, Steps))
+    fail("run: {} spans more than 2^48 elements", Show());
+  if (!D.IsOutput)
+    return;
+  if (std::string Why = outputOverlap(Sizes, Steps); !Why.empty())
+    fail("run: {} overlaps itself: {}; an output needs each element at its own offset",
+         Show(), Why);
+}
+
 void ExecutableImpl::badPointer(const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
                                 const char *What, llvm::ArrayRef<int64_t> Dims) const {
   int64_t N = Numel.eval(Dims);
@@ -131,6 +165,8 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
     InNonEmpty[I] = CheckSize(Inputs[I], InNumel[I], "input");
   for (size_t I = 0; I < Outputs.size(); ++I)
     OutNonEmpty[I] = CheckSize(Outputs[I], OutNumel[I], "output");
+  for (const StridedDesc &D : Strided)
+    checkStrides(D, Dims);
   growIntermediates(Dims);
   for (LaunchPlan &L : Launches) {
     if (L.Parts.empty()) {
@@ -140,6 +176,15 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
     } else {
       prepareHorizontalShapes(L, Dims);
     }
+    auto Shift = [&](llvm::ArrayRef<SizeExpr> Strides) {
+      int Min = 64;
+      for (const SizeExpr &S : Strides)
+        Min = std::min(Min, std::countr_zero(static_cast<uint64_t>(S.eval(Dims))));
+      return Min;
+    };
+    L.StrideShift = Shift(L.StrideAlign);
+    for (LaunchPart &Part : L.Parts)
+      Part.StrideShift = Shift(Part.StrideAlign);
     for (size_t S = 0; S < L.Slots.size(); ++S) {
       const ArgSlot &A = L.Slots[S];
       uint64_t &Slot = L.Storage[S];
@@ -277,8 +322,9 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   // Widest variant every vectorized pointer allows: Vecs and element sizes
   // are powers of two, so a pointer allows 2^k elements when its address
   // has k + log2(element size) trailing zero bits (all of them for null).
-  auto Widest = [&](llvm::ArrayRef<AlignCheck> Align, llvm::ArrayRef<int> VecShift) {
-    int MinShift = 64;
+  auto Widest = [&](llvm::ArrayRef<AlignCheck> Align, llvm::ArrayRef<int> VecShift,
+                    int StrideShift) {
+    int MinShift = StrideShift;
     for (const AlignCheck &A : Align) {
       CUdeviceptr Ptr = A.IsOutput ? Out[A.Index] : In[A.Index];
       MinShift = std::min(MinShift, std::countr_zero(Ptr) - A.ElemShift);
@@ -290,12 +336,12 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   };
   size_t V = 0;
   if (L.Parts.empty()) {
-    V = Widest(L.Align, L.VecShift);
+    V = Widest(L.Align, L.VecShift, L.StrideShift);
   } else {
     // Variant V runs each part's variant min(V, last); later variants serve
     // more pointers, so the latest any part needs serves them all.
     for (const LaunchPart &Part : L.Parts)
-      V = std::max(V, Widest(Part.Align, Part.VecShift));
+      V = std::max(V, Widest(Part.Align, Part.VecShift, Part.StrideShift));
     for (size_t J = 0; J < L.PartOffsets[V].size(); ++J)
       L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
   }

@@ -23,6 +23,9 @@ struct TensorDesc {
   std::string Name;
   DType Type;
   Shape Dims;
+  /// Element strides as declared (Graph::input/output with strides); empty:
+  /// contiguous. Named strides are dynamic dims, bound by run()'s Dims.
+  Shape Strides = {};
 };
 
 /// One kernel of a compiled graph, for inspection.
@@ -75,7 +78,9 @@ public:
 
   /// Runs the graph. Pointers are device pointers in graph order
   /// (Graph::inputs(), Graph::outputs()); Scalars in Graph::scalars() order;
-  /// Dims gives each dynamic dim in Graph::dynamicDims() order. Enqueues on
+  /// Dims gives each dynamic dim in Graph::dynamicDims() order, named
+  /// strides included (a strided tensor's span must stay within 2^48
+  /// elements and an output's elements must not overlap). Enqueues on
   /// Stream and returns; no allocation unless a dynamic dim grew (or, in
   /// graph mode, on the first run, which builds the graph).
   void run(llvm::ArrayRef<CUdeviceptr> Inputs, llvm::ArrayRef<CUdeviceptr> Outputs,

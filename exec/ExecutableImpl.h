@@ -64,6 +64,11 @@ struct LaunchPart {
   std::vector<int> Vecs, VecShift;
   unsigned SlotBegin = 0, SlotEnd = 0; // its parameters in LaunchPlan::Slots
   std::vector<AlignCheck> Align;
+  /// Dynamic outer strides of its vectorized strided tensors: a wide variant
+  /// needs each a multiple of its width (StrideShift: the fewest trailing
+  /// zero bits among them at ValidDims; 64 when there are none).
+  std::vector<SizeExpr> StrideAlign;
+  int StrideShift = 64;
   std::vector<std::optional<codegen::LaunchShape>> Shapes; // per own variant
 };
 
@@ -98,6 +103,8 @@ struct LaunchPlan {
   // The hot path's tables (ExecutableImpl::prepareHotPath).
   std::vector<CallSlot> PerCall;
   std::vector<AlignCheck> Align;
+  std::vector<SizeExpr> StrideAlign; // as LaunchPart's
+  int StrideShift = 64;
   std::vector<int> VecShift; // log2 of each Vecs entry
   /// Per variant, at ExecutableImpl::ValidDims: the launch shape, or
   /// nullopt when the launch has no elements (skipped).
@@ -153,6 +160,14 @@ public:
   std::vector<SizeExpr> InterNumel;
   // Element counts of the graph's inputs and outputs (for checkArgs).
   std::vector<SizeExpr> InNumel, OutNumel;
+  /// A strided input or output: its sizes and strides in the dynamic dims,
+  /// checked by prepareDims (span, and an output's overlap).
+  struct StridedDesc {
+    bool IsOutput;
+    unsigned Index;
+    std::vector<SizeExpr> Sizes, Strides;
+  };
+  std::vector<StridedDesc> Strided;
   std::vector<unsigned> InterElemBytes;
   std::vector<rt::DeviceBuffer> InterBuffers;
 
@@ -228,6 +243,8 @@ private:
   /// intermediates, and recomputes launch shapes and the dim and buffer
   /// argument slots; sets ValidDims. Throws with DimsValid false.
   void prepareDims(llvm::ArrayRef<int64_t> Dims);
+  /// A strided tensor's span and (outputs) overlap at these dims.
+  void checkStrides(const StridedDesc &D, llvm::ArrayRef<int64_t> Dims) const;
   [[noreturn]] void badPointer(const TensorDesc &T, const SizeExpr &Numel, CUdeviceptr P,
                                const char *What, llvm::ArrayRef<int64_t> Dims) const;
   void growIntermediates(llvm::ArrayRef<int64_t> Dims);

@@ -4,7 +4,39 @@
 #include "runtime/Memory.h"
 #include "support/Error.h"
 
+#include <cstring>
+
 namespace jitfuse {
+
+namespace {
+/// A strided tensor's layout at the bound dims: each logical element's
+/// offset (elements) in a buffer of Span elements.
+struct Layout {
+  int64_t Span = 0;
+  std::vector<int64_t> Offsets; // by linear index
+};
+
+Layout stridedLayout(const TensorDesc &T, const Bindings &B) {
+  std::vector<int64_t> Sizes = resolveShape(T.Dims, B.Dims);
+  std::vector<int64_t> Strides = resolveShape(T.Strides, B.Dims);
+  std::optional<int64_t> Span = stridedSpan(Sizes, Strides);
+  if (!Span)
+    fail("runOnDevice: {} '{}' spans more than 2^48 elements", "tensor", T.Name);
+  Layout L;
+  L.Span = *Span;
+  int64_t N = numelOf(Sizes);
+  L.Offsets.resize(N);
+  for (int64_t K = 0; K < N; ++K) {
+    int64_t Rest = K, Off = 0;
+    for (size_t D = Sizes.size(); D-- > 0;) {
+      Off += (Rest % Sizes[D]) * Strides[D];
+      Rest /= Sizes[D];
+    }
+    L.Offsets[K] = Off;
+  }
+  return L;
+}
+} // namespace
 
 std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
                                               const HostRunOptions &Opts) {
@@ -35,18 +67,41 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
     if (It == B.Inputs.end())
       fail("runOnDevice: input '{}' is not bound", T.Name);
     std::vector<uint8_t> Bytes = encode(It->second);
-    CUdeviceptr P = Alloc(T.Type, It->second.numel());
+    if (!T.Strides.empty()) {
+      // Strided: the elements at their offsets, 0xFF (NaN) in every gap, so
+      // a read of a wrong offset shows.
+      Layout L = stridedLayout(T, B);
+      size_t Elem = dtypeBytes(T.Type);
+      std::vector<uint8_t> Spread(L.Span * Elem, 0xFF);
+      for (size_t K = 0; K < L.Offsets.size(); ++K)
+        std::memcpy(&Spread[L.Offsets[K] * Elem], &Bytes[K * Elem], Elem);
+      Bytes = std::move(Spread);
+    }
+    CUdeviceptr P = Alloc(T.Type, static_cast<int64_t>(Bytes.size() / dtypeBytes(T.Type)));
     if (!Bytes.empty())
       rt::copyToDevice(P, Bytes.data(), Bytes.size());
     In.push_back(P);
   }
   std::vector<std::vector<int64_t>> OutDims;
+  std::vector<Layout> OutLayouts;
   for (const TensorDesc &T : X.outputs()) {
     OutDims.push_back(resolveShape(T.Dims, B.Dims));
     int64_t N = numelOf(OutDims.back());
-    CUdeviceptr P = Alloc(T.Type, N);
-    if (Opts.Poison && N)
+    OutLayouts.push_back(T.Strides.empty() ? Layout{N, {}} : stridedLayout(T, B));
+    const Layout &L = OutLayouts.back();
+    CUdeviceptr P = Alloc(T.Type, L.Span);
+    if (Opts.Poison && N && T.Strides.empty())
       rt::memsetD8(P, 0xFF, N * dtypeBytes(T.Type));
+    if (!T.Strides.empty()) {
+      // Strided: the gaps keep the guard pattern (checked after the run);
+      // the elements are poisoned.
+      size_t Elem = dtypeBytes(T.Type);
+      std::vector<uint8_t> Spread(L.Span * Elem, 0xA5);
+      for (int64_t Off : L.Offsets)
+        std::memset(&Spread[Off * Elem], Opts.Poison ? 0xFF : 0, Elem);
+      if (!Spread.empty())
+        rt::copyToDevice(P, Spread.data(), Spread.size());
+    }
     Out.push_back(P);
   }
   std::vector<double> Scalars;
@@ -71,7 +126,8 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
     const TensorDesc &T = X.outputs()[I];
     const rt::DeviceBuffer &Buf = Buffers[FirstOut + I];
     size_t Begin = Out[I] - Buf.ptr();
-    size_t End = Begin + numelOf(OutDims[I]) * dtypeBytes(T.Type);
+    size_t Elem = dtypeBytes(T.Type);
+    size_t End = Begin + OutLayouts[I].Span * Elem;
     All.resize(Buf.size());
     rt::copyToHost(All.data(), Buf.ptr(), All.size());
     auto Check = [&](size_t From, size_t To) {
@@ -85,8 +141,25 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
       Check(0, Begin);
       Check(End, All.size());
     }
-    Result[T.Name] = decode(llvm::ArrayRef<uint8_t>(All).slice(Begin, End - Begin), T.Type,
-                            OutDims[I]);
+    llvm::ArrayRef<uint8_t> Bytes = llvm::ArrayRef<uint8_t>(All).slice(Begin, End - Begin);
+    std::vector<uint8_t> Gathered;
+    if (!T.Strides.empty()) {
+      // The elements from their offsets; every other byte of the span must
+      // still hold the guard pattern.
+      std::vector<uint8_t> Mine(OutLayouts[I].Span, 0);
+      for (int64_t Off : OutLayouts[I].Offsets) {
+        Mine[Off] = 1;
+        Gathered.insert(Gathered.end(), Bytes.begin() + Off * Elem,
+                        Bytes.begin() + (Off + 1) * Elem);
+      }
+      for (size_t K = 0; K < Bytes.size(); ++K)
+        if (!Mine[K / Elem] && Bytes[K] != 0xA5)
+          fail("runOnDevice: output '{}' was written between its strided elements (element "
+               "offset {})",
+               T.Name, K / Elem);
+      Bytes = Gathered;
+    }
+    Result[T.Name] = decode(Bytes, T.Type, OutDims[I]);
   }
   return Result;
 }

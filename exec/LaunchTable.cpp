@@ -42,7 +42,7 @@ TensorSource sourceOf(const Graph &G, NodeId N, std::map<NodeId, unsigned> &Inte
 void appendSlots(const Graph &G, const KernelPlan &K,
                  llvm::ArrayRef<codegen::KernelParam> Params, int WidestVec,
                  std::map<NodeId, unsigned> &Inter, ExecutableImpl &X,
-                 std::vector<ArgSlot> &Slots) {
+                 std::vector<ArgSlot> &Slots, std::vector<SizeExpr> &StrideAlign) {
   auto Names = G.dynamicDims();
   for (const codegen::KernelParam &P : Params) {
     ArgSlot S;
@@ -59,6 +59,16 @@ void appendSlots(const Graph &G, const KernelPlan &K,
       S.Vectorized = staticNumel(G.node(N).Dims) != std::optional<int64_t>(1) &&
                      !(K.Kind == KernelKind::ColumnReduce &&
                        P.K == codegen::KernelParam::Output);
+      // A strided tensor is only read or written in vectors along a last
+      // stride of 1, and the wide variants need its dynamic outer strides
+      // to be multiples of their width (codegen: Emitter::stridedRowsAligned).
+      if (llvm::ArrayRef<Dim> St = G.stridesOf(N); !St.empty()) {
+        S.Vectorized = S.Vectorized && St.back().isStatic(1);
+        if (S.Vectorized)
+          for (const Dim &D : St.drop_back())
+            if (D.isDynamic())
+              StrideAlign.push_back(SizeExpr::of(llvm::ArrayRef<Dim>(D), Names));
+      }
       S.AlignElems = S.Vectorized ? WidestVec : 1;
       break;
     }
@@ -101,7 +111,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   for (const codegen::EmittedKernel::Variant &V : E.Variants)
     L.Vecs.push_back(V.Vec);
   domainSizes(G, K, L);
-  appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots);
+  appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   finishSlots(L);
   return L;
 }
@@ -126,7 +136,7 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
       P.Vecs.push_back(V.Vec);
     domainSizes(G, K, P);
     P.SlotBegin = static_cast<unsigned>(L.Slots.size());
-    appendSlots(G, K, PE.Params, P.Vecs.front(), Inter, X, L.Slots);
+    appendSlots(G, K, PE.Params, P.Vecs.front(), Inter, X, L.Slots, P.StrideAlign);
     P.SlotEnd = static_cast<unsigned>(L.Slots.size());
     L.MaxThreads = std::max(L.MaxThreads, static_cast<unsigned>(K.ThreadsX * K.RowsPerBlock));
     L.Parts.push_back(std::move(P));

@@ -29,7 +29,8 @@ Graph::Graph(Graph &&O)
 
 Graph::~Graph() = default;
 
-Graph Graph::relabeled(llvm::function_ref<void(NodeId, Node &)> Edit) const {
+Graph Graph::relabeled(llvm::function_ref<void(NodeId, Node &)> Edit,
+                       llvm::function_ref<void(GraphOutput &)> EditOutput) const {
   Graph R;
   R.Nodes = Nodes;
   for (NodeId Id = 0; Id < R.Nodes.size(); ++Id)
@@ -37,13 +38,17 @@ Graph Graph::relabeled(llvm::function_ref<void(NodeId, Node &)> Edit) const {
   R.Inputs = Inputs;
   R.Scalars = Scalars;
   R.Outputs = Outputs;
+  if (EditOutput)
+    for (GraphOutput &O : R.Outputs)
+      EditOutput(O);
   R.DynDims = DynDims;
   return R;
 }
 
 bool Node::operator==(const Node &O) const {
   if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
-      A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size())
+      A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size() ||
+      llvm::ArrayRef<Dim>(Strides) != llvm::ArrayRef<Dim>(O.Strides))
     return false;
   // Compare constants bitwise so NaN constants still share and -0 != +0.
   if (std::memcmp(&F, &O.F, sizeof(double)) != 0)
@@ -139,6 +144,76 @@ Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims) {
   return Value(this, Id);
 }
 
+/// Validates the strides a tensor \p What ("input 'x'") of shape \p Dims is
+/// declared with; returns them, or empty when they are the contiguous ones.
+static Shape checkedStrides(const std::string &What, llvm::ArrayRef<Dim> Dims,
+                            llvm::ArrayRef<Dim> Strides, bool Output) {
+  if (Strides.size() != Dims.size())
+    fail("{}: {} strides for shape {} of rank {}; expected one stride per dim", What,
+         Strides.size(), shapeStr(Dims), Dims.size());
+  for (size_t I = 0; I < Strides.size(); ++I) {
+    const Dim &S = Strides[I];
+    if (!S.isDynamic() && S.Size < 0)
+      fail("{}: stride {} of dim {} is negative; expected >= 0 (a reversed view is not "
+           "supported)",
+           What, S.Size, I);
+    if (!S.validName())
+      fail("{}: stride '{}' of dim {} has an empty factor; expected names joined by '*'",
+           What, S.Name, I);
+  }
+  if (std::optional<Shape> C = contiguousStrides(Dims);
+      C && llvm::ArrayRef<Dim>(*C) == Strides)
+    return {};
+  llvm::SmallVector<int64_t, 4> Sizes, Steps;
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    // Dynamic: checked by run(). Negative: input() rejects the shape.
+    if (Dims[I].isDynamic() || Strides[I].isDynamic() || Dims[I].Size < 0)
+      return Shape(Strides.begin(), Strides.end());
+    Sizes.push_back(Dims[I].Size);
+    Steps.push_back(Strides[I].Size);
+  }
+  if (!stridedSpan(Sizes, Steps))
+    fail("{}: shape {} at strides {} spans more than 2^48 elements", What, shapeStr(Dims),
+         shapeStr(Strides));
+  if (Output)
+    if (std::string Why = outputOverlap(Sizes, Steps); !Why.empty())
+      fail("{}: strides {} for shape {} overlap: {}; an output needs each element at its "
+           "own offset",
+           What, shapeStr(Strides), shapeStr(Dims), Why);
+  return Shape(Strides.begin(), Strides.end());
+}
+
+Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims,
+                   llvm::ArrayRef<Dim> Strides) {
+  Shape S = checkedStrides(fmt::format("input '{}'", Name.str()), Dims, Strides, false);
+  Value V = input(Name, T, Dims);
+  noteDims(S);
+  Nodes[V.id()].Strides = std::move(S);
+  return V;
+}
+
+void Graph::output(llvm::StringRef Name, Value V, llvm::ArrayRef<Dim> Strides) {
+  if (V.valid() && &V.graph() == this && V.id() < Nodes.size()) {
+    Shape S = checkedStrides(fmt::format("output '{}'", Name.str()), Nodes[V.id()].Dims,
+                             Strides, true);
+    output(Name, V);
+    noteDims(S);
+    Outputs.back().Strides = std::move(S);
+    return;
+  }
+  output(Name, V); // throws its own error
+}
+
+llvm::ArrayRef<Dim> Graph::stridesOf(NodeId N) const {
+  const Node &Nd = Nodes[N];
+  if (Nd.Kind == Op::Input)
+    return Nd.Strides;
+  for (const GraphOutput &O : Outputs)
+    if (O.Id == N)
+      return O.Strides;
+  return {};
+}
+
 Value Graph::scalar(llvm::StringRef Name, DType T) {
   if (!validName(Name))
     fail("scalar: a run-time scalar needs a non-empty name");
@@ -200,7 +275,7 @@ void Graph::output(llvm::StringRef Name, Value V) {
     Copy.Operands.push_back(Id);
     Id = addNode(std::move(Copy));
   }
-  Outputs.push_back({Name.str(), Id});
+  Outputs.push_back({Name.str(), Id, {}});
 }
 
 template <typename Range>

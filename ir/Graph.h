@@ -48,6 +48,7 @@ private:
 struct GraphOutput {
   std::string Name;
   NodeId Id;
+  Shape Strides; // empty: contiguous (Graph::output)
 };
 
 class Graph {
@@ -61,12 +62,24 @@ public:
 
   /// A tensor input with static and/or named dynamic dims.
   Value input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims);
+  /// A strided input: element I sits at sum(idx[d] * Strides[d]) elements
+  /// from its pointer. A stride is static or a named dim bound at run() like
+  /// any dynamic dim (it may be a dim of the shape: a transposed view of a
+  /// contiguous [H, "T"] buffer is {"T", H} with strides {1, "T"}). A static
+  /// last stride of 1 keeps vector loads; 0 reads one element along a dim.
+  /// Strides that equal the contiguous ones declare a contiguous input.
+  Value input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims,
+              llvm::ArrayRef<Dim> Strides);
   /// A run-time scalar parameter (changing it never recompiles).
   Value scalar(llvm::StringRef Name, DType T);
   /// A compile-time constant (rank 0).
   Value constant(double V, DType T = DType::F32);
   /// Marks V as a named graph output.
   void output(llvm::StringRef Name, Value V);
+  /// A strided output (strides as for input()): its elements must not
+  /// overlap, which is checked here for static strides and by run()
+  /// otherwise.
+  void output(llvm::StringRef Name, Value V, llvm::ArrayRef<Dim> Strides);
 
   const Node &node(NodeId Id) const { return Nodes[Id]; }
   size_t size() const { return Nodes.size(); }
@@ -76,6 +89,10 @@ public:
   llvm::ArrayRef<GraphOutput> outputs() const { return Outputs; }
   /// Names of the dynamic dims in order of first appearance.
   llvm::ArrayRef<std::string> dynamicDims() const { return DynDims; }
+
+  /// The element strides of tensor N in device memory: an input's or a graph
+  /// output's declared strides; empty (contiguous) for every other node.
+  llvm::ArrayRef<Dim> stridesOf(NodeId N) const;
 
   /// Looks up an input, scalar or output by name; throws naming the
   /// candidates when there is none.
@@ -92,7 +109,8 @@ public:
   /// and dynamic dims, each node passed through Edit. For the planner's
   /// views of a graph (compiler/ReduceAxes.h): nodes added to the copy are
   /// never shared with the copied ones.
-  Graph relabeled(llvm::function_ref<void(NodeId, Node &)> Edit) const;
+  Graph relabeled(llvm::function_ref<void(NodeId, Node &)> Edit,
+                  llvm::function_ref<void(GraphOutput &)> EditOutput = nullptr) const;
 
   /// Checks the structural invariants (operand counts, topological order,
   /// rank limit, outputs that name existing nodes); throws jitfuse::Error on

@@ -94,6 +94,9 @@ struct Node {
   int64_t A1 = 0;
   double F = 0.0;
   std::string Name;
+  /// Input: element strides, one per dim (static, or a named dim bound at
+  /// run time); empty: contiguous.
+  Shape Strides;
 
   unsigned rank() const { return Dims.size(); }
   bool isLeaf() const { return opKind(Kind) == OpKind::Leaf; }

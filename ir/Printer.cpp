@@ -15,7 +15,10 @@ std::string formatDouble(double V) { return fmt::format("{}", V); }
 static std::string attrs(const Node &N) {
   switch (opKind(N.Kind)) {
   case OpKind::Leaf: // input, scalar, constant
-    return N.Kind == Op::Constant ? " " + formatDouble(N.F) : fmt::format(" \"{}\"", N.Name);
+    if (N.Kind == Op::Constant)
+      return " " + formatDouble(N.F);
+    return fmt::format(" \"{}\"{}", N.Name,
+                       N.Strides.empty() ? "" : " strides=" + shapeStr(N.Strides));
   case OpKind::Reduce:
     if (N.scope() == ReduceScope::Axes) {
       std::string Axes;
@@ -53,7 +56,8 @@ std::string printGraph(const Graph &G) {
   for (NodeId Id = 0; Id < G.size(); ++Id)
     Out += printNode(G, Id) + "\n";
   for (const GraphOutput &O : G.outputs())
-    Out += fmt::format("output \"{}\" = %{}\n", O.Name, O.Id);
+    Out += fmt::format("output \"{}\" = %{}{}\n", O.Name, O.Id,
+                       O.Strides.empty() ? "" : " strides=" + shapeStr(O.Strides));
   return Out;
 }
 

@@ -163,4 +163,65 @@ bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To) {
   return B && llvm::ArrayRef<Dim>(*B) == To;
 }
 
+std::optional<Shape> contiguousStrides(llvm::ArrayRef<Dim> S) {
+  Shape Out(S.size());
+  int64_t Static = 1;
+  std::string Names;
+  bool Expressible = true;
+  for (size_t I = S.size(); I-- > 0;) {
+    if (!Expressible)
+      return std::nullopt;
+    Out[I] = Names.empty() ? Dim(Static) : Dim(Names);
+    const Dim &D = S[I];
+    if (D.isDynamic())
+      Names += (Names.empty() ? "" : "*") + D.Name;
+    else
+      Static *= D.Size;
+    // A stride above this dim mixes a static factor (other than 1) with names.
+    Expressible = Names.empty() || Static == 1 || I == 0;
+  }
+  return Out;
+}
+
+std::optional<int64_t> stridedSpan(llvm::ArrayRef<int64_t> Sizes,
+                                   llvm::ArrayRef<int64_t> Strides) {
+  int64_t Last = 0;
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    if (Sizes[I] == 0)
+      return 0;
+    auto Step = llvm::checkedMul(Sizes[I] - 1, Strides[I]);
+    if (!Step)
+      return std::nullopt;
+    auto Sum = llvm::checkedAdd(Last, *Step);
+    if (!Sum || *Sum >= MaxElements)
+      return std::nullopt;
+    Last = *Sum;
+  }
+  return Last + 1;
+}
+
+std::string outputOverlap(llvm::ArrayRef<int64_t> Sizes, llvm::ArrayRef<int64_t> Strides) {
+  llvm::SmallVector<unsigned, 4> Order;
+  for (unsigned I = 0; I < Sizes.size(); ++I) {
+    if (Sizes[I] == 0)
+      return ""; // no elements, nothing to overlap
+    if (Sizes[I] > 1)
+      Order.push_back(I);
+  }
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](unsigned A, unsigned B) { return Strides[A] < Strides[B]; });
+  int64_t Spanned = 0; // the largest offset the dims before reach
+  for (unsigned I : Order) {
+    if (Strides[I] == 0)
+      return fmt::format("dim {} has {} elements and stride 0, so they share one offset", I,
+                         Sizes[I]);
+    if (Strides[I] <= Spanned)
+      return fmt::format("dim {} (stride {}) steps inside the {} elements the smaller "
+                         "strides span, so elements would share offsets",
+                         I, Strides[I], Spanned + 1);
+    Spanned += (Sizes[I] - 1) * Strides[I]; // bounded: stridedSpan is checked first
+  }
+  return "";
+}
+
 } // namespace jitfuse

@@ -102,4 +102,21 @@ bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B);
 /// True when shape From broadcasts to To without changing To.
 bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To);
 
+/// The strides (elements) of a contiguous tensor of shape S, each as a Dim:
+/// nullopt where a stride multiplies static and named dims (4096 * "T" is
+/// not a Dim), i.e. where no declared stride can equal it.
+std::optional<Shape> contiguousStrides(llvm::ArrayRef<Dim> S);
+
+/// A strided tensor of Sizes at Strides (elements; both >= 0): the elements
+/// its buffer spans (the largest offset plus one; 0 when it is empty), or
+/// nullopt past MaxElements.
+std::optional<int64_t> stridedSpan(llvm::ArrayRef<int64_t> Sizes,
+                                   llvm::ArrayRef<int64_t> Strides);
+/// Why an output of Sizes cannot be written at Strides, or "": two of its
+/// elements would share an offset (a zero stride on a dim of more than one
+/// element, or strides that interleave). Checks the sufficient condition
+/// that strides sorted ascending each step past everything the smaller ones
+/// span, as torch's internal-overlap check does for non-trivial cases.
+std::string outputOverlap(llvm::ArrayRef<int64_t> Sizes, llvm::ArrayRef<int64_t> Strides);
+
 } // namespace jitfuse

@@ -40,6 +40,8 @@ static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &
   switch (Rop.K) {
   case RKind::Input:
     NeedType();
+    if (!Rop.Strides.empty())
+      return G.input(Rop.Name, Rop.T, Rop.Dims, Rop.Strides);
     return G.input(Rop.Name, Rop.T, Rop.Dims);
   case RKind::Scalar:
     NeedType();
@@ -103,7 +105,10 @@ Graph buildGraph(const Recipe &R) {
   for (const auto &[Name, Idx] : R.Outputs) {
     if (Idx >= Vals.size())
       fail("recipe: output '{}' refers to op {} of {}", Name, Idx, Vals.size());
-    G.output(Name, Vals[Idx]);
+    if (auto It = R.OutputStrides.find(Name); It != R.OutputStrides.end())
+      G.output(Name, Vals[Idx], It->second);
+    else
+      G.output(Name, Vals[Idx]);
   }
   return G;
 }
@@ -122,7 +127,8 @@ struct Entry {
 
 class Generator {
 public:
-  Generator(uint64_t Seed, const GenOptions &Opts) : Rng(Seed), Opts(Opts) {
+  Generator(uint64_t Seed, const GenOptions &Opts)
+      : Rng(Seed), LayoutRng(Seed ^ 0x5851f42d4c957f2dULL), Opts(Opts) {
     Pool.reserve(4096);
     Rec.Seed = Seed;
   }
@@ -152,12 +158,26 @@ private:
   }
 
   void makeInputs();
+  /// Strides for a tensor of shape S at the recipe's dim values: padded
+  /// rows (for an input, the row stride named now and then), column-major,
+  /// or (inputs) a zero stride on dim 0.
+  std::vector<Dim> layoutOf(llvm::ArrayRef<Dim> S, bool Output, const std::string &Name);
   void step();
   void unaryStep(const Entry &E);
   void templateStep();
   void viewStep();
 
   std::mt19937_64 Rng;
+  /// Layout draws (strides) have their own stream, so a seed gives the
+  /// ops and values it gave before strided layouts existed (tests replay
+  /// seeds the GPU tier once failed on).
+  std::mt19937_64 LayoutRng;
+  size_t layoutPick(size_t N) {
+    return std::uniform_int_distribution<size_t>(0, N - 1)(LayoutRng);
+  }
+  bool layoutChance(double P) {
+    return std::uniform_real_distribution<double>(0, 1)(LayoutRng) < P;
+  }
   GenOptions Opts;
   Recipe Rec;
   Graph G;
@@ -205,6 +225,52 @@ const Entry *Generator::boundedBelow(double Limit) {
   return Cands.empty() ? nullptr : Cands[pick(Cands.size())];
 }
 
+std::vector<Dim> Generator::layoutOf(llvm::ArrayRef<Dim> S, bool Output,
+                                     const std::string &Name) {
+  std::vector<int64_t> Sz;
+  for (const Dim &D : S)
+    Sz.push_back(D.isDynamic() ? Rec.Dims.at(D.Name) : D.Size);
+  size_t R = Sz.size();
+  std::vector<Dim> St(R);
+  auto Dense = [&](bool Reversed) { // row-major, or column-major
+    int64_t Step = 1;
+    for (size_t K = 0; K < R; ++K) {
+      size_t I = Reversed ? K : R - 1 - K;
+      St[I] = Dim(Step);
+      Step *= Sz[I];
+    }
+  };
+  if (R == 1) {
+    St[0] = Dim(int64_t(1 + layoutPick(3))); // every 1st, 2nd or 3rd element
+    return St;
+  }
+  switch (layoutPick(Output ? 2 : 4)) {
+  case 0: // padded rows; the row stride named (a run-time parameter)
+  case 2: {
+    int64_t Ld = Sz[R - 1] + 1 + static_cast<int64_t>(layoutPick(9));
+    bool Named = layoutPick(2) == 0 && !Output;
+    std::string LdName = "ld" + Name;
+    if (Named)
+      Rec.Dims[LdName] = Ld;
+    St[R - 1] = Dim(int64_t(1));
+    St[R - 2] = Named ? Dim(LdName) : Dim(Ld);
+    int64_t Step = Ld * Sz[R - 2];
+    for (size_t I = R - 2; I-- > 0;) {
+      St[I] = Dim(Step);
+      Step *= Sz[I];
+    }
+    return St;
+  }
+  case 1: // a transposed view: column-major
+    Dense(true);
+    return St;
+  default: // one row read for every index of dim 0
+    Dense(false);
+    St[0] = Dim(int64_t(0));
+    return St;
+  }
+}
+
 void Generator::makeInputs() {
   unsigned Rank = 1 + pick(3);
   int64_t H = oneOf<int64_t>({1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 63, 64, 100,
@@ -230,6 +296,8 @@ void Generator::makeInputs() {
     In.Dims.assign(S.begin(), S.end());
     bool Int = chance(0.1);
     In.T = Int ? DType::I32 : oneOf({DType::F32, DType::F16, DType::BF16});
+    if (layoutChance(0.2))
+      In.Strides = layoutOf(S, /*Output=*/false, In.Name);
     const Entry *E = add(In, 2, true, !Int);
     if (Int) {
       RecipeOp C;
@@ -567,11 +635,27 @@ Recipe Generator::run() {
     Chosen.insert(E.Idx);
   }
   unsigned K = 0;
-  for (unsigned Idx : Chosen)
-    Rec.Outputs.push_back({fmt::format("y{}", K++), Idx});
-  // Bind only the dims the graph uses.
-  if (G.dynamicDims().empty())
-    Rec.Dims.clear();
+  for (unsigned Idx : Chosen) {
+    std::string Name = fmt::format("y{}", K++);
+    Rec.Outputs.push_back({Name, Idx});
+    if (Vals[Idx].rank() > 0 && layoutChance(0.2))
+      Rec.OutputStrides[Name] = layoutOf(Vals[Idx].shape(), /*Output=*/true, Name);
+  }
+  // A reduction over merged inner axes needs its merged dims contiguous
+  // (compiler/ReduceAxes.cpp); keep such graphs dense.
+  for (const RecipeOp &Rop : Rec.Ops)
+    if (Rop.K == RKind::Reduce && Rop.A0 == 3) {
+      for (RecipeOp &In : Rec.Ops)
+        In.Strides.clear();
+      Rec.OutputStrides.clear();
+      for (auto It = Rec.Dims.begin(); It != Rec.Dims.end();)
+        It = llvm::StringRef(It->first).startswith("ld") ? Rec.Dims.erase(It) : std::next(It);
+      break;
+    }
+  // Bind only the dims the graph uses (a named stride may be its only one).
+  Graph Final = buildGraph(Rec);
+  for (auto It = Rec.Dims.begin(); It != Rec.Dims.end();)
+    It = llvm::is_contained(Final.dynamicDims(), It->first) ? std::next(It) : Rec.Dims.erase(It);
   return std::move(Rec);
 }
 
@@ -596,13 +680,22 @@ Recipe mergeRecipes(llvm::ArrayRef<Recipe> Rs) {
         A += Base;
       if (Rop.K == RKind::Input || Rop.K == RKind::Scalar)
         Rop.Name = Prefix + Rop.Name;
+      for (Dim &D : Rop.Strides)
+        if (llvm::StringRef(D.Name).startswith("ld"))
+          D = Dim(Prefix + D.Name);
       M.Ops.push_back(std::move(Rop));
     }
     for (const auto &[Name, Idx] : R.Outputs)
       M.Outputs.push_back({Prefix + Name, Idx + Base});
+    for (const auto &[Name, St] : R.OutputStrides)
+      M.OutputStrides[Prefix + Name] = St;
     for (const auto &[Name, V] : R.Scalars)
       M.Scalars[Prefix + Name] = V;
     for (const auto &[Name, V] : R.Dims) {
+      if (llvm::StringRef(Name).startswith("ld")) {
+        M.Dims[Prefix + Name] = V;
+        continue;
+      }
       auto [It, New] = M.Dims.try_emplace(Name, V);
       if (!New && It->second != V)
         fail("mergeRecipes: dim '{}' is {} in one recipe and {} in another", Name,
@@ -702,15 +795,19 @@ static Recipe collectGarbage(const Recipe &R) {
     RecipeOp Rop = R.Ops[I];
     for (unsigned &A : Rop.Args)
       A = NewIdx[A];
-    for (const Dim &D : Rop.Dims)
-      if (D.isDynamic() && R.Dims.count(D.Name))
-        Out.Dims[D.Name] = R.Dims.at(D.Name);
+    for (const std::vector<Dim> *Ds : {&Rop.Dims, &Rop.Strides})
+      for (const Dim &D : *Ds)
+        if (D.isDynamic() && R.Dims.count(D.Name))
+          Out.Dims[D.Name] = R.Dims.at(D.Name);
     if (Rop.K == RKind::Scalar && R.Scalars.count(Rop.Name))
       Out.Scalars[Rop.Name] = R.Scalars.at(Rop.Name);
     Out.Ops.push_back(std::move(Rop));
   }
-  for (const auto &[Name, Idx] : R.Outputs)
+  for (const auto &[Name, Idx] : R.Outputs) {
     Out.Outputs.push_back({Name, NewIdx[Idx]});
+    if (auto It = R.OutputStrides.find(Name); It != R.OutputStrides.end())
+      Out.OutputStrides[Name] = It->second;
+  }
   return Out;
 }
 

@@ -48,6 +48,7 @@ struct RecipeOp {
   int64_t A0 = 0, A1 = 0;     // Reduce scope; Slice [A0, A1)
   double F = 0;               // Constant value
   std::string Name;           // Input/Scalar
+  std::vector<Dim> Strides;   // Input: declared strides (empty: contiguous)
 };
 
 struct Recipe {
@@ -55,6 +56,10 @@ struct Recipe {
   std::vector<std::pair<std::string, unsigned>> Outputs;
   std::map<std::string, int64_t> Dims;   // values of the dynamic dims
   std::map<std::string, double> Scalars; // values of the run-time scalars
+  /// Outputs declared with strides, by output name. A named stride (of an
+  /// input or output) starts with "ld": merging recipes renames it with
+  /// the recipe's prefix.
+  std::map<std::string, std::vector<Dim>> OutputStrides;
   uint64_t Seed = 0;
 };
 

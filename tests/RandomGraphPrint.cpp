@@ -73,8 +73,8 @@ std::string printAsCpp(const Graph &G) {
     switch (opKind(N.Kind)) {
     case OpKind::Leaf:
       if (N.Kind == Op::Input)
-        Rhs = fmt::format("g.input({}, {}, {})", cppString(N.Name), dtypeCpp(N.Type),
-                          dimsCpp(N.Dims));
+        Rhs = fmt::format("g.input({}, {}, {}{})", cppString(N.Name), dtypeCpp(N.Type),
+                          dimsCpp(N.Dims), N.Strides.empty() ? "" : ", " + dimsCpp(N.Strides));
       else if (N.Kind == Op::Scalar)
         Rhs = fmt::format("g.scalar({}, {})", cppString(N.Name), dtypeCpp(N.Type));
       else
@@ -127,7 +127,8 @@ std::string printAsCpp(const Graph &G) {
     Out += fmt::format("auto v{} = {};\n", Id, Rhs);
   }
   for (const GraphOutput &O : G.outputs())
-    Out += fmt::format("g.output({}, v{});\n", cppString(O.Name), O.Id);
+    Out += fmt::format("g.output({}, v{}{});\n", cppString(O.Name), O.Id,
+                       O.Strides.empty() ? "" : ", " + dimsCpp(O.Strides));
   return Out;
 }
 
