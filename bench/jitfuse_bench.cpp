@@ -128,6 +128,7 @@ std::string checkAgainstReference(const Graph &G, const Workload &W,
     const Node &N = G.node(Id);
     B.Inputs[N.Name] = randomTensor(N.Type, resolveShape(N.Dims, B.Dims), Rng);
   }
+  foldStridedInputs(G, B);
   std::map<std::string, HostTensor> Ref = interpret(G, B);
   for (auto [X, Mode] : {std::pair{&Fused, "fused"}, std::pair{&Unfused, "unfused"}}) {
     // Per-call workloads are also timed as CUDA graph replays: check those.

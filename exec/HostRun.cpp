@@ -16,12 +16,13 @@ struct Layout {
   std::vector<int64_t> Offsets; // by linear index
 };
 
-Layout stridedLayout(const TensorDesc &T, const Bindings &B) {
-  std::vector<int64_t> Sizes = resolveShape(T.Dims, B.Dims);
-  std::vector<int64_t> Strides = resolveShape(T.Strides, B.Dims);
+Layout stridedLayout(llvm::StringRef Name, llvm::ArrayRef<Dim> Dims, llvm::ArrayRef<Dim> St,
+                     const Bindings &B) {
+  std::vector<int64_t> Sizes = resolveShape(Dims, B.Dims);
+  std::vector<int64_t> Strides = resolveShape(St, B.Dims);
   std::optional<int64_t> Span = stridedSpan(Sizes, Strides);
   if (!Span)
-    fail("runOnDevice: {} '{}' spans more than 2^48 elements", "tensor", T.Name);
+    fail("tensor '{}' spans more than 2^48 elements", Name.str());
   Layout L;
   L.Span = *Span;
   int64_t N = numelOf(Sizes);
@@ -36,7 +37,30 @@ Layout stridedLayout(const TensorDesc &T, const Bindings &B) {
   }
   return L;
 }
+
+Layout stridedLayout(const TensorDesc &T, const Bindings &B) {
+  return stridedLayout(T.Name, T.Dims, T.Strides, B);
+}
 } // namespace
+
+void foldStridedInputs(const Graph &G, Bindings &B) {
+  for (NodeId N : G.inputs()) {
+    const Node &Nd = G.node(N);
+    auto It = B.Inputs.find(Nd.Name);
+    if (Nd.Strides.empty() || It == B.Inputs.end())
+      continue;
+    Layout L = stridedLayout(Nd.Name, Nd.Dims, Nd.Strides, B);
+    std::vector<int64_t> First(L.Span, -1);
+    std::vector<double> &Data = It->second.Data;
+    for (size_t K = 0; K < L.Offsets.size() && K < Data.size(); ++K) {
+      int64_t &F = First[L.Offsets[K]];
+      if (F < 0)
+        F = static_cast<int64_t>(K);
+      else
+        Data[K] = Data[F];
+    }
+  }
+}
 
 std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
                                               const HostRunOptions &Opts) {
@@ -73,8 +97,17 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
       Layout L = stridedLayout(T, B);
       size_t Elem = dtypeBytes(T.Type);
       std::vector<uint8_t> Spread(L.Span * Elem, 0xFF);
-      for (size_t K = 0; K < L.Offsets.size(); ++K)
+      std::vector<int64_t> First(L.Span, -1);
+      for (size_t K = 0; K < L.Offsets.size(); ++K) {
+        int64_t &F = First[L.Offsets[K]];
+        if (F >= 0 && std::memcmp(&Bytes[F * Elem], &Bytes[K * Elem], Elem) != 0)
+          fail("runOnDevice: input '{}' puts elements {} and {} at offset {} but their values "
+               "differ (foldStridedInputs makes them agree)",
+               T.Name, F, K, L.Offsets[K]);
+        if (F < 0)
+          F = static_cast<int64_t>(K);
         std::memcpy(&Spread[L.Offsets[K] * Elem], &Bytes[K * Elem], Elem);
+      }
       Bytes = std::move(Spread);
     }
     CUdeviceptr P = Alloc(T.Type, static_cast<int64_t>(Bytes.size() / dtypeBytes(T.Type)));

@@ -37,7 +37,18 @@ struct HostRunOptions {
   std::vector<double> *KernelMedianUs = nullptr;
 };
 
+/// Runs X on B's tensors. A strided input is spread over its strides with
+/// NaN (0xFF bytes) in the gaps; one whose strides put several elements at
+/// one offset (a zero stride) must hold equal values there (an Error
+/// otherwise: the device sees one of them). A strided output's gaps must
+/// stay untouched.
 std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
                                               const HostRunOptions &Opts = {});
+
+/// Makes B's tensor of every strided input of G consistent with its layout
+/// at B's dims: elements its strides place at one offset (a zero stride)
+/// take the value of the first of them, as a buffer read through those
+/// strides would give. For tests and tools that draw random inputs.
+void foldStridedInputs(const Graph &G, Bindings &B);
 
 } // namespace jitfuse

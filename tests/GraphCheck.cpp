@@ -64,6 +64,7 @@ Bindings randomBindings(const Graph &G, const std::map<std::string, int64_t> &Di
     }
     B.Inputs[N.Name] = std::move(T);
   }
+  foldStridedInputs(G, B);
   return B;
 }
 

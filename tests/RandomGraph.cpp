@@ -1,6 +1,7 @@
 //===- tests/RandomGraph.cpp - seeded random graphs, shrinker, C++ printer -===//
 #include "RandomGraph.h"
 
+#include "exec/HostRun.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 
@@ -871,6 +872,7 @@ Bindings recipeBindings(const Graph &G, const Recipe &R, uint64_t Seed) {
   for (NodeId N : G.inputs())
     B.Inputs[G.node(N).Name] =
         randomTensor(G.node(N).Type, resolveShape(G.node(N).Dims, B.Dims), Rng);
+  foldStridedInputs(G, B);
   return B;
 }
 

@@ -74,6 +74,22 @@ TEST_CASE("strided: span and overlap against hand-computed cases", "[strided]") 
   CHECK(outputOverlap({0, 4}, {0, 0}).empty());            // nothing to overlap
 }
 
+TEST_CASE("strided: random inputs agree where a zero stride repeats them", "[strided]") {
+  // [3, 2] at strides {0, 1}: every row is the buffer's one row, so a test
+  // input must hold row 0 three times (the reference sees what the device
+  // reads); a layout without repeats is left alone.
+  Graph G;
+  G.input("x", f32, {3, 2}, {0, 1});
+  G.input("y", f32, {2, "R"}, {1, "ly"});
+  Bindings B;
+  B.Dims = {{"R", 2}, {"ly", 2}};
+  B.Inputs["x"] = HostTensor{DType::F32, {3, 2}, {1, 2, 3, 4, 5, 6}};
+  B.Inputs["y"] = HostTensor{DType::F32, {2, 2}, {7, 8, 9, 10}};
+  foldStridedInputs(G, B);
+  CHECK(B.Inputs["x"].Data == std::vector<double>{1, 2, 1, 2, 1, 2});
+  CHECK(B.Inputs["y"].Data == std::vector<double>{7, 8, 9, 10});
+}
+
 TEST_CASE("strided: kernels take strides as parameters and keep vectors", "[strided]") {
   Graph G;
   Value X = G.input("x", bf16, {"T", 4096}, {"ld", 1});
@@ -212,4 +228,14 @@ TEST_CASE("strided: run() rejects overlapping output strides and huge spans",
                     Contains("input 'x' of shape [R,8]") && Contains("spans more than 2^48"));
   // Valid again after the errors: the same executable runs.
   Ex.run({In.ptr()}, {Out.ptr()}, {}, {4, 8, 8});
+  // The harness refuses data a zero stride cannot hold.
+  Graph Z;
+  Value B = Z.input("b", f32, {3, 2}, {0, 1});
+  Z.output("c", B * 2.0);
+  Executable EZ = test::testCompiler().compile(Z);
+  Bindings Bad;
+  Bad.Inputs["b"] = HostTensor{DType::F32, {3, 2}, {1, 2, 3, 4, 5, 6}};
+  CHECK_THROWS_WITH(runOnDevice(EZ, Bad),
+                    Contains("input 'b' puts elements 0 and 2 at offset 0 but their values "
+                             "differ"));
 }
