@@ -374,6 +374,42 @@ Value slice(Value X, int64_t Start, int64_t Stop) {
   return make(G, Op::Slice, X.dtype(), std::move(S), {X}, Start, Stop);
 }
 
+Value slice(Value X, int64_t Start, int64_t Stop, int64_t Axis) {
+  sameGraph("slice", {X});
+  int64_t R = X.rank();
+  if (Axis < -R || Axis >= R)
+    fail("slice: axis {} is out of range for {}; expected -{} <= axis < {}", Axis,
+         describe(X), R, R);
+  unsigned A = static_cast<unsigned>(Axis < 0 ? Axis + R : Axis);
+  if (A + 1 == X.rank())
+    return slice(X, Start, Stop);
+  const Shape &S = X.shape();
+  if (S[A].isDynamic())
+    fail("slice: axis {} of {} is dynamic ('{}'); slicing needs a static axis", Axis,
+         describe(X), S[A].Name);
+  if (Start < 0 || Stop < Start || Stop > S[A].Size)
+    fail("slice: [{}, {}) is out of range for axis {} of {}; expected 0 <= start <= stop "
+         "<= {}",
+         Start, Stop, Axis, describe(X), S[A].Size);
+  if (Start == 0 && Stop == S[A].Size)
+    return X;
+  // The axis and everything inside it are one contiguous block per index of
+  // the outer dims: a slice of the axis is a slice of that block's last
+  // axis, between reshapes that only relabel.
+  llvm::ArrayRef<Dim> Inner = llvm::ArrayRef<Dim>(S).drop_front(A + 1);
+  std::optional<int64_t> Block = staticNumel(Inner);
+  if (!Block)
+    fail("slice: axis {} of {} has dynamic dims inside it ({}); slicing an outer axis "
+         "needs the dims after it static",
+         Axis, describe(X), shapeStr(Inner));
+  Shape Flat(S.begin(), S.begin() + A);
+  Flat.push_back(Dim(S[A].Size * *Block));
+  Value Part = slice(reshape(X, Flat), Start * *Block, Stop * *Block);
+  Shape Out(S.begin(), S.end());
+  Out[A] = Dim(Stop - Start);
+  return reshape(Part, Out);
+}
+
 Value concat(llvm::ArrayRef<Value> Xs) {
   if (Xs.empty())
     fail("concat: expected at least one operand");

@@ -179,6 +179,11 @@ Value broadcastTo(Value X, llvm::ArrayRef<Dim> Dims);
 Value reshape(Value X, llvm::ArrayRef<Dim> Dims);
 /// Elements [Start, Stop) of the last axis.
 Value slice(Value X, int64_t Start, int64_t Stop);
+/// Elements [Start, Stop) of axis Axis (negative counts from the end; the
+/// axis static, and for an outer axis the dims after it static too): a
+/// reshape to [outer..., axis*inner], a slice of that last axis, and a
+/// reshape back, so kernels read the elements in place.
+Value slice(Value X, int64_t Start, int64_t Stop, int64_t Axis);
 /// Concatenation along the last axis.
 Value concat(llvm::ArrayRef<Value> Xs);
 /// The axes of X reordered: result axis I is X's axis Perm[I] (negative
