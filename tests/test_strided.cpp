@@ -15,6 +15,7 @@
 
 #include "codegen/Codegen.h"
 #include "compiler/Planner.h"
+#include "ir/NN.h"
 #include "ir/Printer.h"
 #include "runtime/Memory.h"
 #include "support/Error.h"
@@ -238,4 +239,18 @@ TEST_CASE("strided: run() rejects overlapping output strides and huge spans",
   CHECK_THROWS_WITH(runOnDevice(EZ, Bad),
                     Contains("input 'b' puts elements 0 and 2 at offset 0 but their values "
                              "differ"));
+}
+
+TEST_CASE("strided: the README's snippet builds, with dims in the order it says",
+          "[strided]") {
+  namespace jf = jitfuse;
+  jf::Graph g;
+  auto q = g.input("q", jf::bf16, {"T", 4096}, {"ld", 1});
+  auto kt = g.input("kt", jf::f32, {"T", 64}, {1, "T"});
+  auto w = g.input("w", jf::bf16, {4096});
+  g.output("y", jf::nn::rmsNorm(q, w, g.constant(1e-6)), {"ldy", 1});
+  g.output("k2", kt * 2.0);
+  CHECK(g.dynamicDims() == llvm::ArrayRef<std::string>({"T", "ld", "ldy"}));
+  GraphPlan P = planGraph(g, PlanOptions{});
+  CHECK(P.Kernels.size() == 2);
 }
