@@ -144,7 +144,6 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     const Node &Nd = G.node(N);
     if (!sameNumel(Nd.Dims, P.Domain))
       continue; // per-row outputs are stored after the row loop
-    std::string ST = storageType(Nd.Type);
     if (!G.stridesOf(N).empty()) {
       storeStrided(O, Vector);
       continue;
@@ -156,17 +155,7 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
       continue;
     }
     if (Vector && Vec > 1) {
-      std::string SV = E.fresh("sv");
-      E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
-      lanes(true, [&](int K) {
-        E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N)));
-      });
-      if (Peel)
-        E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
-                           Vec, O, Base, SV,
-                           E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
-      else
-        E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+      storeWide(O, Base);
       continue;
     }
     lanes(false, [&](int K) {
@@ -176,10 +165,22 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
   }
 }
 
+void KernelWriter::storeWide(size_t O, const std::string &Base) {
+  NodeId N = P.Outputs[O];
+  std::string ST = storageType(G.node(N).Type);
+  std::string SV = E.fresh("sv");
+  E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
+  lanes(true, [&](int K) { E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N))); });
+  if (Peel)
+    E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
+                       Vec, O, Base, SV, E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
+  else
+    E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+}
+
 void KernelWriter::storeStrided(size_t O, bool Vector) {
   NodeId N = P.Outputs[O];
   const Node &Nd = G.node(N);
-  std::string ST = storageType(Nd.Type);
   Coords C = E.domainCoordsOf(N);
   // Consecutive lanes are consecutive elements when the last stride is 1
   // and the output has the domain's shape: one wide store, checked for
@@ -188,16 +189,7 @@ void KernelWriter::storeStrided(size_t O, bool Vector) {
   bool Wide = Vector && Vec > 1 && !ScalarPart && !C.Flat && !C.Relabeled && !C.Rank0 &&
               G.stridesOf(N).back().isStatic(1) && (Peel || E.stridedRowsAligned(N));
   if (Wide) {
-    std::string Base = E.address(N, C, Nd.Dims); // lane 0
-    std::string SV = E.fresh("sv");
-    E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
-    lanes(true, [&](int K) { E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N))); });
-    if (Peel)
-      E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
-                         Vec, O, Base, SV,
-                         E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
-    else
-      E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+    storeWide(O, E.address(N, C, Nd.Dims)); // lane 0's offset
     return;
   }
   // One element a lane, at the output's own coordinates; lanes outside a

@@ -294,21 +294,30 @@ Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
   return R;
 }
 
-std::string Emitter::linearIndex(const Coords &C, llvm::ArrayRef<Dim> S) {
+std::string Emitter::outerOffset(const Coords &C, NodeId N, llvm::ArrayRef<Dim> S) const {
+  std::string Out;
+  for (size_t I = 0; I + 1 < S.size(); ++I)
+    if (C.Outer[I] != "0")
+      Out += (Out.empty() ? "" : " + ") + C.Outer[I] + " * " + memStride(N, S, I);
+  return Out;
+}
+
+std::string Emitter::offsetOf(const Coords &C, NodeId N, llvm::ArrayRef<Dim> S) {
   if (C.Rank0 || S.empty())
     return "0";
   if (C.Flat)
     return lastExpr(C);
-  std::string Out;
-  for (size_t I = 0; I + 1 < S.size(); ++I) {
-    if (C.Outer[I] == "0")
-      continue;
-    Out += (Out.empty() ? "" : " + ") + C.Outer[I] + " * " + strideExpr(S, I);
-  }
+  std::string Out = outerOffset(C, N, S);
+  llvm::ArrayRef<Dim> St = N == NoNode ? llvm::ArrayRef<Dim>() : G.stridesOf(N);
   std::string Last = lastExpr(C);
   if (Last != "0")
-    Out += (Out.empty() ? "" : " + ") + Last;
+    Out += (Out.empty() ? "" : " + ") + Last +
+           (St.empty() || St.back().isStatic(1) ? "" : " * " + dimExpr(St.back()));
   return Out.empty() ? "0" : "(" + Out + ")";
+}
+
+std::string Emitter::linearIndex(const Coords &C, llvm::ArrayRef<Dim> S) {
+  return offsetOf(C, NoNode, S);
 }
 
 Coords Emitter::ownCoords(NodeId N, const Coords &C) {
@@ -321,7 +330,7 @@ Coords Emitter::ownCoords(NodeId N, const Coords &C) {
 }
 
 std::string Emitter::memStride(NodeId N, llvm::ArrayRef<Dim> Dims, unsigned I) const {
-  llvm::ArrayRef<Dim> S = G.stridesOf(N);
+  llvm::ArrayRef<Dim> S = N == NoNode ? llvm::ArrayRef<Dim>() : G.stridesOf(N);
   return S.empty() ? strideExpr(Dims, I) : dimExpr(S[I]);
 }
 
@@ -338,21 +347,9 @@ bool Emitter::stridedRowsAligned(NodeId N) const {
 }
 
 std::string Emitter::address(NodeId N, const Coords &C, llvm::ArrayRef<Dim> Dims) {
-  llvm::ArrayRef<Dim> S = G.stridesOf(N);
-  if (S.empty())
-    return linearIndex(C, Dims);
-  JITFUSE_CHECK(!C.Flat && !C.Relabeled, "strided tensors are addressed at their own coordinates");
-  if (C.Rank0 || S.empty())
-    return "0";
-  std::string Out;
-  for (size_t I = 0; I + 1 < S.size(); ++I)
-    if (C.Outer[I] != "0")
-      Out += (Out.empty() ? "" : " + ") + C.Outer[I] + " * " + dimExpr(S[I]);
-  std::string Last = lastExpr(C);
-  if (Last != "0")
-    Out += (Out.empty() ? "" : " + ") + Last +
-           (S.back().isStatic(1) ? "" : " * " + dimExpr(S.back()));
-  return Out.empty() ? "0" : "(" + Out + ")";
+  JITFUSE_CHECK(G.stridesOf(N).empty() || (!C.Flat && !C.Relabeled),
+                "strided tensors are addressed at their own coordinates");
+  return offsetOf(C, N, Dims);
 }
 
 std::string Emitter::load(NodeId N, const Coords &At) {
@@ -377,9 +374,7 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   std::string Outer;
   bool Vectorizable = VectorLoads && Vec > 1;
   if (!C.Flat) {
-    for (size_t I = 0; I + 1 < Dims.size(); ++I)
-      if (C.Outer[I] != "0")
-        Outer += (Outer.empty() ? "" : " + ") + C.Outer[I] + " * " + memStride(N, Dims, I);
+    Outer = outerOffset(C, N, Dims);
     const Dim &Last = Dims.back();
     // A peeled kernel checks each chunk's alignment at run time, so any
     // row-contiguous access may try the wide load; the ladder's variants

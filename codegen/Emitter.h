@@ -166,6 +166,14 @@ private:
                 llvm::ArrayRef<Dim> To) const;
   std::string lastExpr(const Coords &C) const;
   std::string load(NodeId N, const Coords &C);
+  /// No tensor: offsets in a contiguous shape (linearIndex).
+  static constexpr NodeId NoNode = ~NodeId(0);
+  /// The offset of C's outer coordinates in tensor N's memory of shape S
+  /// ("" when all are 0): sum of Outer[I] * memStride(N, S, I).
+  std::string outerOffset(const Coords &C, NodeId N, llvm::ArrayRef<Dim> S) const;
+  /// The whole element offset: outerOffset plus the last coordinate times
+  /// N's last stride (1 when contiguous).
+  std::string offsetOf(const Coords &C, NodeId N, llvm::ArrayRef<Dim> S);
   std::string elementwise(NodeId N, const Coords &C);
   std::string concatValue(NodeId N, const Coords &C);
   std::string reshapeValue(NodeId N, const Coords &C);

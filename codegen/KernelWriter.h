@@ -36,6 +36,8 @@ private:
   void storeOutputs(bool Vector, const std::string &Base);
   /// storeOutputs of output O, declared strided: at its strides.
   void storeStrided(size_t O, bool Vector);
+  /// Output O's Vec lanes as one wide store at element \p Base.
+  void storeWide(size_t O, const std::string &Base);
   /// The storage-type expression of whole-domain output N at the current
   /// lane.
   std::string storedValue(NodeId N);

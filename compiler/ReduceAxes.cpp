@@ -155,7 +155,7 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
   // A strided input or output seen through the merge: the merged dim's
   // stride is its innermost dim's, right when the merged dims are
   // contiguous among themselves (a padded row of [C/G, HW] is).
-  auto MergedStrides = [&](NodeId Id, llvm::ArrayRef<Dim> S, const char *What) -> Shape {
+  auto MergedStrides = [&](NodeId Id, llvm::ArrayRef<Dim> S, const std::string &What) -> Shape {
     if (S.empty() || !Changed[Id])
       return Shape(S.begin(), S.end());
     const Shape &From = G.node(Id).Dims;
@@ -183,16 +183,18 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
     R.push_back(S[Big.back()]);
     return R;
   };
-  return G.relabeled(
-      [&](NodeId Id, Node &N) {
+  auto EditNode = [&](NodeId Id, Node &N) {
     N.Dims = Dims[Id];
-    N.Strides = MergedStrides(Id, N.Strides, "input");
+    N.Strides = MergedStrides(Id, N.Strides, "input '" + N.Name + "'");
     if (isReduction(N.Kind) && N.scope() == ReduceScope::Axes && !isColumnReduction(N)) {
       N.A0 = static_cast<int64_t>(ReduceScope::LastAxis);
       N.A1 = 0;
     }
-      },
-      [&](GraphOutput &O) { O.Strides = MergedStrides(O.Id, O.Strides, "output"); });
+  };
+  auto EditOutput = [&](GraphOutput &O) {
+    O.Strides = MergedStrides(O.Id, O.Strides, "output '" + O.Name + "'");
+  };
+  return G.relabeled(EditNode, EditOutput);
 }
 
 } // namespace jitfuse

@@ -31,19 +31,6 @@ static bool isNumelOne(llvm::ArrayRef<Dim> S) {
 
 /// True when every access in the cluster is the identity over Domain (or a
 /// one-element tensor), so the domain can be walked as one flat range.
-/// The elements a strided tensor spans when its dims and strides are all
-/// static; nullopt otherwise.
-static std::optional<int64_t> staticSpan(llvm::ArrayRef<Dim> Dims, llvm::ArrayRef<Dim> S) {
-  llvm::SmallVector<int64_t, 4> Sizes, Steps;
-  for (size_t I = 0; I < Dims.size(); ++I) {
-    if (Dims[I].isDynamic() || S[I].isDynamic())
-      return std::nullopt;
-    Sizes.push_back(Dims[I].Size);
-    Steps.push_back(S[I].Size);
-  }
-  return stridedSpan(Sizes, Steps);
-}
-
 static bool canFlatten(const Graph &G, const Cluster &C,
                        llvm::ArrayRef<Dim> Domain) {
   // A strided tensor is addressed by coordinates, which a flat range would
@@ -283,7 +270,9 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     // A strided tensor's offsets reach its span, not its element count.
     if (llvm::ArrayRef<Dim> S = G.stridesOf(N); Moves && !S.empty()) {
       Note(S);
-      MaxNumel = std::max<int64_t>(MaxNumel, staticSpan(Nd.Dims, S).value_or(INT64_MAX));
+      auto Sizes = staticSizes(Nd.Dims), Steps = staticSizes(S);
+      std::optional<int64_t> Span = Sizes && Steps ? stridedSpan(*Sizes, *Steps) : std::nullopt;
+      MaxNumel = std::max<int64_t>(MaxNumel, Span.value_or(INT64_MAX));
     }
     if (Moves && !isNumelOne(Nd.Dims))
       MaxBytes = std::max(MaxBytes, dtypeBytes(Nd.Type));

@@ -41,6 +41,19 @@ Layout stridedLayout(llvm::StringRef Name, llvm::ArrayRef<Dim> Dims, llvm::Array
 Layout stridedLayout(const TensorDesc &T, const Bindings &B) {
   return stridedLayout(T.Name, T.Dims, T.Strides, B);
 }
+
+/// For each logical element, the first element at its offset (itself,
+/// unless a zero stride repeats it).
+std::vector<int64_t> firstAtOffset(const Layout &L) {
+  std::vector<int64_t> ByOffset(L.Span, -1), First(L.Offsets.size());
+  for (size_t K = 0; K < L.Offsets.size(); ++K) {
+    int64_t &F = ByOffset[L.Offsets[K]];
+    if (F < 0)
+      F = static_cast<int64_t>(K);
+    First[K] = F;
+  }
+  return First;
+}
 } // namespace
 
 void foldStridedInputs(const Graph &G, Bindings &B) {
@@ -49,16 +62,10 @@ void foldStridedInputs(const Graph &G, Bindings &B) {
     auto It = B.Inputs.find(Nd.Name);
     if (Nd.Strides.empty() || It == B.Inputs.end())
       continue;
-    Layout L = stridedLayout(Nd.Name, Nd.Dims, Nd.Strides, B);
-    std::vector<int64_t> First(L.Span, -1);
+    std::vector<int64_t> First = firstAtOffset(stridedLayout(Nd.Name, Nd.Dims, Nd.Strides, B));
     std::vector<double> &Data = It->second.Data;
-    for (size_t K = 0; K < L.Offsets.size() && K < Data.size(); ++K) {
-      int64_t &F = First[L.Offsets[K]];
-      if (F < 0)
-        F = static_cast<int64_t>(K);
-      else
-        Data[K] = Data[F];
-    }
+    for (size_t K = 0; K < First.size() && K < Data.size(); ++K)
+      Data[K] = Data[First[K]];
   }
 }
 
@@ -97,15 +104,12 @@ std::map<std::string, HostTensor> runOnDevice(Executable &X, const Bindings &B,
       Layout L = stridedLayout(T, B);
       size_t Elem = dtypeBytes(T.Type);
       std::vector<uint8_t> Spread(L.Span * Elem, 0xFF);
-      std::vector<int64_t> First(L.Span, -1);
+      std::vector<int64_t> First = firstAtOffset(L);
       for (size_t K = 0; K < L.Offsets.size(); ++K) {
-        int64_t &F = First[L.Offsets[K]];
-        if (F >= 0 && std::memcmp(&Bytes[F * Elem], &Bytes[K * Elem], Elem) != 0)
+        if (std::memcmp(&Bytes[First[K] * Elem], &Bytes[K * Elem], Elem) != 0)
           fail("runOnDevice: input '{}' puts elements {} and {} at offset {} but their values "
                "differ (foldStridedInputs makes them agree)",
-               T.Name, F, K, L.Offsets[K]);
-        if (F < 0)
-          F = static_cast<int64_t>(K);
+               T.Name, First[K], K, L.Offsets[K]);
         std::memcpy(&Spread[L.Offsets[K] * Elem], &Bytes[K * Elem], Elem);
       }
       Bytes = std::move(Spread);

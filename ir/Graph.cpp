@@ -164,19 +164,15 @@ static Shape checkedStrides(const std::string &What, llvm::ArrayRef<Dim> Dims,
   if (std::optional<Shape> C = contiguousStrides(Dims);
       C && llvm::ArrayRef<Dim>(*C) == Strides)
     return {};
-  llvm::SmallVector<int64_t, 4> Sizes, Steps;
-  for (size_t I = 0; I < Dims.size(); ++I) {
-    // Dynamic: checked by run(). Negative: input() rejects the shape.
-    if (Dims[I].isDynamic() || Strides[I].isDynamic() || Dims[I].Size < 0)
-      return Shape(Strides.begin(), Strides.end());
-    Sizes.push_back(Dims[I].Size);
-    Steps.push_back(Strides[I].Size);
-  }
-  if (!stridedSpan(Sizes, Steps))
+  // Dynamic: checked by run(). Negative: input() rejects the shape.
+  auto Sizes = staticSizes(Dims), Steps = staticSizes(Strides);
+  if (!Sizes || !Steps || llvm::any_of(*Sizes, [](int64_t S) { return S < 0; }))
+    return Shape(Strides.begin(), Strides.end());
+  if (!stridedSpan(*Sizes, *Steps))
     fail("{}: shape {} at strides {} spans more than 2^48 elements", What, shapeStr(Dims),
          shapeStr(Strides));
   if (Output)
-    if (std::string Why = outputOverlap(Sizes, Steps); !Why.empty())
+    if (std::string Why = outputOverlap(*Sizes, *Steps); !Why.empty())
       fail("{}: strides {} for shape {} overlap: {}; an output needs each element at its "
            "own offset",
            What, shapeStr(Strides), shapeStr(Dims), Why);

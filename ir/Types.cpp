@@ -183,6 +183,16 @@ std::optional<Shape> contiguousStrides(llvm::ArrayRef<Dim> S) {
   return Out;
 }
 
+std::optional<llvm::SmallVector<int64_t, 4>> staticSizes(llvm::ArrayRef<Dim> S) {
+  llvm::SmallVector<int64_t, 4> Sizes;
+  for (const Dim &D : S) {
+    if (D.isDynamic())
+      return std::nullopt;
+    Sizes.push_back(D.Size);
+  }
+  return Sizes;
+}
+
 std::optional<int64_t> stridedSpan(llvm::ArrayRef<int64_t> Sizes,
                                    llvm::ArrayRef<int64_t> Strides) {
   int64_t Last = 0;

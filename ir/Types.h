@@ -107,6 +107,9 @@ bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To);
 /// not a Dim), i.e. where no declared stride can equal it.
 std::optional<Shape> contiguousStrides(llvm::ArrayRef<Dim> S);
 
+/// The sizes of S when every dim is static; nullopt otherwise.
+std::optional<llvm::SmallVector<int64_t, 4>> staticSizes(llvm::ArrayRef<Dim> S);
+
 /// A strided tensor of Sizes at Strides (elements; both >= 0): the elements
 /// its buffer spans (the largest offset plus one; 0 when it is empty), or
 /// nullopt past MaxElements.

@@ -288,25 +288,33 @@ TEST_CASE("Random graphs: partition invariants, schedule, deterministic codegen"
                Nodes, Interpreted, Secs);
 }
 
+namespace {
+/// Compiles G (built from R) fused and unfused for sm_90 with NVRTC; fails
+/// with the seed and a C++ repro when either throws.
+void compileBothWays(const Graph &G, const Recipe &R) {
+  for (bool Fuse : {true, false}) {
+    CompileOptions Opts;
+    Opts.Fuse = Fuse;
+    Opts.Arch = "sm_90";
+    try {
+      Executable X = testCompiler().compile(G, Opts);
+      CHECK(!X.source().empty());
+      CHECK(X.numKernels() >= 1);
+    } catch (const Error &E) {
+      FAIL("seed " << R.Seed << (Fuse ? " fused" : " unfused") << ": " << E.what() << "\n"
+                   << describeBindings(R) << "\n"
+                   << printAsCpp(G));
+    }
+  }
+}
+} // namespace
+
 TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
   unsigned Count = std::min(30u, countFromEnv(30));
   for (unsigned I = 0; I < Count; ++I) {
     Recipe R = randomRecipe(baseSeed() + 1000003 + I);
     Graph G = buildGraph(R);
-    for (bool Fuse : {true, false}) {
-      CompileOptions Opts;
-      Opts.Fuse = Fuse;
-      Opts.Arch = "sm_90";
-      try {
-        Executable X = testCompiler().compile(G, Opts);
-        CHECK(!X.source().empty());
-        CHECK(X.numKernels() >= 1);
-      } catch (const Error &E) {
-        FAIL("seed " << R.Seed << (Fuse ? " fused" : " unfused") << ": " << E.what() << "\n"
-                     << describeBindings(R) << "\n"
-                     << printAsCpp(G));
-      }
-    }
+    compileBothWays(G, R);
   }
 }
 
@@ -347,19 +355,7 @@ TEST_CASE("Random graphs: strided layouts are drawn, printed and compile", "[ran
     if (Compiled >= 8)
       continue;
     ++Compiled;
-    for (bool Fuse : {true, false}) {
-      CompileOptions Opts;
-      Opts.Fuse = Fuse;
-      Opts.Arch = "sm_90";
-      try {
-        Executable X = testCompiler().compile(G, Opts);
-        CHECK(X.numKernels() >= 1);
-      } catch (const Error &E) {
-        FAIL("seed " << R.Seed << (Fuse ? " fused" : " unfused") << ": " << E.what() << "\n"
-                     << describeBindings(R) << "\n"
-                     << printAsCpp(G));
-      }
-    }
+    compileBothWays(G, R);
   }
   // About a fifth of inputs and outputs get a layout: far more than none.
   CHECK(StridedIn > 40);

@@ -202,12 +202,12 @@ TEST_CASE("strided: a merged reduction needs its strided rows contiguous", "[str
   Value M = mean(X, {-2, -1});
   G.output("y", X - M, {48, 12, 1});
   CHECK_THROWS_WITH(planGraph(G, PlanOptions{}),
-                    Contains("output has strides [48,12,1], and the merge joins its dims "
+                    Contains("output 'y' has strides [48,12,1], and the merge joins its dims "
                              "[4,10] into one row"));
   Graph H;
   Value Y = H.input("x", f32, {"B", 4, 10}, {"lb", 12, 1});
   H.output("y", Y - mean(Y, {-2, -1}));
-  CHECK_THROWS_WITH(planGraph(H, PlanOptions{}), Contains("input has strides [lb,12,1]"));
+  CHECK_THROWS_WITH(planGraph(H, PlanOptions{}), Contains("input 'x' has strides [lb,12,1]"));
 }
 
 TEST_CASE("strided: run() rejects overlapping output strides and huge spans",
