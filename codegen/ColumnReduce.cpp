@@ -25,8 +25,14 @@
 namespace jitfuse::codegen {
 
 void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
-  JITFUSE_CHECK(P.Domain.size() == 2 && P.Outputs.size() == 1,
-                "a column reduction reduces axis 0 of [R, C] to one output");
+  // The outputs are the reduction's [1, C] result and reshapes of it
+  // (compiler/Fusion.cpp): the same values at the same linear index.
+  NodeId Red = ~NodeId(0);
+  for (NodeId N : P.Nodes)
+    if (isReduction(G.node(N).Kind))
+      Red = N;
+  JITFUSE_CHECK(P.Domain.size() == 2 && Red != ~NodeId(0) && !P.Outputs.empty(),
+                "a column reduction reduces axis 0 of [R, C] to its outputs");
   JITFUSE_CHECK(P.ThreadsX == launch::ColumnThreads &&
                     P.RowsPerBlock == launch::ColumnRowThreads,
                 "column reductions launch ColumnThreads x ColumnRowThreads");
@@ -34,7 +40,6 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   JITFUSE_CHECK(W >= 1 && (Vec == 1 || Vec == W),
                 "a column reduction's variants are its column width and scalar");
   std::string IT = E.indexType();
-  NodeId Red = P.Outputs[0];
   const Node &Nd = G.node(Red);
   const Node &Op = G.node(Nd.Operands[0]);
   std::string AT = computeType(Nd.Type);
@@ -145,22 +150,19 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     E.line(fmt::format("{0} = {1}({0}, jf_col[i][lc]);", Tot, F));
     E.close();
   });
-  // The [1, C] output's element oc (a strided output: at its last stride).
-  std::string Oc = "oc";
-  if (!G.stridesOf(Red).empty()) {
-    Coords At;
-    At.Outer.assign(Nd.rank() - 1, "0");
-    At.ColRel = false;
-    At.Last = "oc";
-    Oc = E.address(Red, At, Nd.Dims);
-  }
+  // Each output's element oc: its linear index, or for a strided output
+  // the element at oc's coordinates of its shape.
+  auto OutIndex = [&](NodeId O) -> std::string {
+    if (G.stridesOf(O).empty())
+      return "oc";
+    return E.address(O, E.coordsOfIndex("oc", G.node(O).Dims), G.node(O).Dims);
+  };
   auto Store = [&](const std::string &Tot) {
     E.open("if (oc < ncols)");
-    if (Nd.Kind == Op::ReduceMean)
-      E.line(fmt::format("out_0[{}] = {};", Oc,
-                         storeConvert(Nd.Type, fmt::format("{} / ({})nrows", Tot, AT))));
-    else
-      E.line(fmt::format("out_0[{}] = {};", Oc, storeConvert(Nd.Type, Tot)));
+    std::string V = Nd.Kind == Op::ReduceMean ? fmt::format("{} / ({})nrows", Tot, AT) : Tot;
+    for (size_t O = 0; O < P.Outputs.size(); ++O)
+      E.line(fmt::format("out_{}[{}] = {};", O, OutIndex(P.Outputs[O]),
+                         storeConvert(Nd.Type, V)));
     E.close();
   };
   E.open("if (nsplit == 1)");

@@ -70,6 +70,8 @@ private:
     return Owner[N] < 0 ? -1 : static_cast<int>(find(Owner[N]));
   }
   bool reaches(unsigned From, unsigned To);
+  /// Whether O is a column reduction or a chain of reshapes of one.
+  bool relabelsColumnResult(NodeId O) const;
   std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
@@ -154,6 +156,12 @@ std::optional<Refusal> Fuser::readsOtherLayout(llvm::ArrayRef<unsigned> S, NodeI
   return std::nullopt;
 }
 
+bool Fuser::relabelsColumnResult(NodeId O) const {
+  while (G.node(O).Kind == Op::Reshape)
+    O = G.node(O).Operands[0];
+  return isColumnReduction(G.node(O));
+}
+
 std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                        llvm::ArrayRef<unsigned> Others,
                                        KernelKind &Kind, Shape &Domain) {
@@ -161,6 +169,16 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
   bool HaveRow = false;
   Shape Row;
   size_t Size = 1;
+  // A reshape of a column reduction's result lists the same values in the
+  // same order: the kernel stores it where it stores the result (the [1, K]
+  // of a lowered outer reduction back in the reduction's shape).
+  if (Nd.Kind == Op::Reshape && S.size() == 1 &&
+      Clusters[S[0]].Kind == KernelKind::ColumnReduce &&
+      relabelsColumnResult(Nd.Operands[0])) {
+    Kind = KernelKind::ColumnReduce;
+    Domain = Clusters[S[0]].Domain;
+    return std::nullopt;
+  }
   for (unsigned C : S) {
     const ClusterState &K = Clusters[C];
     Size += K.Nodes.size();

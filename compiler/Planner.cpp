@@ -3,6 +3,7 @@
 
 #include "compiler/Fusion.h"
 #include "compiler/Horizontal.h"
+#include "compiler/LowerAxes.h"
 #include "compiler/Plan.h"
 #include "compiler/ReduceAxes.h"
 #include "compiler/Schedule.h"
@@ -49,8 +50,15 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
     fail("compile: the graph has no outputs; mark results with g.output(name, value)");
   GraphPlan R;
   R.GraphText = printGraph(G);
-  if (std::optional<Graph> V = rowViewOfAxes(G))
+  std::optional<Graph> Lowered = lowerReduceAxes(G);
+  const Graph &Base = Lowered ? *Lowered : G;
+  std::optional<Graph> V = rowViewOfAxes(Base);
+  R.Lowered = Lowered.has_value();
+  R.RowView = V.has_value();
+  if (V)
     R.View = std::make_shared<const Graph>(std::move(*V));
+  else if (Lowered)
+    R.View = std::make_shared<const Graph>(std::move(*Lowered));
   // The view outlives the move of R: the shared_ptr moves, not the graph.
   const Graph &Planned = R.planned(G);
   return planView(Planned, Opts, std::move(R));
@@ -73,10 +81,15 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   R.Launches = groupLaunches(R.Part, R.Kernels, R.KernelBytes, G.dynamicDims().size(),
                              Opts.Fuse && Opts.Horizontal);
   R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
-  if (R.View)
+  if (R.RowView)
     R.PlanText = "reductions over inner axes: planned on the row view of the graph "
                  "(their trailing reduced dims merged into one row; shapes below are "
                  "seen through it)\n" +
+                 R.PlanText;
+  if (R.Lowered)
+    R.PlanText = "reductions over outer or mixed axes: planned as row or column reductions "
+                 "of a permuted view of their operands (node ids below are the lowered "
+                 "graph's)\n" +
                  R.PlanText;
   R.PlanText += explainLaunches(R.Kernels, R.Launches);
   R.PlanDot = planToDot(G, R.Part, R.Launches);

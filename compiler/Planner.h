@@ -42,9 +42,13 @@ struct GraphPlan {
   std::vector<std::vector<unsigned>> Launches;
   std::string GraphText, PlanText, PlanDot;
   /// The graph the plan was made for when it is not the user's: reductions
-  /// over inner axes seen as row reductions (compiler/ReduceAxes.h); same
-  /// node ids. Codegen and the launch table read it; null: the user's graph.
+  /// over outer or mixed axes lowered to row or column reductions of a
+  /// permuted view (compiler/LowerAxes.h; later node ids shift), then
+  /// reductions over inner axes seen as row reductions
+  /// (compiler/ReduceAxes.h; same node ids). Codegen and the launch table
+  /// read it; null: the user's graph.
   std::shared_ptr<const Graph> View;
+  bool Lowered = false, RowView = false;
 
   const Graph &planned(const Graph &G) const { return View ? *View : G; }
 };

@@ -232,8 +232,14 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   P.Inputs = C.Inputs;
   P.Outputs = C.Outputs;
   P.Scalars = C.Scalars;
-  P.Name = "jf_k" + std::to_string(Index) + "_" +
-           std::string(opName(G.node(C.Outputs.front()).Kind));
+  // Named after its first output; a column reduction after its reduction
+  // (its outputs may be reshapes of the result).
+  NodeId Named = C.Outputs.front();
+  if (C.Kind == KernelKind::ColumnReduce)
+    for (NodeId N : C.Nodes)
+      if (isReduction(G.node(N).Kind))
+        Named = N;
+  P.Name = "jf_k" + std::to_string(Index) + "_" + std::string(opName(G.node(Named).Kind));
   P.FastMath = Opts.FastMath;
 
   // Domain.

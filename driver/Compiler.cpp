@@ -250,7 +250,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "emit": each kernel once; its text is both the inspection copy and
   // part of the program (emission dominates a cache hit's CPU time).
   // Kernels are written for the graph the plan was made for (the user's, or
-  // its row view when reductions run over inner axes; same node ids). A
+  // its lowering and row view when reductions run over axes: Planner.h). A
   // horizontal launch is emitted from its parts' kernels (its device
   // functions); the program holds one entry per launch.
   const Graph &PG = Plan.planned(G);

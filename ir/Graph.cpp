@@ -45,6 +45,30 @@ Graph Graph::relabeled(llvm::function_ref<void(NodeId, Node &)> Edit,
   return R;
 }
 
+Graph Graph::rebuilt(
+    llvm::function_ref<std::optional<NodeId>(Graph &, NodeId, const Node &)> Lower) const {
+  Graph R;
+  std::vector<NodeId> Map(Nodes.size());
+  for (NodeId Id = 0; Id < Nodes.size(); ++Id) {
+    Node N = Nodes[Id];
+    for (NodeId &O : N.Operands)
+      O = Map[O];
+    std::optional<NodeId> L = Lower(R, Id, N);
+    Map[Id] = L ? *L : R.addNode(std::move(N));
+  }
+  for (NodeId I : Inputs)
+    R.Inputs.push_back(Map[I]);
+  for (NodeId S : Scalars)
+    R.Scalars.push_back(Map[S]);
+  for (GraphOutput O : Outputs) {
+    O.Id = Map[O.Id];
+    R.Outputs.push_back(std::move(O));
+  }
+  // Lowered nodes only multiply dims the graph already names.
+  R.DynDims = DynDims;
+  return R;
+}
+
 bool Node::operator==(const Node &O) const {
   if (Kind != O.Kind || Type != O.Type || Operands != O.Operands ||
       A0 != O.A0 || A1 != O.A1 || Name != O.Name || Dims.size() != O.Dims.size() ||

@@ -15,6 +15,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,6 +112,15 @@ public:
   /// never shared with the copied ones.
   Graph relabeled(llvm::function_ref<void(NodeId, Node &)> Edit,
                   llvm::function_ref<void(GraphOutput &)> EditOutput = nullptr) const;
+
+  /// A copy of this graph built node by node in order, for the planner's
+  /// lowerings (compiler/LowerAxes.h): Lower gets the copy so far and each
+  /// node with its operands already mapped; it returns the copy's id of the
+  /// node's value (after adding nodes of its own), or nullopt to add the
+  /// node as it is. Inputs, scalars, outputs (names, strides) and the
+  /// dynamic dims' order are kept; ids of later nodes shift.
+  Graph rebuilt(llvm::function_ref<std::optional<NodeId>(Graph &, NodeId, const Node &)> Lower)
+      const;
 
   /// Checks the structural invariants (operand counts, topological order,
   /// rank limit, outputs that name existing nodes); throws jitfuse::Error on
