@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W16 ---------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W18 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -185,6 +185,28 @@ std::vector<Workload> allWorkloads() {
                },
                {{"T", 16384}, {"ld", 4224}},
                {{"T", 3}, {"ld", 4101}},
+               {}});
+  // Reductions over outer and mixed axes (issue 14, compiler/LowerAxes.h):
+  // BatchNorm statistics over {0, 2} (a row reduction of the channels, each
+  // row N runs of HW) and mean pooling over the sequence axis {1} (a column
+  // reduction of [T, B*H] read through a permute).
+  W.push_back({"W17", "W17", "BatchNorm statistics sum(x) and sum(x*x) over {0,2} -> f32, bf16 [64,256,3136]",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"N", 256, "HW"});
+                 Value Xf = cast(X, DType::F32);
+                 G.output("s1", sum(Xf, {0, 2}));
+                 G.output("s2", sum(Xf * Xf, {0, 2}));
+               },
+               {{"N", 64}, {"HW", 3136}},
+               {{"N", 3}, {"HW", 49}},
+               {}});
+  W.push_back({"W18", "W18", "mean pooling mean(x, {1}) -> f32, bf16 [8,4096,4096]",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {8, "T", 4096});
+                 G.output("m", mean(cast(X, DType::F32), {1}));
+               },
+               {{"T", 4096}},
+               {{"T", 37}},
                {}});
   return W;
 }

@@ -418,9 +418,9 @@ Compiler makeCompiler() {
 
 int main(int Argc, char **Argv) {
   Options O;
-  CLI::App App{"jitfuse benchmark: workloads W1-W16 fused/unfused vs the copy ceiling, "
+  CLI::App App{"jitfuse benchmark: workloads W1-W18 fused/unfused vs the copy ceiling, "
                "and JIT latency C1/C2 (see BENCHMARKS.md)"};
-  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W16, W3-bf16-H4096)")
+  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W18, W3-bf16-H4096)")
       ->delimiter(',');
   App.add_option("--iters", O.Iters, "Timed runs per workload and mode")->check(CLI::Range(1, 100000));
   App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
@@ -491,7 +491,7 @@ int main(int Argc, char **Argv) {
       Rows.push_back(runWorkload(Ctx, W, Failed));
     }
     if (Rows.empty() && !O.Only.empty()) {
-      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W16 or an "
+      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W18 or an "
                  "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
       Failed = true;
     }

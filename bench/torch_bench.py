@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W16, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W18, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -104,6 +104,17 @@ def col_sum_upcast(x):
     """W10 spelled the other common way; eager times both and keeps the
     faster (torch.compile gets col_sum: it fuses the upcast either way)."""
     return x.float().sum(0)
+
+
+def bn_stats(x):
+    """W17: BatchNorm statistics, sums of x and x^2 over (N, HW) of [N, C, HW] in f32."""
+    xf = x.float()
+    return xf.sum((0, 2)), (xf * xf).sum((0, 2))
+
+
+def mean_pool(x):
+    """W18: mean pooling over the sequence axis of [B, T, H] in f32."""
+    return x.mean(1, dtype=torch.float32)
 
 
 # Other eager spellings of a workload: eager reports the fastest of fn and
@@ -237,6 +248,8 @@ def workloads():
         # The slice is the input: min bytes count its elements, not the buffer's.
         ("W16", "W16", strided_rmsnorm,
          lambda: [rand((16384, 4224), bf16)[:, :4096], rand((4096,), bf16)], False),
+        ("W17", "W17", bn_stats, lambda: [rand((64, 256, 3136), bf16)], False),
+        ("W18", "W18", mean_pool, lambda: [rand((8, 4096, 4096), bf16)], False),
     ]
     return w
 

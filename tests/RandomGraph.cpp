@@ -72,6 +72,19 @@ static Value buildOne(Graph &G, const std::vector<Value> &Vals, const RecipeOp &
       return reduce(Rop.O, arg(Rop, Vals, 0),
                     Rop.A0 == 2 ? llvm::ArrayRef<int64_t>(Column) : llvm::ArrayRef<int64_t>(Inner));
     }
+    // A0 = 8 + mask: the axes of the mask (bit I: axis I), any set
+    // (compiler/LowerAxes.h lowers the outer and mixed ones).
+    if (Rop.A0 >= 8) {
+      Value X = arg(Rop, Vals, 0);
+      int64_t Mask = Rop.A0 - 8;
+      if (Mask == 0 || Mask >= (int64_t(1) << X.rank()))
+        fail("recipe: reduce axes mask {} out of range for rank {}", Mask, X.rank());
+      llvm::SmallVector<int64_t, 4> Axes;
+      for (unsigned I = 0; I < X.rank(); ++I)
+        if (Mask & (int64_t(1) << I))
+          Axes.push_back(I);
+      return reduce(Rop.O, X, Axes);
+    }
     if (Rop.A0 != 0 && Rop.A0 != 1)
       fail("recipe: reduce scope {} out of range", Rop.A0);
     return reduce(Rop.O, arg(Rop, Vals, 0), static_cast<ReduceScope>(Rop.A0));
@@ -175,6 +188,31 @@ private:
   std::mt19937_64 LayoutRng;
   size_t layoutPick(size_t N) {
     return std::uniform_int_distribution<size_t>(0, N - 1)(LayoutRng);
+  }
+  /// Whether a reduction over Mask of S can be lowered: the dims it
+  /// merges (the reduced ones, and for a column reduction the kept ones)
+  /// are all numbers, or names whose numbers multiply to 1
+  /// (compiler/LowerAxes.h).
+  static bool axesMerge(const Shape &S, uint32_t Mask) {
+    int Last = -1;
+    for (unsigned I = 0; I < S.size(); ++I)
+      if (!S[I].isStatic(1))
+        Last = static_cast<int>(I);
+    bool Row = Last >= 0 && (Mask & (1u << Last));
+    auto Merges = [&](bool Reduced) {
+      int64_t Static = 1;
+      bool Named = false;
+      for (unsigned I = 0; I < S.size(); ++I) {
+        if (bool(Mask & (1u << I)) != Reduced)
+          continue;
+        if (S[I].isDynamic())
+          Named = true;
+        else
+          Static *= S[I].Size;
+      }
+      return !Named || Static == 1 || Static == 0;
+    };
+    return Merges(true) && (Row || Merges(false));
   }
   bool layoutChance(double P) {
     return std::uniform_real_distribution<double>(0, 1)(LayoutRng) < P;
@@ -592,15 +630,28 @@ void Generator::step() {
     bool All = chance(0.2);
     Rop.A0 = All ? 1 : 0;
     int64_t Len = All ? numelOf(val(E).shape()) : dimValue(val(E).shape().back());
-    // Reductions over other axes (recipe scopes 2 and 3) are not drawn
-    // yet: drawn beside the graph's other reductions, they found three
-    // compile errors (a column and an inner reduction in one graph; a
-    // last-axis and an inner reduction of the same rows; two different
-    // inner sets), issue 14's open work, not a generator bug.
+    // Any set of axes of a rank >= 2 value (recipe scope 8 + mask): outer
+    // and mixed sets run lowered (compiler/LowerAxes.h). Only sets that are
+    // not the innermost axes are drawn: inner sets beside the graph's other
+    // reductions still meet the row view's refusals (two different inner
+    // sets in one graph; compiler/ReduceAxes.h), which compile() reports.
+    unsigned Rank = val(E).rank();
+    if (!All && Rank >= 2 && layoutChance(0.3)) {
+      uint32_t AllAxes = (1u << Rank) - 1;
+      uint32_t Mask = std::uniform_int_distribution<uint32_t>(1, AllAxes)(LayoutRng);
+      bool Inner = ((Mask + (Mask & -Mask)) & AllAxes) == 0;
+      if (!Inner && axesMerge(val(E).shape(), Mask)) {
+        Rop.A0 = 8 + Mask;
+        Len = 1;
+        for (unsigned I = 0; I < Rank; ++I)
+          if (Mask & (1u << I))
+            Len *= dimValue(val(E).shape()[I]);
+      }
+    }
     double B = Rop.O == Op::ReduceSum ? E.Bound * static_cast<double>(Len) : E.Bound;
     const Entry *R = add(Rop, B);
     // Broadcast the reduced value back over the row (normalization epilogue).
-    if (R && Rop.A0 == 0 && chance(0.6)) {
+    if (R && (Rop.A0 == 0 || Rop.A0 >= 8) && chance(0.6)) {
       RecipeOp Epi;
       Epi.K = RKind::Binary;
       Epi.O = oneOf({Op::Sub, Op::Mul, Op::Add});

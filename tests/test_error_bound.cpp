@@ -98,6 +98,46 @@ float binaryF32(Op O, float A, float B) {
   return 0;
 }
 
+/// A reduction over a set of axes in float: each result element's terms in
+/// the operand's order, added as a balanced tree (the row and column
+/// kernels add strided runs and then trees; a tree is no deeper than
+/// theirs, so the bound must hold for it).
+HostTensor axesF32(const Node &N, const HostTensor &X, std::vector<int64_t> OutDims) {
+  HostTensor Out = tensor(N.Type, OutDims, {});
+  int64_t Count = Out.numel();
+  std::vector<std::vector<float>> Terms(static_cast<size_t>(Count));
+  std::vector<int64_t> Idx(X.Dims.size(), 0);
+  for (int64_t L = 0; L < X.numel(); ++L) {
+    int64_t O = 0;
+    for (size_t A = 0; A < X.Dims.size(); ++A)
+      O = O * OutDims[A] + ((N.reducedAxes() & (1u << A)) ? 0 : Idx[A]);
+    Terms[static_cast<size_t>(O)].push_back(f(X.Data[static_cast<size_t>(L)]));
+    for (size_t A = X.Dims.size(); A-- > 0;)
+      if (++Idx[A] < X.Dims[A])
+        break;
+      else
+        Idx[A] = 0;
+  }
+  for (std::vector<float> &T : Terms) {
+    size_t Len = T.size();
+    if (N.Kind == Op::ReduceMax || N.Kind == Op::ReduceMin) {
+      float Acc = N.Kind == Op::ReduceMax ? -INFINITY : INFINITY;
+      for (float V : T)
+        Acc = binaryF32(N.Kind == Op::ReduceMax ? Op::Max : Op::Min, Acc, V);
+      Out.Data.push_back(Acc);
+      continue;
+    }
+    for (size_t W = 1; W < T.size(); W *= 2)
+      for (size_t I = 0; I + W < T.size(); I += 2 * W)
+        T[I] += T[I + W];
+    float Acc = T.empty() ? 0.0f : T[0];
+    if (N.Kind == Op::ReduceMean)
+      Acc = Acc / f(static_cast<double>(Len));
+    Out.Data.push_back(Acc);
+  }
+  return Out;
+}
+
 struct SimOptions {
   /// Round every node to its dtype (the unfused run); else only outputs.
   bool Unfused = false;
@@ -121,6 +161,8 @@ std::map<std::string, HostTensor> simulateF32(const Graph &G, const Bindings &B,
     bool F32Node = isFloat(N.Type) && N.Type != DType::F64;
     if (!F32Node || K == OpKind::Leaf || K == OpKind::View || K == OpKind::Random) {
       Sim[Id] = evaluateNode(G, B, Id, Sim);
+    } else if (K == OpKind::Reduce && N.scope() == ReduceScope::Axes) {
+      Sim[Id] = axesF32(N, Sim[N.Operands[0]], resolveShape(N.Dims, B.Dims));
     } else if (K == OpKind::Reduce) {
       const HostTensor &X = Sim[N.Operands[0]];
       int64_t Len = N.scope() == ReduceScope::All ? X.numel() : X.Dims.back();

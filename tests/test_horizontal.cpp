@@ -158,11 +158,12 @@ TEST_CASE("horizontal fusion: random merged graphs launch every kernel once, aft
     Graph G = test::buildGraph(test::mergeRecipes(Rs));
     GraphPlan Plan = planGraph(G, {});
     const Partition &P = Plan.Part;
+    const Graph &PG = Plan.planned(G); // lowered reductions shift node ids
     size_t N = P.Clusters.size();
     std::vector<std::vector<bool>> Needs(N, std::vector<bool>(N, false));
     for (size_t K = 0; K < N; ++K)
       for (NodeId Node : P.Clusters[K].Nodes)
-        for (NodeId Op : G.node(Node).Operands) {
+        for (NodeId Op : PG.node(Node).Operands) {
           const std::vector<NodeId> &Own = P.Clusters[K].Nodes;
           if (std::find(Own.begin(), Own.end(), Op) != Own.end() || P.ClusterOf[Op] < 0)
             continue;

@@ -161,11 +161,16 @@ TEST_CASE("outer axes: kernels compile with NVRTC for odd shapes and every op",
 TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes]") {
   if (!test::haveGpu())
     return;
+  // Odd sizes everywhere; [3, 129, 8] and [2, 5, 3, 40] have kept inner
+  // runs the vector width divides; f16 on the first shape only (the
+  // dtypes share the code paths; the tier's time is finite).
   const std::vector<std::vector<int64_t>> Shapes = {{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40},
                                                     {300, 3, 17}};
   for (DType T : {f32, bf16, f16})
     for (const std::vector<int64_t> &S : Shapes)
       for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
+        if (T == f16 && S != Shapes.front())
+          continue;
         Graph G;
         Value X = G.input("x", T, Shape(S.begin(), S.end()));
         Value Y = G.input("y", T, Shape(S.begin(), S.end()));
