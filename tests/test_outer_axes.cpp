@@ -49,7 +49,9 @@ TEST_CASE("outer axes: the lowered graph computes what the user's does",
   // Independent of codegen: both graphs under the fp64 interpreter, on
   // shapes with size-1 axes in every position.
   const std::vector<std::vector<int64_t>> Shapes = {
-      {3, 4, 5}, {2, 1, 3, 4}, {3, 5, 1}, {1, 4, 3}, {2, 3, 2, 3}, {5, 1, 1, 2}};
+      {3, 4, 5}, {2, 1, 3, 4}, {3, 5, 1}, {1, 4, 3}, {2, 3, 2, 3}, {5, 1, 1, 2},
+      // Innermost reduced runs of 32 or more: two stages.
+      {3, 4, 40}, {2, 3, 2, 33}, {2, 33, 1}};
   for (const std::vector<int64_t> &S : Shapes)
     for (const std::vector<int64_t> &Axes : allAxisSets(S.size()))
       for (Op O : {Op::ReduceSum, Op::ReduceMean, Op::ReduceMax, Op::ReduceMin}) {
@@ -76,18 +78,21 @@ TEST_CASE("outer axes: the lowered graph computes what the user's does",
       }
 }
 
-TEST_CASE("outer axes: one kernel each, with the prologue and a row epilogue",
-          "[reduce-axes][outer-axes]") {
+TEST_CASE("outer axes: the plans of each form", "[reduce-axes][outer-axes]") {
   struct Case {
     std::vector<int64_t> Axes;
-    KernelKind Kind;
+    std::vector<KernelKind> Kinds;
   };
-  // The innermost axis with more than one element decides: reduced, a row
-  // reduction; kept, a column reduction.
-  for (const Case &C : {Case{{0}, KernelKind::ColumnReduce}, Case{{1}, KernelKind::ColumnReduce},
-                        Case{{0, 1}, KernelKind::ColumnReduce},
-                        Case{{0, 2}, KernelKind::ColumnReduce}, Case{{0, 3}, KernelKind::RowReduce},
-                        Case{{1, 3}, KernelKind::RowReduce}}) {
+  using K = KernelKind;
+  // The innermost axis with more than one element decides: kept, one
+  // column reduction; reduced, a row reduction, in two stages when another
+  // reduced axis lies outside an innermost run of >= 32 terms (the run as
+  // contiguous rows, then the rest of the axes over the intermediate,
+  // lowered the same way: {1} of [6, 100, 1, 1] is a row).
+  for (const Case &C : {Case{{0}, {K::ColumnReduce}}, Case{{1}, {K::ColumnReduce}},
+                        Case{{0, 1}, {K::ColumnReduce}}, Case{{0, 2}, {K::ColumnReduce}},
+                        Case{{1, 3}, {K::RowReduce, K::RowReduce}},
+                        Case{{0, 3}, {K::RowReduce, K::ColumnReduce}}}) {
     Graph G;
     Value X = G.input("x", bf16, {6, 100, 1, 64});
     Value S = sum(cast(X, f32), C.Axes);
@@ -96,25 +101,42 @@ TEST_CASE("outer axes: one kernel each, with the prologue and a row epilogue",
     GraphPlan P = planGraph(G, PlanOptions{});
     CHECK(P.Lowered);
     CHECK_THAT(P.PlanText, Contains("reductions over outer or mixed axes"));
-    REQUIRE(P.Kernels.size() == 1);
-    CHECK(P.Kernels[0].Kind == C.Kind);
-    CHECK(P.planned(G).node(P.Kernels[0].Outputs[0]).Dims == S.shape());
+    REQUIRE(P.Kernels.size() == C.Kinds.size());
+    for (size_t I = 0; I < C.Kinds.size(); ++I)
+      CHECK(P.Kernels[I].Kind == C.Kinds[I]);
+    CHECK(P.planned(G).node(P.Kernels.back().Outputs[0]).Dims == S.shape());
   }
-  // BatchNorm-style statistics over {0, 2} of [N, C, HW] and the
-  // normalization by them: the row kernel (rows = channels) keeps its
-  // epilogue; the normalized output over [N, C, HW] reads the rows in
-  // another order, so it is a second kernel, and the plan says why.
+  // A short innermost run: one row kernel through the permute, with its
+  // epilogue.
   Graph G;
-  Value X = G.input("x", f16, {8, 32, 49});
-  Value Xf = cast(X, f32);
-  Value M = mean(Xf, {0, 2});
-  Value V = mean(Xf * Xf, {0, 2}) - M * M;
-  G.output("rstd", rsqrt(V + 1e-5));
+  Value X = G.input("x", f32, {300, 3, 17});
+  G.output("y", sum(X, {0, 2}) * 0.5);
   GraphPlan P = planGraph(G, PlanOptions{});
   REQUIRE(P.Kernels.size() == 1);
-  CHECK(P.Kernels[0].Kind == KernelKind::RowReduce);
-  G.output("y", cast((Xf - M) * rsqrt(V + 1e-5), f16));
-  CHECK(planGraph(G, PlanOptions{}).Kernels.size() == 2);
+  CHECK(P.Kernels[0].Kind == K::RowReduce);
+  // BatchNorm statistics over {0, 2} of [N, C, HW]: both first stages share
+  // one row kernel (rows = N*C runs of HW, f32 partials), then one column
+  // kernel each over N; the half-precision input is summed in f32.
+  Graph B;
+  Value Y = B.input("x", bf16, {"N", 256, "HW"});
+  Value Yf = cast(Y, f32);
+  B.output("s1", sum(Yf, {0, 2}));
+  B.output("s2", sum(Yf * Yf, {0, 2}));
+  GraphPlan PB = planGraph(B, PlanOptions{});
+  REQUIRE(PB.Kernels.size() == 3);
+  CHECK(PB.Kernels[0].Kind == K::RowReduce);
+  CHECK(PB.Kernels[0].Outputs.size() == 2);
+  CHECK(PB.Kernels[1].Kind == K::ColumnReduce);
+  CHECK(PB.Kernels[2].Kind == K::ColumnReduce);
+  // A mean of bf16 keeps its partial means in f32 and rounds once, in a
+  // third kernel (a column reduction's result starts a new kernel).
+  Graph H;
+  Value Z = H.input("z", bf16, {4, 7, 64});
+  H.output("m", mean(Z, {0, 2}));
+  GraphPlan PH = planGraph(H, PlanOptions{});
+  REQUIRE(PH.Kernels.size() == 3);
+  CHECK(PH.planned(H).node(PH.Kernels[0].Outputs[0]).Type == f32);
+  CHECK(PH.planned(H).node(PH.Kernels[1].Outputs[0]).Type == f32);
 }
 
 TEST_CASE("outer axes: dims that cannot merge into one are named", "[reduce-axes][outer-axes]") {
