@@ -119,7 +119,7 @@ Coords Emitter::domainCoordsOf(NodeId N) const {
 
 bool Emitter::isDomainCoords(const Coords &C) const {
   return !C.Rank0 && !C.Flat && !C.Relabeled && C.ColRel && C.Off == 0 && !C.LaneDep &&
-         C.Outer == domainCoords().Outer;
+         C.ColBase.empty() && C.Outer == domainCoords().Outer;
 }
 
 Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool LaneDep) const {
@@ -161,9 +161,14 @@ Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
       Lane = Saved;
       remember(Key, Lin0);
     }
+    // The lanes' last coordinates are consecutive from a multiple of Vec:
+    // column-relative, so loads along it (through a permute that keeps the
+    // innermost axis) stay vectors.
     Coords R = unflatten(Lin0, S, /*LaneDep=*/false);
-    if (Lane != 0)
-      R.Last = fmt::format("({} + {})", R.Last, Lane);
+    R.ColRel = true;
+    R.Off = 0;
+    R.ColBase = R.Last;
+    R.Last.clear();
     return R;
   }
   // One linear index per lane and coordinates, shared by the node's
@@ -199,6 +204,7 @@ Coords Emitter::permutedCoords(const Node &Nd, const Coords &C) const {
       D.Outer[Perm[I]] = C.Outer[I];
     D.ColRel = C.ColRel;
     D.Off = C.Off;
+    D.ColBase = C.ColBase;
     D.Last = C.Last;
     D.LaneDep = C.LaneDep;
     return D;
@@ -227,10 +233,11 @@ std::string Emitter::lastExpr(const Coords &C) const {
   if (!C.Flat && !C.ColRel)
     return C.Last;
   int64_t Add = Lane + C.Off;
+  const std::string &Base = C.ColBase.empty() ? std::string("col") : C.ColBase;
   if (Add == 0)
-    return "col";
-  return Add > 0 ? fmt::format("(col + {})", Add)
-                 : fmt::format("(col - {})", -Add);
+    return Base;
+  return Add > 0 ? fmt::format("({} + {})", Base, Add)
+                 : fmt::format("({} - {})", Base, -Add);
 }
 
 std::string Emitter::key(NodeId N, const Coords &C) const {
@@ -242,7 +249,7 @@ std::string Emitter::key(NodeId N, const Coords &C) const {
   for (const std::string &O : C.Outer)
     K += O + ",";
   if (C.ColRel)
-    return K + "c" + std::to_string(Lane + C.Off);
+    return K + "c" + (C.ColBase.empty() ? "" : C.ColBase + "+") + std::to_string(Lane + C.Off);
   return K + C.Last + (C.LaneDep ? "|l" + std::to_string(Lane) : "");
 }
 
@@ -289,6 +296,7 @@ Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
   } else {
     R.ColRel = C.ColRel;
     R.Off = C.Off;
+    R.ColBase = C.ColBase;
     R.Last = C.Last;
   }
   return R;
@@ -414,11 +422,13 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     Rel += (Rel.empty() ? "" : " + ") + std::to_string(C.Off);
   // The lead input at the domain's own coordinates is aligned in every
   // whole chunk: the chunks were aligned to it.
-  bool Lead = Idx == LeadInput && C.Off == 0 && !C.Flat &&
+  bool Lead = Idx == LeadInput && C.Off == 0 && !C.Flat && C.ColBase.empty() &&
               Dims == llvm::ArrayRef<Dim>(P.Domain) &&
               C.Outer == domainCoords().Outer;
   Lead |= Idx == LeadInput && C.Flat;
   std::string GroupKey = fmt::format("vl{}|{}", Idx, Rel);
+  if (!C.ColBase.empty())
+    GroupKey += "|" + C.ColBase;
   std::string VecVar;
   if (Cached) {
     auto F = Cached->find(GroupKey);
@@ -429,7 +439,8 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     VecVar = lookup(GroupKey);
   if (VecVar.empty()) {
     VecVar = fresh("lv");
-    std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + col";
+    std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + " +
+                       (C.ColBase.empty() ? std::string("col") : C.ColBase);
     if (Peel && Chunk == ChunkKind::Whole && Lead)
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec, VecVar,
                        Addr));
@@ -446,7 +457,9 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     bool Known = false;
     for (const RowLoad &L : Seen)
       Known |= L.Key == GroupKey;
-    if (!Known)
+    // Row caches reload what they saw at `col`; a chunk at another base
+    // is loaded where it is used.
+    if (!Known && C.ColBase.empty())
       Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel, Lead});
   }
   std::string V = bind(
@@ -557,6 +570,7 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
       R.Outer[To[I]] = C.Outer[From[I]];
     R.ColRel = C.ColRel;
     R.Off = C.Off;
+    R.ColBase = C.ColBase;
     R.Last = C.Last;
     R.LaneDep = C.LaneDep;
     return value(OpId, R);
@@ -589,7 +603,11 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     return load(N, C);
   if (auto R = Reduced.find(N); R != Reduced.end()) {
     JITFUSE_CHECK(!C.Relabeled, "a row's reduced value is read at the row's coordinates");
-    return R->second;
+    // "$lane": one value a lane (a wide transpose tile's row).
+    std::string V = R->second;
+    if (size_t At = V.find("$lane"); At != std::string::npos)
+      V.replace(At, 5, std::to_string(Lane));
+    return V;
   }
   if (auto It = Kept.find(N); It != Kept.end() && KeptActive && isDomainCoords(C))
     return fmt::format("{}[j].V[{}]", It->second, Lane);
@@ -633,7 +651,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     break;
   }
   case Op::Concat:
-    if (ConcatChoice.second >= 0 && ConcatChoice.first == N && !C.Flat &&
+    if (ConcatChoice.second >= 0 && ConcatChoice.first == N && !C.Flat && C.ColBase.empty() &&
         C.ColRel && C.Off == 0) {
       // The kernel already branched on the chunk: no per-lane select, and
       // the chosen operand's loads stay vectorized.

@@ -24,6 +24,10 @@ struct Coords {
   llvm::SmallVector<std::string, 4> Outer; // one expression per dim but last
   bool ColRel = true;  // last coordinate = Col + lane + Off
   int64_t Off = 0;
+  /// ColRel: the chunk's first column when it is not the kernel's `col` (a
+  /// relabeled chunk whose lanes share their outer coordinates: realCoords);
+  /// a multiple of the vector width in the aligned variant.
+  std::string ColBase;
   std::string Last; // the last coordinate when !ColRel
   /// !ColRel: Outer or Last depend on the lane (a reshape or concat of
   /// lane coordinates). Values there are per lane (never shared between

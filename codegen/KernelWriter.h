@@ -96,6 +96,7 @@ private:
   void rowStages(const std::map<NodeId, int> &Stages);
   /// Elementwise with KernelPlan::TransposeNode (codegen/TransposeKernel.cpp).
   void transposeBody();
+  void transposeVectorBody();
   void epilogueValues();
 
   const Graph &G;

@@ -87,7 +87,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
       // One block of TileDim x TileRows threads per tile of rows x columns.
       L.BlockX = launch::TileWarp;
       L.BlockY = launch::TileRows;
-      int64_t T = launch::TileDim;
+      int64_t T = Vec > 1 ? launch::VecTileDim : launch::TileDim;
       L.GridX = gridBlocks(((S.Rows + T - 1) / T) * ((S.RowLen + T - 1) / T), 1);
       return L;
     }

@@ -70,6 +70,10 @@ inline constexpr int64_t ColumnMaxSplits = 256;
 /// log): 32x32 tiles 117.6 us, 64x64 tiles (16 loads in flight a thread
 /// instead of 4) 123.6 us.
 inline constexpr int TileDim = 32;
+/// The wide variant's tiles (codegen/TransposeKernel.cpp): Vec consecutive
+/// elements a thread a step, VecTileDim^2 / Vec / (TileWarp * TileRows)
+/// steps a phase.
+inline constexpr int VecTileDim = 64;
 inline constexpr int TileWarp = 32;
 inline constexpr int TileRows = 8;
 } // namespace launch

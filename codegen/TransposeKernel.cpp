@@ -21,6 +21,7 @@
 
 #include "codegen/LaunchRule.h"
 #include "codegen/Spelling.h"
+#include "support/Error.h"
 
 #include <fmt/format.h>
 
@@ -29,6 +30,10 @@
 namespace jitfuse::codegen {
 
 void KernelWriter::transposeBody() {
+  if (Vec > 1) {
+    transposeVectorBody();
+    return;
+  }
   std::string IT = E.indexType();
   const Node &T = G.node(static_cast<NodeId>(P.TransposeNode));
   const int D = launch::TileDim, W = launch::TileWarp, Rw = launch::TileRows;
@@ -66,6 +71,80 @@ void KernelWriter::transposeBody() {
     E.setReduced(static_cast<NodeId>(P.TransposeNode), fmt::format("jf_tile[{}][{}]", A, B));
     storeOutputs(false, fmt::format("row * {} + col", L));
   });
+}
+
+/// The wide variant (Vec > 1; the launch runs it only when the domain's last
+/// two dims are multiples of Vec and every pointer is aligned): tiles of
+/// VecTileDim x VecTileDim, each thread Vec consecutive elements a step.
+///   phase 1: chunk q of the operand's tile rows: operand row (domain
+///            column) c0 + q / (D / Vec), operand columns (domain rows)
+///            r0 + (q % (D / Vec)) * Vec + lane, read as one vector along
+///            the operand's innermost axis; the values go to
+///            tile[domain row][domain column] in the permute's storage type
+///            (a kernel boundary may round a node to its type: NUMERICS.md);
+///   phase 2: chunk q of the domain's tile rows: row r0 + q / (D / Vec),
+///            columns c0 + (q % (D / Vec)) * Vec + lane, the permute's value
+///            tile[row][column + lane]; outputs stored as vectors.
+/// The tile's row stride is an odd number of 4-byte words, so a warp's
+/// phase-2 reads of four rows fall in different banks.
+void KernelWriter::transposeVectorBody() {
+  std::string IT = E.indexType();
+  const Node &T = G.node(static_cast<NodeId>(P.TransposeNode));
+  const int D = launch::VecTileDim, Threads = launch::TileWarp * launch::TileRows;
+  const int PerRow = D / Vec, Steps = D * D / Vec / Threads;
+  JITFUSE_CHECK(Steps >= 1 && Steps * Threads * Vec == D * D,
+                "a wide transpose tile is whole chunks for every thread");
+  std::string ST = storageType(T.Type);
+  int Bytes = static_cast<int>(dtypeBytes(T.Type));
+  int Pad = Bytes >= 4 ? 1 : 4 / Bytes; // (D + Pad) * Bytes / 4 is odd
+  size_t R = P.Domain.size();
+  std::string L = E.dimExpr(P.Domain.back());
+  E.line(fmt::format("__shared__ {} jf_tile[{}][{}];", ST, D, D + Pad));
+  E.line(fmt::format("const {} jf_rows = {};", IT, rowsExpr()));
+  E.line(fmt::format("const {0} jf_tc = (({0}){1} + {2}) / {3};", IT, L, D - 1, D));
+  E.line(fmt::format("const {0} jf_r0 = ({0})blockIdx.x / jf_tc * {1};", IT, D));
+  E.line(fmt::format("const {0} jf_c0 = ({0})blockIdx.x % jf_tc * {1};", IT, D));
+  E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", launch::TileWarp));
+  for (int K = 0; K < Steps; ++K) {
+    E.open("");
+    E.line(fmt::format("const int q = jf_t + {};", K * Threads));
+    E.line(fmt::format("const int jf_lc = q / {}, jf_lr = q % {} * {};", PerRow, PerRow, Vec));
+    E.line(fmt::format("const {} row = jf_r0 + jf_lr;", IT));
+    E.line(fmt::format("const {} jf_dc = jf_c0 + jf_lc;", IT));
+    E.open(fmt::format("if (row < jf_rows && jf_dc < {})", L));
+    outerCoords("row");
+    // The operand's coordinates: the domain's outer ones with its last two
+    // swapped; lanes run along the operand's innermost axis (domain rows).
+    Coords OC;
+    for (size_t I = 0; I + 2 < R; ++I)
+      OC.Outer.push_back("c" + std::to_string(I));
+    OC.Outer.push_back("jf_dc");
+    E.line(fmt::format("const {} col = c{};", IT, R - 2));
+    for (int Lane = 0; Lane < Vec; ++Lane) {
+      E.setLane(Lane);
+      std::string V = E.value(T.Operands[0], OC);
+      E.line(fmt::format("jf_tile[jf_lr + {}][jf_lc] = {};", Lane,
+                         storeConvert(T.Type, V)));
+    }
+    E.setLane(0);
+    E.close();
+    E.close();
+  }
+  E.line("__syncthreads();");
+  E.setReduced(static_cast<NodeId>(P.TransposeNode),
+               loadConvert(T.Type, "jf_tile[jf_lr][jf_lc + $lane]"));
+  for (int K = 0; K < Steps; ++K) {
+    E.open("");
+    E.line(fmt::format("const int q = jf_t + {};", K * Threads));
+    E.line(fmt::format("const int jf_lr = q / {}, jf_lc = q % {} * {};", PerRow, PerRow, Vec));
+    E.line(fmt::format("const {} row = jf_r0 + jf_lr;", IT));
+    E.line(fmt::format("const {} col = jf_c0 + jf_lc;", IT));
+    E.open(fmt::format("if (row < jf_rows && col < {})", L));
+    outerCoords("row");
+    storeOutputs(true, fmt::format("row * {} + col", L));
+    E.close();
+    E.close();
+  }
 }
 
 } // namespace jitfuse::codegen

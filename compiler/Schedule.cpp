@@ -345,15 +345,30 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   if (C.Kind == KernelKind::Elementwise && !P.Flat) {
     P.TransposeNode = tiledTranspose(G, C, P.Domain);
     if (P.TransposeNode >= 0) {
-      P.Vecs = {1};
+      // Two variants: 16-byte chunks of the widest element in 64x64 tiles,
+      // run when the domain's last two dims are multiples of the width and
+      // every pointer is aligned (exec/LaunchTable.cpp); scalar 32x32 tiles
+      // for any other shape or offset.
+      int Wide = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
+      for (const Dim &D : llvm::ArrayRef<Dim>(P.Domain).take_back(2))
+        if (!D.isDynamic() && D.Size % Wide != 0)
+          Wide = 1;
+      P.Vecs = Wide > 1 ? std::vector<int>{Wide, 1} : std::vector<int>{1};
       P.Peel = false;
       P.ThreadsX = codegen::launch::TileWarp;
       P.RowsPerBlock = codegen::launch::TileRows;
-      P.Why = fmt::format("transpose tiles of {0}x{0} through shared memory: %{1}'s operand "
-                          "read along its innermost axis, the outputs written along theirs "
-                          "(scalar accesses, any alignment); {2}x{3} threads a block",
-                          codegen::launch::TileDim, P.TransposeNode,
-                          codegen::launch::TileWarp, codegen::launch::TileRows);
+      P.Why = fmt::format("transpose tiles through shared memory: %{0}'s operand read along "
+                          "its innermost axis, the outputs written along theirs; variants: "
+                          "{1}{2}x{2} tiles of scalar accesses (any shape and alignment); "
+                          "{3}x{4} threads a block",
+                          P.TransposeNode,
+                          Wide > 1 ? fmt::format("{0}x{0} tiles of {1}-element vectors (the "
+                                                 "last two dims multiples of {1}, aligned "
+                                                 "pointers) and ",
+                                                 codegen::launch::VecTileDim, Wide)
+                                   : "",
+                          codegen::launch::TileDim, codegen::launch::TileWarp,
+                          codegen::launch::TileRows);
       return P;
     }
   }

@@ -88,6 +88,18 @@ void appendSlots(const Graph &G, const KernelPlan &K,
   }
 }
 
+/// A transpose kernel's wide variant reads whole chunks along the domain's
+/// last axis and along the operand's (the domain's second to last): both
+/// sizes must be multiples of its width (codegen/TransposeKernel.cpp).
+void tileAlign(const Graph &G, const KernelPlan &K, std::vector<SizeExpr> &Align) {
+  if (K.TransposeNode < 0 || K.Vecs.front() == 1)
+    return;
+  auto Names = G.dynamicDims();
+  llvm::ArrayRef<Dim> D(K.Domain);
+  Align.push_back(SizeExpr::of(D.take_back(1), Names));
+  Align.push_back(SizeExpr::of(D.take_back(2).take_front(1), Names));
+}
+
 /// The iteration sizes of kernel \p K as polynomials in the dynamic dims.
 template <typename T> void domainSizes(const Graph &G, const KernelPlan &K, T &Out) {
   auto Names = G.dynamicDims();
@@ -112,6 +124,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
     L.Vecs.push_back(V.Vec);
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
+  tileAlign(G, K, L.StrideAlign);
   finishSlots(L);
   return L;
 }
@@ -137,6 +150,7 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
     domainSizes(G, K, P);
     P.SlotBegin = static_cast<unsigned>(L.Slots.size());
     appendSlots(G, K, PE.Params, P.Vecs.front(), Inter, X, L.Slots, P.StrideAlign);
+    tileAlign(G, K, P.StrideAlign);
     P.SlotEnd = static_cast<unsigned>(L.Slots.size());
     L.MaxThreads = std::max(L.MaxThreads, static_cast<unsigned>(K.ThreadsX * K.RowsPerBlock));
     L.Parts.push_back(std::move(P));

@@ -94,7 +94,7 @@ TEST_CASE("permute: a swap of the last two axes runs in transpose tiles", "[perm
   Value K = A.input("k", bf16, {"B", 8, "T", 64});
   A.output("kt", transpose(K, -1, -2) * 0.125);
   CHECK(Tiled(A));
-  CHECK_THAT(planGraph(A, PlanOptions{}).PlanText, Contains("transpose tiles of 32x32"));
+  CHECK_THAT(planGraph(A, PlanOptions{}).PlanText, Contains("32x32 tiles of scalar accesses"));
   Graph B; // the innermost axis lands on axis 1 of 4: per-lane reads
   Value X = B.input("x", f32, {"B", "T", 8, 64});
   B.output("y", permute(X, {0, 3, 1, 2}) + 1.0);
@@ -103,6 +103,26 @@ TEST_CASE("permute: a swap of the last two axes runs in transpose tiles", "[perm
   Value Z = C.input("z", f32, {64, "R"});
   C.output("s", slice(transpose(Z, 0, 1), 0, 8) * 2.0);
   CHECK_FALSE(Tiled(C));
+}
+
+TEST_CASE("permute: transposes have a wide variant where the width divides the last two "
+          "dims",
+          "[permute][fusion]") {
+  auto Vecs = [](DType T, Shape Dims) {
+    Graph G;
+    Value X = G.input("x", T, Dims);
+    G.output("t", transpose(X, -1, -2) + 1.0);
+    GraphPlan P = planGraph(G, PlanOptions{});
+    REQUIRE(P.Kernels.size() == 1);
+    REQUIRE(P.Kernels[0].TransposeNode >= 0);
+    CHECK(test::errorOf([&] { test::testCompiler().compile(G, CompileOptions{}); }).empty());
+    return P.Kernels[0].Vecs;
+  };
+  CHECK(Vecs(bf16, {"R", 8192}) == std::vector<int>{8, 1});
+  CHECK(Vecs(f32, {3, 72, 200}) == std::vector<int>{4, 1});
+  CHECK(Vecs(f16, {72, 200}) == std::vector<int>{8, 1});
+  CHECK(Vecs(bf16, {45, 70}) == std::vector<int>{1});
+  CHECK(Vecs(f32, {"R", 6}) == std::vector<int>{1});
 }
 
 TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
@@ -147,6 +167,27 @@ TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
       O.MisalignEach = {};
       O.SpecialValues = true;
       test::checkGraph(G, test::randomBindings(G, {{"B", 1}}, {}, O), O);
+    }
+    // The wide variant (64x64 tiles of 16-byte chunks): dims multiples of
+    // the width but not of the tile (edge tiles), batched, an input in each
+    // layout; a dynamic dim bound to a multiple runs it, one bound to
+    // another size or a misaligned pointer runs the scalar tiles.
+    {
+      Graph G;
+      Value X = G.input("x", T, {"B", 72, "N"});
+      Value Y = G.input("y", T, {"B", "N", 72});
+      Value Z = G.input("z", T, {"B", 72, "N"});
+      G.output("out", cast(transpose(X * Z, 1, 2), f32) * 2.0 + cast(Y, f32));
+      test::CheckOptions O;
+      O.ExpectFusedKernels = 1;
+      test::checkGraph(G, test::randomBindings(G, {{"B", 3}, {"N", 200}}, {}, O), O);
+      test::checkGraph(G, test::randomBindings(G, {{"B", 1}, {"N", 8}}, {}, O), O);
+      test::checkGraph(G, test::randomBindings(G, {{"B", 2}, {"N", 131}}, {}, O), O);
+      O.MisalignEach = {0, 0, 1};
+      test::checkGraph(G, test::randomBindings(G, {{"B", 2}, {"N", 64}}, {}, O), O);
+      O.MisalignEach = {};
+      O.SpecialValues = true;
+      test::checkGraph(G, test::randomBindings(G, {{"B", 1}, {"N", 136}}, {}, O), O);
     }
     // A permuted prologue of a row reduction (softmax over the other axis).
     {
