@@ -120,6 +120,19 @@ void KernelWriter::transposeVectorBody() {
       OC.Outer.push_back("c" + std::to_string(I));
     OC.Outer.push_back("jf_dc");
     E.line(fmt::format("const {} col = c{};", IT, R - 2));
+    const Node &Op = G.node(T.Operands[0]);
+    if (Op.Kind == Op::Input && G.stridesOf(T.Operands[0]).empty()) {
+      // The permute of an input: its bits go to the tile as they are (no
+      // round trip through the compute type).
+      std::string LV = E.fresh("lv");
+      E.line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>(in_{3} + {4});", ST,
+                         Vec, LV, E.inputIndex(T.Operands[0]), E.linearIndex(OC, Op.Dims)));
+      for (int Lane = 0; Lane < Vec; ++Lane)
+        E.line(fmt::format("jf_tile[jf_lr + {}][jf_lc] = {}.V[{}];", Lane, LV, Lane));
+      E.close();
+      E.close();
+      continue;
+    }
     for (int Lane = 0; Lane < Vec; ++Lane) {
       E.setLane(Lane);
       std::string V = E.value(T.Operands[0], OC);

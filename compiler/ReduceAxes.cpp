@@ -6,15 +6,6 @@
 
 namespace jitfuse {
 
-bool isInnerAxes(uint32_t Mask, unsigned Rank) {
-  if (Mask == 0 || Rank == 0)
-    return false;
-  uint32_t All = (1u << Rank) - 1;
-  // The set bits form one run that ends at the last axis: adding the lowest
-  // set bit carries through the run to bit Rank.
-  return (Mask & ~All) == 0 && ((Mask + (Mask & -Mask)) & All) == 0;
-}
-
 bool isColumnReduction(const Node &N) {
   return isReduction(N.Kind) && N.scope() == ReduceScope::Axes && N.rank() == 2 &&
          N.reducedAxes() == 1u;

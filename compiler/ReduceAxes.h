@@ -12,13 +12,11 @@
 #pragma once
 
 #include "ir/Graph.h"
+#include "ir/ReduceForm.h"
 
 #include <optional>
 
 namespace jitfuse {
-
-/// True when Mask (bit I: axis I) is the innermost Rank - K axes for some K.
-bool isInnerAxes(uint32_t Mask, unsigned Rank);
 
 /// A reduction over axis 0 of a rank-2 tensor ([R, C] -> [1, C]): planned as
 /// a column reduction (KernelKind::ColumnReduce) on the graph as it is.

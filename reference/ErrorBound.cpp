@@ -93,6 +93,7 @@
 #include "reference/ErrorBound.h"
 
 #include "codegen/LaunchRule.h"
+#include "ir/ReduceForm.h"
 #include "reference/Tolerance.h"
 
 #include "support/Error.h"
@@ -651,10 +652,28 @@ void BoundWalker::reduction(NodeId Id,
   Out.Data.assign(static_cast<size_t>(Rows), 0.0);
   DType C = computeOf(N.Type);
   const double U = unitOf(C), Tiny = tinyOf(C);
-  // Axis 0 of a rank-2 tensor runs as a column reduction (compiler/ReduceAxes.h).
-  bool Column = N.scope() == ReduceScope::Axes && N.rank() == 2 && N.reducedAxes() == 1u;
-  double D =
-      static_cast<double>(Column ? columnSummationDepth(Len, Rows) : summationDepth(Len));
+  // A reduction over axes runs as the stages of ir/ReduceForm.h: each adds
+  // its kernel's depth (a row's or a column's), and a mean of means one
+  // rounding per extra stage.
+  double D = static_cast<double>(summationDepth(Len));
+  if (N.scope() == ReduceScope::Axes) {
+    std::vector<int64_t> Sizes = X.Dims;
+    llvm::SmallVector<ReduceStage, 2> Stages =
+        reduceStages(G.node(OpId).Dims, N.reducedAxes());
+    int64_t Depth = 0;
+    for (const ReduceStage &St : Stages) {
+      int64_t L = 1, K = 1;
+      for (size_t A = 0; A < Sizes.size(); ++A) {
+        ((St.Axes >> A) & 1u ? L : K) *= Sizes[A];
+        if ((St.Axes >> A) & 1u)
+          Sizes[A] = 1;
+      }
+      Depth += St.Row ? summationDepth(L) : columnSummationDepth(L, K);
+    }
+    if (N.Kind == Op::ReduceMean && !Stages.empty())
+      Depth += static_cast<int64_t>(Stages.size()) - 1;
+    D = static_cast<double>(Depth);
+  }
   double Gamma = D * U / (1 - D * U);
   for (int64_t R = 0; R < Rows; ++R) {
     const double *Xr = XBase + R * Len;

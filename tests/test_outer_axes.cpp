@@ -14,7 +14,9 @@
 #include "compiler/LowerAxes.h"
 #include "compiler/Planner.h"
 #include "ir/Printer.h"
+#include "reference/ErrorBound.h"
 #include "reference/Interpreter.h"
+#include "ir/ReduceForm.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>
@@ -76,6 +78,48 @@ TEST_CASE("outer axes: the lowered graph computes what the user's does",
                   Approx(Want.at(Name).Data[I]).epsilon(1e-12).margin(1e-12));
         }
       }
+}
+
+TEST_CASE("outer axes: the stages of each set of axes", "[reduce-axes][outer-axes]") {
+  using V = llvm::SmallVector<std::pair<bool, uint32_t>, 2>;
+  auto Stages = [](Shape S, uint32_t Mask) {
+    V Out;
+    for (const ReduceStage &St : reduceStages(S, Mask))
+      Out.push_back({St.Row, St.Axes});
+    return Out;
+  };
+  const bool Row = true, Col = false;
+  CHECK(Stages({7, 5}, 0b01) == V{{Col, 0b01}});        // rank 2, axis 0
+  CHECK(Stages({7, 1}, 0b01) == V{{Col, 0b01}});        // ... even of [R, 1]
+  CHECK(Stages({7, 5, 3}, 0b110) == V{{Row, 0b110}});   // inner
+  CHECK(Stages({7, 5, 3}, 0b001) == V{{Col, 0b001}});   // outer
+  CHECK(Stages({7, 5, 3}, 0b010) == V{{Col, 0b010}});   // middle
+  CHECK(Stages({7, 5, 3}, 0b101) == V{{Row, 0b101}});   // short run: one row
+  CHECK(Stages({7, 5, 32}, 0b101) == V{{Row, 0b100}, {Col, 0b001}});
+  CHECK(Stages({7, 5, "HW"}, 0b101) == V{{Row, 0b100}, {Col, 0b001}});
+  CHECK(Stages({2, 7, 3, 64, 1}, 0b01010) == V{{Row, 0b11000}, {Col, 0b00010}});
+  CHECK(Stages({2, 7, 1, 64}, 0b0010 | 0b1000) == V{{Row, 0b1000}, {Row, 0b0010}});
+  CHECK(Stages({1, 5, 1}, 0b101).empty()); // only size-1 axes
+  CHECK(Stages({6, 5, 1}, 0b010) == V{{Row, 0b010}}); // a kept 1 after it
+}
+
+TEST_CASE("outer axes: the error bound's depth is the stages' kernels'",
+          "[reduce-axes][outer-axes][numerics]") {
+  // {0} of [R, 2, C] runs as the column reduction of [R, 2C]: the same
+  // terms in the same tree, so the same bound element for element.
+  for (int64_t C : {3, 2000}) { // depth 30 at C = 2000; summationDepth(1000) is 46
+    Graph A, B;
+    Value X = A.input("x", f32, {1000, 2, C});
+    A.output("s", sum(X, {0}));
+    Value Y = B.input("x", f32, {1000, 2 * C});
+    B.output("s", sum(Y, {0}));
+    Bindings BX = test::randomBindings(A, {}, {});
+    Bindings BY = BX;
+    BY.Inputs["x"].Dims = {1000, 2 * C};
+    ReferenceResult RA = interpretWithBounds(A, BX), RB = interpretWithBounds(B, BY);
+    INFO("C = " << C);
+    CHECK(RA.Bounds.at("s").Data == RB.Bounds.at("s").Data);
+  }
 }
 
 TEST_CASE("outer axes: the plans of each form", "[reduce-axes][outer-axes]") {
