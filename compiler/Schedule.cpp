@@ -268,7 +268,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   unsigned MaxBytes = 1;
   // Vector width follows what moves through memory; intermediates live in
   // registers whatever their type.
-  auto Account = [&](NodeId N, bool Moves) {
+  auto Account = [&](NodeId N, bool Moves, bool SetsWidth = true) {
     const Node &Nd = G.node(N);
     Note(Nd.Dims);
     auto Num = staticNumel(Nd.Dims);
@@ -280,7 +280,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       std::optional<int64_t> Span = Sizes && Steps ? stridedSpan(*Sizes, *Steps) : std::nullopt;
       MaxNumel = std::max<int64_t>(MaxNumel, Span.value_or(INT64_MAX));
     }
-    if (Moves && !isNumelOne(Nd.Dims))
+    if (Moves && SetsWidth && !isNumelOne(Nd.Dims))
       MaxBytes = std::max(MaxBytes, dtypeBytes(Nd.Type));
   };
   for (NodeId N : C.Nodes)
@@ -291,7 +291,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   // not in chunks: they do not set the width (an f32 statistic of a bf16
   // row kept bf16 loads at 8 bytes, W17 at 38% of the copy ceiling).
   for (NodeId N : C.Outputs)
-    Account(N, C.Kind != KernelKind::RowReduce || sameNumel(G.node(N).Dims, P.Domain));
+    Account(N, true, C.Kind != KernelKind::RowReduce || sameNumel(G.node(N).Dims, P.Domain));
   for (const std::string &D : G.dynamicDims())
     if (Used.count(D))
       P.DynDims.push_back(D);
