@@ -252,3 +252,31 @@ TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer
         test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
       }
 }
+
+TEST_CASE("outer axes: the README's snippet plans as it says", "[reduce-axes][outer-axes]") {
+  namespace jf = jitfuse;
+  jf::Graph g;
+  auto x = g.input("x", jf::bf16, {8, "T", 4096});
+  auto pooled = jf::mean(jf::cast(x, jf::f32), {1}); // [8, 1, 4096]: one column kernel
+  auto a = g.input("a", jf::bf16, {"N", 256, "HW"});
+  auto af = jf::cast(a, jf::f32);
+  auto s1 = jf::sum(af, {0, 2});
+  auto s2 = jf::sum(af * af, {0, 2});
+  g.output("pooled", pooled);
+  g.output("s1", s1);
+  g.output("s2", s2);
+  CHECK(shapeStr(pooled.shape()) == "[8,1,4096]");
+  GraphPlan P = planGraph(g, PlanOptions{});
+  REQUIRE(P.Kernels.size() == 4);
+  int Rows = 0, Columns = 0;
+  for (const KernelPlan &K : P.Kernels) {
+    Rows += K.Kind == KernelKind::RowReduce;
+    Columns += K.Kind == KernelKind::ColumnReduce;
+  }
+  CHECK(Rows == 1);
+  CHECK(Columns == 3);
+  // The README's limit: [6, B, 64] over {0} would merge B with 64.
+  jf::Graph h;
+  h.output("s", jf::sum(h.input("y", jf::f32, {6, "B", 64}), {0}));
+  CHECK_THROWS_WITH(planGraph(h, PlanOptions{}), Contains("must merge into one dim"));
+}
