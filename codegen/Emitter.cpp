@@ -73,6 +73,8 @@ std::string Emitter::dimExpr(const Dim &D) const {
       JITFUSE_CHECK(I >= 0, "dynamic dim missing from the plan");
       Out += (Out.empty() ? "d_" : " * d_") + std::to_string(I);
     }
+    if (int64_t K = D.scale(); K != 1)
+      return "(" + Out + " * " + dimExpr(Dim(K)) + ")";
     return Factors.size() == 1 ? Out : "(" + Out + ")";
   }
   return D.Size > INT32_MAX ? std::to_string(D.Size) + "LL"

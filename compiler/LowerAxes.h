@@ -31,10 +31,8 @@ namespace jitfuse {
 bool needsAxesLowering(const Node &N);
 
 /// nullopt when no reduction of G needs lowering; else G rebuilt with each
-/// such reduction replaced by its row or column form (later node ids
-/// shift). Throws jitfuse::Error naming the reduction when the reduced or
-/// kept dims cannot be written as one dim (a named dim times a number
-/// other than 1: dims are numbers or products of names).
+/// such reduction replaced by its stages (later node ids shift). Merged
+/// dims are products: a number, or names times a number ("64*B").
 std::optional<Graph> lowerReduceAxes(const Graph &G);
 
 } // namespace jitfuse

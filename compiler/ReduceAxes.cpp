@@ -16,7 +16,7 @@ namespace {
 /// like through the merge.
 struct Merge {
   Shape Tail;   // the reduced trailing dims, e.g. [C/G, HW]
-  int64_t Prod; // their product
+  Dim Prod;     // their product (a number, or names times a number)
 
   /// S with its trailing Tail.size() dims merged; nullopt when they are
   /// neither Tail nor all 1.
@@ -33,7 +33,7 @@ struct Merge {
     llvm::ArrayRef<Dim> T = S.take_back(L);
     Shape R(S.begin(), S.end() - L);
     if (T == llvm::ArrayRef<Dim>(Tail))
-      R.push_back(Dim(Prod));
+      R.push_back(Prod);
     else if (AllOne(T))
       R.push_back(Dim(1));
     else
@@ -61,24 +61,14 @@ std::optional<Graph> rowViewOfAxes(const Graph &G) {
     const Shape &X = G.node(N.Operands[0]).Dims;
     if (isColumnReduction(N))
       continue;
-    if (!isInnerAxes(N.reducedAxes(), N.rank()))
-      fail("%{} {} over axes {} of {}{}: only reductions over the innermost "
-           "axes (e.g. {{-2, -1}}) or over axis 0 of a rank-2 tensor are "
-           "lowered; other outer or mixed sets of axes are not supported yet "
-           "(reshape to [R, C] and reduce {{0}})",
-           Id, opName(N.Kind).str(), axesOf(N),
-           dtypeName(G.node(N.Operands[0]).Type).str(), shapeStr(X));
+    JITFUSE_CHECK(isInnerAxes(N.reducedAxes(), N.rank()),
+                  "outer and mixed axes are lowered first (compiler/LowerAxes.h)");
     unsigned K = 0;
     while (!(N.reducedAxes() & (1u << K)))
       ++K;
     Shape Tail(X.begin() + K, X.end());
-    std::optional<int64_t> Prod = staticNumel(Tail);
-    if (!Prod)
-      fail("%{} {} over axes {} of {}: the reduced dims must be static to "
-           "merge into one row (dynamic dims are names, not expressions)",
-           Id, opName(N.Kind).str(), axesOf(N), shapeStr(X));
     if (!M) {
-      M = Merge{Tail, *Prod};
+      M = Merge{Tail, productDim(Tail)};
       First = Id;
     } else if (llvm::ArrayRef<Dim>(M->Tail) != llvm::ArrayRef<Dim>(Tail)) {
       fail("%{} {} over axes {} reduces the trailing dims {} but %{} reduces {}; "

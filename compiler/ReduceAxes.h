@@ -23,9 +23,10 @@ namespace jitfuse {
 bool isColumnReduction(const Node &N);
 
 /// nullopt when G has no ReduceScope::Axes reduction; else G seen with the
-/// reduced trailing dims merged (same node ids, every Axes reduction turned
-/// into a last-axis one). Throws jitfuse::Error naming the node when a
-/// reduction is not inner (an outer or mixed set of axes), when inner
+/// reduced trailing dims merged into one dim (a product: "64*HW" when one is
+/// dynamic; same node ids, every Axes reduction turned into a last-axis
+/// one). G's outer and mixed reductions are lowered before
+/// (compiler/LowerAxes.h). Throws jitfuse::Error naming the node when inner
 /// reductions of one graph merge different trailing dims, or when a tensor
 /// cannot be seen through the merge (its trailing dims are neither the
 /// reduced dims nor all 1, or a last-axis op works inside the merged dims).

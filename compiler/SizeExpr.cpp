@@ -21,6 +21,7 @@ SizeExpr SizeExpr::of(llvm::ArrayRef<Dim> S, llvm::ArrayRef<std::string> DynName
   for (const Dim &D : S) {
     if (!D.isDynamic())
       continue;
+    E = E.times(D.scale());
     for (llvm::StringRef F : D.factors()) {
       auto It = std::find(DynNames.begin(), DynNames.end(), F);
       JITFUSE_CHECK(It != DynNames.end(), "dynamic dim not in the graph's list");

@@ -277,8 +277,8 @@ static void checkTargetShape(llvm::StringRef OpName, llvm::ArrayRef<Dim> Dims) {
       fail("{}: target shape {} has negative dim {}; expected sizes >= 0",
            OpName.str(), shapeStr(Dims), D.Size);
     if (!D.validName())
-      fail("{}: dim '{}' of target shape {} has an empty factor; expected names joined by "
-           "'*'",
+      fail("{}: dim '{}' of target shape {} has an empty factor or no name; expected names "
+           "joined by '*', numbers allowed among them ('64*B')",
            OpName.str(), D.Name, shapeStr(Dims));
   }
   if (!boundedStaticNumel(Dims))

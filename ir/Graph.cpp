@@ -150,8 +150,8 @@ Value Graph::input(llvm::StringRef Name, DType T, llvm::ArrayRef<Dim> Dims) {
       fail("input '{}': dim {} is negative in shape {}", Name.str(), D.Size,
            shapeStr(Dims));
     if (!D.validName())
-      fail("input '{}': dim '{}' in shape {} has an empty factor; expected names joined "
-           "by '*'",
+      fail("input '{}': dim '{}' in shape {} has an empty factor or no name; expected names "
+           "joined by '*', numbers allowed among them ('64*B')",
            Name.str(), D.Name, shapeStr(Dims));
   }
   if (!boundedStaticNumel(Dims))
@@ -182,7 +182,8 @@ static Shape checkedStrides(const std::string &What, llvm::ArrayRef<Dim> Dims,
            "supported)",
            What, S.Size, I);
     if (!S.validName())
-      fail("{}: stride '{}' of dim {} has an empty factor; expected names joined by '*'",
+      fail("{}: stride '{}' of dim {} has an empty factor or no name; expected names joined "
+           "by '*', numbers allowed among them ('64*B')",
            What, S.Name, I);
   }
   if (std::optional<Shape> C = contiguousStrides(Dims);

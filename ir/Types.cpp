@@ -62,11 +62,48 @@ DType promoteTypes(DType A, DType B) {
   return DType::F32; // f32 with a half type, or f16 with bf16
 }
 
+static bool isNumber(llvm::StringRef F) {
+  return !F.empty() && llvm::all_of(F, [](char C) { return C >= '0' && C <= '9'; });
+}
+
 llvm::SmallVector<llvm::StringRef, 2> Dim::factors() const {
-  llvm::SmallVector<llvm::StringRef, 2> F;
+  llvm::SmallVector<llvm::StringRef, 2> All, F;
   if (isDynamic())
-    llvm::StringRef(Name).split(F, '*');
+    llvm::StringRef(Name).split(All, '*');
+  for (llvm::StringRef X : All)
+    if (!isNumber(X))
+      F.push_back(X);
   return F;
+}
+
+int64_t Dim::scale() const {
+  llvm::SmallVector<llvm::StringRef, 2> All;
+  llvm::StringRef(Name).split(All, '*');
+  int64_t S = 1;
+  for (llvm::StringRef X : All) {
+    unsigned long long V = 0;
+    if (isNumber(X) && !X.getAsInteger(10, V))
+      S = V > (1ull << 48) || S > (int64_t(1) << 48) ? (int64_t(1) << 49)
+                                                     : S * static_cast<int64_t>(V);
+  }
+  return S;
+}
+
+bool Dim::validName() const {
+  if (!isDynamic())
+    return true;
+  llvm::SmallVector<llvm::StringRef, 2> All;
+  llvm::StringRef(Name).split(All, '*');
+  bool Named = false;
+  for (llvm::StringRef X : All) {
+    if (X.empty())
+      return false;
+    Named |= !isNumber(X);
+    unsigned long long V = 0;
+    if (isNumber(X) && (X.getAsInteger(10, V) || V == 0))
+      return false;
+  }
+  return Named && scale() <= (int64_t(1) << 48);
 }
 
 std::string Dim::canonicalName(llvm::StringRef N) {
@@ -89,6 +126,20 @@ std::string shapeStr(llvm::ArrayRef<Dim> S) {
   return Out + "]";
 }
 
+Dim productDim(llvm::ArrayRef<Dim> S) {
+  int64_t Static = 1;
+  std::string Names;
+  for (const Dim &D : S) {
+    if (D.isDynamic())
+      Names += (Names.empty() ? "" : "*") + D.Name;
+    else
+      Static *= D.Size; // the builder bounds every static product by 2^48
+  }
+  if (Names.empty() || Static == 0)
+    return Dim(Static);
+  return Static == 1 ? Dim(Names) : Dim(std::to_string(Static) + "*" + Names);
+}
+
 std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
   for (const Dim &D : S)
     if (D.isDynamic())
@@ -105,9 +156,14 @@ bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
   auto Split = [](llvm::ArrayRef<Dim> S, std::optional<int64_t> &Static,
                   std::vector<std::string> &Names) {
     Static = boundedStaticNumel(S);
-    for (const Dim &D : S)
+    for (const Dim &D : S) {
+      if (!D.isDynamic())
+        continue;
       for (llvm::StringRef F : D.factors())
         Names.push_back(F.str());
+      if (Static)
+        Static = boundedProduct({*Static, D.scale()});
+    }
     std::sort(Names.begin(), Names.end());
   };
   std::optional<int64_t> SA, SB;

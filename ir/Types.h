@@ -51,15 +51,16 @@ struct Dim {
   Dim(const char *N) : Name(canonicalName(N)) {}
   Dim(std::string N) : Name(canonicalName(N)) {}
 
-  /// The names a dynamic dim multiplies (one for a plain name).
+  /// The names a dynamic dim multiplies (one for a plain name); numbers
+  /// among its factors ("64*B") are its scale().
   llvm::SmallVector<llvm::StringRef, 2> factors() const;
-  /// False for a dynamic name with an empty factor ("B**T", "*T").
-  bool validName() const {
-    for (llvm::StringRef F : factors())
-      if (F.empty())
-        return false;
-    return true;
-  }
+  /// The product of a dynamic dim's numeric factors (1 when it has none):
+  /// its size is scale() times its names' bound sizes.
+  int64_t scale() const;
+  /// False for a dynamic name with an empty factor ("B**T", "*T"), without
+  /// a name among its factors ("64", "2*3"), or with a numeric factor of 0
+  /// or a scale beyond 2^48.
+  bool validName() const;
   /// N with its '*'-separated factors sorted.
   static std::string canonicalName(llvm::StringRef N);
 
@@ -76,6 +77,9 @@ constexpr unsigned MaxRank = 4;
 using Shape = llvm::SmallVector<Dim, 4>;
 
 std::string shapeStr(llvm::ArrayRef<Dim> S);
+/// The product of S as one dim: a number when S is static, else its names
+/// times the product of its numbers ("64*B").
+Dim productDim(llvm::ArrayRef<Dim> S);
 /// Number of elements when all dims are static; nullopt otherwise.
 std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S);
 

@@ -47,7 +47,7 @@ std::vector<int64_t> resolveShape(llvm::ArrayRef<Dim> Dims,
       Out.push_back(D.Size);
       continue;
     }
-    int64_t Size = 1;
+    int64_t Size = D.scale();
     for (llvm::StringRef F : D.factors()) {
       auto It = Bound.find(F.str());
       if (It == Bound.end())

@@ -189,31 +189,6 @@ private:
   size_t layoutPick(size_t N) {
     return std::uniform_int_distribution<size_t>(0, N - 1)(LayoutRng);
   }
-  /// Whether a reduction over Mask of S can be lowered: the dims it
-  /// merges (the reduced ones, and for a column reduction the kept ones)
-  /// are all numbers, or names whose numbers multiply to 1
-  /// (compiler/LowerAxes.h).
-  static bool axesMerge(const Shape &S, uint32_t Mask) {
-    int Last = -1;
-    for (unsigned I = 0; I < S.size(); ++I)
-      if (!S[I].isStatic(1))
-        Last = static_cast<int>(I);
-    bool Row = Last >= 0 && (Mask & (1u << Last));
-    auto Merges = [&](bool Reduced) {
-      int64_t Static = 1;
-      bool Named = false;
-      for (unsigned I = 0; I < S.size(); ++I) {
-        if (bool(Mask & (1u << I)) != Reduced)
-          continue;
-        if (S[I].isDynamic())
-          Named = true;
-        else
-          Static *= S[I].Size;
-      }
-      return !Named || Static == 1 || Static == 0;
-    };
-    return Merges(true) && (Row || Merges(false));
-  }
   bool layoutChance(double P) {
     return std::uniform_real_distribution<double>(0, 1)(LayoutRng) < P;
   }
@@ -640,7 +615,7 @@ void Generator::step() {
       uint32_t AllAxes = (1u << Rank) - 1;
       uint32_t Mask = std::uniform_int_distribution<uint32_t>(1, AllAxes)(LayoutRng);
       bool Inner = ((Mask + (Mask & -Mask)) & AllAxes) == 0;
-      if (!Inner && axesMerge(val(E).shape(), Mask)) {
+      if (!Inner) {
         Rop.A0 = 8 + Mask;
         Len = 1;
         for (unsigned I = 0; I < Rank; ++I)

@@ -33,6 +33,36 @@ TEST_CASE("dim products: canonical names, equality, reshape both ways", "[dims]"
   CHECK_THROWS_WITH(G.input("y", f32, {"*T", 4}), Contains("has an empty factor"));
 }
 
+TEST_CASE("dim products: numbers among the factors scale the names", "[dims]") {
+  CHECK(Dim("B*64") == Dim("64*B"));
+  CHECK(Dim("64*B").scale() == 64);
+  CHECK(Dim("2*B*3*T").scale() == 6);
+  CHECK(Dim("B").scale() == 1);
+  CHECK(Dim("64*B").factors().size() == 1);
+  CHECK(Dim("64*B").validName());
+  CHECK_FALSE(Dim("64").validName());   // no name: a number is a static dim
+  CHECK_FALSE(Dim("2*3").validName());
+  CHECK_FALSE(Dim("0*B").validName());
+  Graph G;
+  Value X = G.input("x", f64, {6, "B", 64});
+  Value Flat = reshape(X, {6, "64*B"});
+  CHECK(shapeStr(Flat.shape()) == "[6,64*B]");
+  CHECK(G.dynamicDims() == llvm::ArrayRef<std::string>({"B"}));
+  CHECK_THROWS_WITH(reshape(X, {6, "32*B"}), Contains("expected the same number of elements"));
+  CHECK_THROWS_WITH(G.input("y", f32, {"64", 4}), Contains("has an empty factor"));
+  // The reference multiplies the number in: row-major order is kept.
+  G.output("f", Flat);
+  Bindings B;
+  B.Dims = {{"B", 2}};
+  B.Inputs["x"] = HostTensor{DType::F64, {6, 2, 64}, {}};
+  for (int I = 0; I < 6 * 2 * 64; ++I)
+    B.Inputs["x"].Data.push_back(I);
+  HostTensor F = interpret(G, B).at("f");
+  REQUIRE(F.Dims == std::vector<int64_t>{6, 128});
+  for (int I = 0; I < 6 * 128; ++I)
+    CHECK(F.Data[I] == I);
+}
+
 TEST_CASE("dim products: the reference multiplies the bound sizes", "[dims]") {
   Graph G;
   Value X = G.input("x", f64, {"B", "T", 4});

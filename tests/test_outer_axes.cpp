@@ -183,24 +183,40 @@ TEST_CASE("outer axes: the plans of each form", "[reduce-axes][outer-axes]") {
   CHECK(PH.planned(H).node(PH.Kernels[1].Outputs[0]).Type == f32);
 }
 
-TEST_CASE("outer axes: dims that cannot merge into one are named", "[reduce-axes][outer-axes]") {
-  // Products of names merge ({0, 1} of [B, T, 64]: a column reduction of
-  // [B*T, 64]) ...
+TEST_CASE("outer axes: merged dims are products of names and numbers",
+          "[reduce-axes][outer-axes][dims]") {
+  // {0, 1} of [B, T, 64]: a column reduction of [B*T, 64].
   Graph G;
   Value X = G.input("x", f32, {"B", "T", 64});
   G.output("s", sum(X, {0, 1}));
   GraphPlan P = planGraph(G, PlanOptions{});
   REQUIRE(P.Kernels.size() == 1);
   CHECK(shapeStr(P.Kernels[0].Domain) == "[B*T,64]");
-  // ... a name times a number does not (dims are numbers or products of
-  // names).
+  // {0} of [6, B, 64] merges the kept B and 64 into one dim, 64*B; {1, 2}
+  // of [B, 5, T, 3] reduces 5*T... and both compute what the user's graph
+  // does (the reference binds the products' names and multiplies the
+  // numbers in).
   Graph H;
   Value Y = H.input("y", f32, {6, "B", 64});
+  Value Z = H.input("z", f32, {"B", 5, "T", 3});
   H.output("s", sum(Y, {0}));
-  CHECK_THROWS_WITH(planGraph(H, PlanOptions{}),
-                    Contains("%1 sum over axes {0} of [6,B,64]") &&
-                        Contains("the kept dims [B,64] must merge into one dim") &&
-                        Contains("column reduction"));
+  H.output("m", mean(Z, {0, 2}));
+  H.output("r", reduceMax(Z, {1, 3}) * 2.0);
+  GraphPlan PH = planGraph(H, PlanOptions{});
+  CHECK_THAT(PH.PlanText, Contains("64*B"));
+  std::optional<Graph> L = lowerReduceAxes(H);
+  REQUIRE(L);
+  for (int64_t B : {1, 3}) {
+    Bindings Bd = test::randomBindings(H, {{"B", B}, {"T", 7}}, {});
+    std::map<std::string, HostTensor> Want = interpret(H, Bd), Got = interpret(*L, Bd);
+    for (const char *Name : {"s", "m", "r"}) {
+      INFO(Name << " B=" << B);
+      REQUIRE(Got.at(Name).Dims == Want.at(Name).Dims);
+      for (size_t I = 0; I < Want.at(Name).Data.size(); ++I)
+        CHECK(Got.at(Name).Data[I] == Approx(Want.at(Name).Data[I]).epsilon(1e-12).margin(1e-12));
+    }
+  }
+  CHECK_NOTHROW(test::testCompiler().compile(H, CompileOptions{}));
 }
 
 TEST_CASE("outer axes: kernels compile with NVRTC for odd shapes and every op",
@@ -215,6 +231,16 @@ TEST_CASE("outer axes: kernels compile with NVRTC for odd shapes and every op",
       INFO(dtypeName(T).str() << " axes " << axesStr(Axes));
       CHECK_NOTHROW(test::testCompiler().compile(G, CompileOptions{}));
     }
+  // Dynamic dims merged with static ones, every axis set (the [gpu] case
+  // runs these shapes).
+  for (const std::vector<int64_t> &Axes : allAxisSets(4)) {
+    Graph G;
+    Value X = G.input("x", bf16, {"B", 7, "T", 41});
+    G.output("sum", sum(cast(X, f32), Axes));
+    G.output("mean", mean(X, Axes) * 0.5);
+    INFO("axes " << axesStr(Axes) << " of [B,7,T,41]");
+    CHECK_NOTHROW(test::testCompiler().compile(G, CompileOptions{}));
+  }
   // A dynamic reduced axis between static kept ones: a column reduction of
   // [R, 5*37].
   Graph G;
@@ -251,6 +277,17 @@ TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer
         O.MisalignEach = {1, 3};
         test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
       }
+  // Dynamic dims merged with static ones ("41*B", "B*T"): every axis set.
+  for (DType T : {f32, bf16})
+    for (const std::vector<int64_t> &Axes : allAxisSets(4)) {
+      Graph G;
+      Value X = G.input("x", T, {"B", 7, "T", 41});
+      G.output("sum", sum(cast(X, f32), Axes));
+      G.output("mean", mean(X, Axes) * 0.5);
+      INFO(dtypeName(T).str() << " axes " << axesStr(Axes) << " of [B,7,T,41]");
+      test::checkGraph(G, test::randomBindings(G, {{"B", 3}, {"T", 5}}, {}));
+      test::checkGraph(G, test::randomBindings(G, {{"B", 1}, {"T", 33}}, {}));
+    }
 }
 
 TEST_CASE("outer axes: the README's snippet plans as it says", "[reduce-axes][outer-axes]") {
@@ -275,8 +312,11 @@ TEST_CASE("outer axes: the README's snippet plans as it says", "[reduce-axes][ou
   }
   CHECK(Rows == 1);
   CHECK(Columns == 3);
-  // The README's limit: [6, B, 64] over {0} would merge B with 64.
+  // Mean pooling with a dynamic batch: the kept [B, 4096] merge into one
+  // dim, 4096*B.
   jf::Graph h;
-  h.output("s", jf::sum(h.input("y", jf::f32, {6, "B", 64}), {0}));
-  CHECK_THROWS_WITH(planGraph(h, PlanOptions{}), Contains("must merge into one dim"));
+  h.output("p", jf::mean(h.input("y", jf::bf16, {"B", "T", 4096}), {1}));
+  GraphPlan PH = planGraph(h, PlanOptions{});
+  REQUIRE(PH.Kernels.size() == 1);
+  CHECK(shapeStr(PH.Kernels[0].Domain) == "[T,4096*B]");
 }
