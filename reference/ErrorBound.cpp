@@ -95,9 +95,7 @@
 #include "codegen/LaunchRule.h"
 #include "ir/ReduceForm.h"
 #include "reference/Tolerance.h"
-
 #include "support/Error.h"
-
 
 #include <algorithm>
 #include <cfloat>
@@ -728,48 +726,6 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
 }
 
 } // namespace
-
-int64_t columnSummationDepth(int64_t L, int64_t Cols) {
-  // Column kernels (codegen/ColumnReduce.h): the L rows are cut into
-  // S = columnSplits(L, Cols) splits of K = ceil(L / S) rows (ceil(L / K)
-  // of them hold rows; an empty one adds the identity, exactly). In a split,
-  // each of n = ColumnRowThreads threads sums every n-th row in order (at
-  // most ceil(K / n) terms, the first exact: ceil(K / n) - 1 roundings),
-  // then the min(n, K) threads holding rows are added in order (min(n, K) -
-  // 1 more), then the splits' partials in order (ceil(L / K) - 1 more). Any
-  // order has depth <= L - 1.
-  constexpr int64_t N = codegen::launch::ColumnRowThreads;
-  if (L <= 1)
-    return 0;
-  int64_t S = codegen::columnSplits(L, Cols);
-  int64_t K = (L + S - 1) / S;
-  int64_t D = (K + N - 1) / N - 1 + (std::min(N, K) - 1) + ((L + K - 1) / K - 1);
-  return std::min<int64_t>(L - 1, D);
-}
-
-int64_t summationDepth(int64_t L) {
-  // The kernels sum per thread over a strided run, then in a warp/block
-  // shuffle tree (full reductions: per block, then over the blocks'
-  // partials). The thread counts are the launch rules' (codegen/LaunchRule.h):
-  // a static row of up to 4 * MaxRowThreads chunks gives each thread at most
-  // MaxChunksPerThread chunks of at most MaxLanes elements; any other run
-  // (dynamic rows, longer rows, flat work) has at least MinLongRunThreads
-  // threads, so at most ceil(L / MinLongRunThreads) terms per thread. A tree
-  // adds at most ceil(log2 L) levels that see data. Adding the identity is
-  // exact and does not count. Any order has depth <= L - 1.
-  namespace launch = codegen::launch;
-  constexpr int64_t MaxLanes = launch::MaxVectorBytes / 2; // 2-byte elements
-  constexpr int64_t ShortRun = launch::MaxChunksPerThread * MaxLanes;
-  constexpr int64_t MinLongRunThreads =
-      std::min({launch::FlatThreads, launch::DynamicRowThreads, launch::MaxRowThreads});
-  if (L <= 1)
-    return 0;
-  int64_t Log2 = 0;
-  while ((int64_t(1) << Log2) < L)
-    ++Log2;
-  return std::min<int64_t>(L - 1, Log2 + ShortRun + (L + MinLongRunThreads - 1) /
-                                                        MinLongRunThreads);
-}
 
 double libraryUlps(Op O, DType Compute) {
   return Compute == DType::F64 ? opInfo(O).Ulp64 : opInfo(O).Ulp32;
