@@ -105,14 +105,28 @@ void KernelWriter::transposeVectorBody() {
   E.line(fmt::format("const {0} jf_r0 = ({0})blockIdx.x / jf_tc * {1};", IT, D));
   E.line(fmt::format("const {0} jf_c0 = ({0})blockIdx.x % jf_tc * {1};", IT, D));
   E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", launch::TileWarp));
-  for (int K = 0; K < Steps; ++K) {
-    E.open("");
-    E.line(fmt::format("const int q = jf_t + {};", K * Threads));
-    E.line(fmt::format("const int jf_lc = q / {}, jf_lr = q % {} * {};", PerRow, PerRow, Vec));
-    E.line(fmt::format("const {} row = jf_r0 + jf_lr;", IT));
-    E.line(fmt::format("const {} jf_dc = jf_c0 + jf_lc;", IT));
-    E.open(fmt::format("if (row < jf_rows && jf_dc < {})", L));
-    outerCoords("row");
+  // Step K of a phase: chunk q of the tile. Phase 1 walks the operand's
+  // rows (domain column jf_dc, lanes along domain rows), phase 2 the
+  // domain's rows (lanes along its columns).
+  auto EachChunk = [&](bool Phase2, const std::function<void()> &Body) {
+    const char *Major = Phase2 ? "jf_lr" : "jf_lc", *Minor = Phase2 ? "jf_lc" : "jf_lr";
+    const char *Col = Phase2 ? "col" : "jf_dc";
+    for (int K = 0; K < Steps; ++K) {
+      E.open("");
+      E.line(fmt::format("const int q = jf_t + {};", K * Threads));
+      E.line(fmt::format("const int {} = q / {}, {} = q % {} * {};", Major, PerRow, Minor, PerRow,
+                         Vec));
+      E.line(fmt::format("const {} row = jf_r0 + jf_lr;", IT));
+      E.line(fmt::format("const {} {} = jf_c0 + jf_lc;", IT, Col));
+      E.open(fmt::format("if (row < jf_rows && {} < {})", Col, L));
+      outerCoords("row");
+      Body();
+      E.close();
+      E.close();
+    }
+  };
+  const Node &Op = G.node(T.Operands[0]);
+  EachChunk(false, [&] {
     // The operand's coordinates: the domain's outer ones with its last two
     // swapped; lanes run along the operand's innermost axis (domain rows).
     Coords OC;
@@ -120,7 +134,6 @@ void KernelWriter::transposeVectorBody() {
       OC.Outer.push_back("c" + std::to_string(I));
     OC.Outer.push_back("jf_dc");
     E.line(fmt::format("const {} col = c{};", IT, R - 2));
-    const Node &Op = G.node(T.Operands[0]);
     if (Op.Kind == Op::Input && G.stridesOf(T.Operands[0]).empty()) {
       // The permute of an input: its bits go to the tile as they are (no
       // round trip through the compute type).
@@ -129,35 +142,19 @@ void KernelWriter::transposeVectorBody() {
                          Vec, LV, E.inputIndex(T.Operands[0]), E.linearIndex(OC, Op.Dims)));
       for (int Lane = 0; Lane < Vec; ++Lane)
         E.line(fmt::format("jf_tile[jf_lr + {}][jf_lc] = {}.V[{}];", Lane, LV, Lane));
-      E.close();
-      E.close();
-      continue;
+      return;
     }
     for (int Lane = 0; Lane < Vec; ++Lane) {
       E.setLane(Lane);
       std::string V = E.value(T.Operands[0], OC);
-      E.line(fmt::format("jf_tile[jf_lr + {}][jf_lc] = {};", Lane,
-                         storeConvert(T.Type, V)));
+      E.line(fmt::format("jf_tile[jf_lr + {}][jf_lc] = {};", Lane, storeConvert(T.Type, V)));
     }
     E.setLane(0);
-    E.close();
-    E.close();
-  }
+  });
   E.line("__syncthreads();");
   E.setReduced(static_cast<NodeId>(P.TransposeNode),
                loadConvert(T.Type, "jf_tile[jf_lr][jf_lc + $lane]"));
-  for (int K = 0; K < Steps; ++K) {
-    E.open("");
-    E.line(fmt::format("const int q = jf_t + {};", K * Threads));
-    E.line(fmt::format("const int jf_lr = q / {}, jf_lc = q % {} * {};", PerRow, PerRow, Vec));
-    E.line(fmt::format("const {} row = jf_r0 + jf_lr;", IT));
-    E.line(fmt::format("const {} col = jf_c0 + jf_lc;", IT));
-    E.open(fmt::format("if (row < jf_rows && col < {})", L));
-    outerCoords("row");
-    storeOutputs(true, fmt::format("row * {} + col", L));
-    E.close();
-    E.close();
-  }
+  EachChunk(true, [&] { storeOutputs(true, fmt::format("row * {} + col", L)); });
 }
 
 } // namespace jitfuse::codegen
