@@ -5,8 +5,6 @@
 #include "ir/ReduceForm.h"
 #include "support/Error.h"
 
-#include <fmt/format.h>
-
 namespace jitfuse {
 
 bool needsAxesLowering(const Node &N) {
@@ -15,7 +13,7 @@ bool needsAxesLowering(const Node &N) {
 }
 
 namespace {
-/// X reduced by O over Mask in one kernel: a row stage (kept axes first,
+/// X reduced by O over the stage's axes in one kernel: a row stage (kept axes first,
 /// the reduced ones last, reshaped to the result's shape with the reduced
 /// elements as its last dim) or a column stage ([reduced..., kept...] as
 /// [R, K], the [1, K] result reshaped to the result's shape).

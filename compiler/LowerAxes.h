@@ -2,8 +2,10 @@
 //
 // A reduction over a set of axes that is neither inner (compiler/ReduceAxes.h
 // merges those into rows) nor axis 0 of a rank-2 tensor (a column reduction)
-// is lowered to one of those two forms over a permuted view of its operand,
-// so any set of axes runs as one reduction kernel with its prologue:
+// is lowered to those two forms over a permuted view of its operand, in the
+// stages ir/ReduceForm.h gives it (one, or two when a long innermost run is
+// reduced first as contiguous rows), each one reduction kernel with its
+// prologue. A stage:
 //
 // - the innermost axis with more than one element is reduced ({0, 2} of
 //   [A, B, C]): a row reduction. The operand is permuted to [kept...,
