@@ -190,7 +190,8 @@ std::vector<Workload> allWorkloads() {
   // BatchNorm statistics over {0, 2} (a row reduction of the channels, each
   // row N runs of HW) and mean pooling over the sequence axis {1} (a column
   // reduction of [T, B*H] read through a permute).
-  W.push_back({"W17", "W17", "BatchNorm statistics sum(x) and sum(x*x) over {0,2} -> f32, bf16 [64,256,3136]",
+  W.push_back({"W17", "W17",
+               "BatchNorm statistics sum(x) and sum(x*x) over {0,2} -> f32, bf16 [64,256,3136]",
                [](Graph &G) {
                  Value X = G.input("x", DType::BF16, {"N", 256, "HW"});
                  Value Xf = cast(X, DType::F32);
