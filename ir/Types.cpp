@@ -77,16 +77,12 @@ llvm::SmallVector<llvm::StringRef, 2> Dim::factors() const {
 }
 
 int64_t Dim::scale() const {
-  llvm::SmallVector<llvm::StringRef, 2> All;
-  llvm::StringRef(Name).split(All, '*');
-  int64_t S = 1;
-  for (llvm::StringRef X : All) {
-    unsigned long long V = 0;
-    if (isNumber(X) && !X.getAsInteger(10, V))
-      S = V > (1ull << 48) || S > (int64_t(1) << 48) ? (int64_t(1) << 49)
-                                                     : S * static_cast<int64_t>(V);
-  }
-  return S;
+  // canonicalName folds the numbers of a valid name into its first factor.
+  llvm::StringRef First = llvm::StringRef(Name).split('*').first;
+  unsigned long long V = 0;
+  if (!isNumber(First) || First.getAsInteger(10, V) || V > (1ull << 48))
+    return 1;
+  return static_cast<int64_t>(V);
 }
 
 bool Dim::validName() const {
@@ -94,25 +90,49 @@ bool Dim::validName() const {
     return true;
   llvm::SmallVector<llvm::StringRef, 2> All;
   llvm::StringRef(Name).split(All, '*');
+  // A valid name holds at most one number, first (canonicalName), in
+  // [1, 2^48].
   bool Named = false;
-  for (llvm::StringRef X : All) {
-    if (X.empty())
+  for (size_t I = 0; I < All.size(); ++I) {
+    llvm::StringRef X = All[I];
+    if (X.empty() || (isNumber(X) && I > 0))
       return false;
     Named |= !isNumber(X);
     unsigned long long V = 0;
-    if (isNumber(X) && (X.getAsInteger(10, V) || V == 0))
+    if (isNumber(X) && (X.getAsInteger(10, V) || V == 0 || V > (1ull << 48)))
       return false;
   }
-  return Named && scale() <= (int64_t(1) << 48);
+  return Named;
 }
 
 std::string Dim::canonicalName(llvm::StringRef N) {
   if (!N.contains('*'))
     return N.str();
-  llvm::SmallVector<llvm::StringRef, 4> F;
+  llvm::SmallVector<llvm::StringRef, 4> F, Names;
   N.split(F, '*');
-  std::sort(F.begin(), F.end());
-  return llvm::join(F, "*");
+  // The numbers multiply into one, written first ("2*B*3" is "6*B"), so
+  // equal products are one name; a name validName rejects (an empty
+  // factor, no name, a 0 or a scale past 2^48) stays as written, sorted.
+  uint64_t K = 1;
+  bool Folds = true;
+  for (llvm::StringRef X : F) {
+    unsigned long long V = 0;
+    if (!isNumber(X))
+      Folds &= !X.empty();
+    else if (X.getAsInteger(10, V) || V == 0 || V > (1ull << 48) / K)
+      Folds = false;
+    else
+      K *= V;
+    if (!isNumber(X))
+      Names.push_back(X);
+  }
+  if (!Folds || Names.empty()) {
+    std::sort(F.begin(), F.end());
+    return llvm::join(F, "*");
+  }
+  std::sort(Names.begin(), Names.end());
+  std::string Out = llvm::join(Names, "*");
+  return K == 1 ? Out : std::to_string(K) + "*" + Out;
 }
 
 std::string Dim::str() const {

@@ -43,6 +43,13 @@ TEST_CASE("dim products: numbers among the factors scale the names", "[dims]") {
   CHECK_FALSE(Dim("64").validName());   // no name: a number is a static dim
   CHECK_FALSE(Dim("2*3").validName());
   CHECK_FALSE(Dim("0*B").validName());
+  CHECK_FALSE(Dim("281474976710656*2*B").validName()); // a scale past 2^48
+  // Numbers fold into one, first: equal products are one dim.
+  CHECK(Dim("2*B*3") == Dim("6*B"));
+  CHECK(Dim("2*B*3").str() == "6*B");
+  CHECK(Dim("1*B") == Dim("B"));
+  CHECK(productDim({7, Dim("64*B")}) == Dim("448*B"));
+  CHECK(productDim({Dim("T"), 1, Dim("2*B")}) == Dim("2*B*T"));
   Graph G;
   Value X = G.input("x", f64, {6, "B", 64});
   Value Flat = reshape(X, {6, "64*B"});
