@@ -235,7 +235,7 @@ std::string Emitter::lastExpr(const Coords &C) const {
   if (!C.Flat && !C.ColRel)
     return C.Last;
   int64_t Add = Lane + C.Off;
-  const std::string &Base = C.ColBase.empty() ? std::string("col") : C.ColBase;
+  std::string Base = C.base();
   if (Add == 0)
     return Base;
   return Add > 0 ? fmt::format("({} + {})", Base, Add)
@@ -441,8 +441,7 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     VecVar = lookup(GroupKey);
   if (VecVar.empty()) {
     VecVar = fresh("lv");
-    std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + " +
-                       (C.ColBase.empty() ? std::string("col") : C.ColBase);
+    std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + " + C.base();
     if (Peel && Chunk == ChunkKind::Whole && Lead)
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec, VecVar,
                        Addr));
@@ -605,11 +604,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     return load(N, C);
   if (auto R = Reduced.find(N); R != Reduced.end()) {
     JITFUSE_CHECK(!C.Relabeled, "a row's reduced value is read at the row's coordinates");
-    // "$lane": one value a lane (a wide transpose tile's row).
-    std::string V = R->second;
-    if (size_t At = V.find("$lane"); At != std::string::npos)
-      V.replace(At, 5, std::to_string(Lane));
-    return V;
+    return R->second.size() == 1 ? R->second.front() : R->second[static_cast<size_t>(Lane)];
   }
   if (auto It = Kept.find(N); It != Kept.end() && KeptActive && isDomainCoords(C))
     return fmt::format("{}[j].V[{}]", It->second, Lane);

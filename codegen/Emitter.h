@@ -28,6 +28,8 @@ struct Coords {
   /// relabeled chunk whose lanes share their outer coordinates: realCoords);
   /// a multiple of the vector width in the aligned variant.
   std::string ColBase;
+  /// The expression lanes count from (ColRel): ColBase, or `col`.
+  std::string base() const { return ColBase.empty() ? "col" : ColBase; }
   std::string Last; // the last coordinate when !ColRel
   /// !ColRel: Outer or Last depend on the lane (a reshape or concat of
   /// lane coordinates). Values there are per lane (never shared between
@@ -113,7 +115,11 @@ public:
   /// Whether N's value at C was already emitted in the current scope.
   bool emitted(NodeId N, const Coords &C) const { return !lookup(key(N, C)).empty(); }
   /// Row kernels: reduction results available to later stages.
-  void setReduced(NodeId N, std::string Var) { Reduced[N] = std::move(Var); }
+  void setReduced(NodeId N, std::string Var) { Reduced[N] = {std::move(Var)}; }
+  /// One value a lane (a wide transpose tile's row: codegen/TransposeKernel.cpp).
+  void setReducedLanes(NodeId N, std::vector<std::string> Lanes) {
+    Reduced[N] = std::move(Lanes);
+  }
   /// Inside a branch the kernel hoisted per chunk, concat N at the domain's
   /// own coordinates is operand I for every lane (-1: no choice).
   void setConcatChoice(NodeId N, int I) { ConcatChoice = {N, I}; }
@@ -206,7 +212,7 @@ private:
   std::vector<std::map<std::string, std::string>> Scopes;
   const std::map<std::string, std::string> *Cached = nullptr;
   std::vector<RowLoad> Seen;
-  std::map<NodeId, std::string> Reduced;
+  std::map<NodeId, std::vector<std::string>> Reduced; // one, or one a lane
   std::map<NodeId, std::string> Kept;
   bool RecordScalar = false;
   const std::map<std::string, std::string> *ScalarCache = nullptr;

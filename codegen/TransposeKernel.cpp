@@ -152,8 +152,10 @@ void KernelWriter::transposeVectorBody() {
     E.setLane(0);
   });
   E.line("__syncthreads();");
-  E.setReduced(static_cast<NodeId>(P.TransposeNode),
-               loadConvert(T.Type, "jf_tile[jf_lr][jf_lc + $lane]"));
+  std::vector<std::string> Lanes;
+  for (int Lane = 0; Lane < Vec; ++Lane)
+    Lanes.push_back(loadConvert(T.Type, fmt::format("jf_tile[jf_lr][jf_lc + {}]", Lane)));
+  E.setReducedLanes(static_cast<NodeId>(P.TransposeNode), std::move(Lanes));
   EachChunk(true, [&] { storeOutputs(true, fmt::format("row * {} + col", L)); });
 }
 
