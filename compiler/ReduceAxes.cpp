@@ -7,8 +7,8 @@
 namespace jitfuse {
 
 bool isColumnReduction(const Node &N) {
-  return isReduction(N.Kind) && N.scope() == ReduceScope::Axes && N.rank() == 2 &&
-         N.reducedAxes() == 1u;
+  return isReduction(N.Kind) && N.scope() == ReduceScope::Axes &&
+         isColumnAxes(N.reducedAxes(), N.rank());
 }
 
 namespace {

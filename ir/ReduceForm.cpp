@@ -54,7 +54,7 @@ static void lowered(llvm::ArrayRef<Dim> S, uint32_t Mask,
 llvm::SmallVector<ReduceStage, 2> reduceStages(llvm::ArrayRef<Dim> S, uint32_t Mask) {
   llvm::SmallVector<ReduceStage, 2> Out;
   unsigned Rank = static_cast<unsigned>(S.size());
-  if (Rank == 2 && Mask == 1u) {
+  if (isColumnAxes(Mask, Rank)) {
     Out.push_back({false, Mask});
     return Out;
   }

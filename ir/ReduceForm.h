@@ -39,4 +39,8 @@ llvm::SmallVector<ReduceStage, 2> reduceStages(llvm::ArrayRef<Dim> S, uint32_t M
 /// Whether a reduction over Mask of rank Rank is over its innermost axes.
 bool isInnerAxes(uint32_t Mask, unsigned Rank);
 
+/// Whether it is over axis 0 of a rank-2 tensor (a column reduction as it
+/// stands).
+inline bool isColumnAxes(uint32_t Mask, unsigned Rank) { return Rank == 2 && Mask == 1u; }
+
 } // namespace jitfuse
