@@ -36,14 +36,22 @@ using namespace jitfuse::bench;
 namespace {
 
 /// An element-wise chain of Ops ops over two [B, 4096] inputs; every
-/// SinEvery-th op is a sin, the others alternate v * y and v + y.
-void buildChain(Graph &G, DType T, int Ops, int SinEvery) {
+/// SinEvery-th op is a sin (with Mixed, the next of ten transcendentals),
+/// the others alternate v * y and v + y.
+void buildChain(Graph &G, DType T, int Ops, int SinEvery, bool Mixed = false) {
   Value X = G.input("x", T, {"B", 4096});
   Value Y = G.input("y", T, {"B", 4096});
   Value V = X;
+  const std::function<Value(Value)> Transcendental[] = {
+      [](Value A) { return sin(A); },     [](Value A) { return exp(A); },
+      [](Value A) { return tanh(A); },    [](Value A) { return erf(A); },
+      [](Value A) { return cos(A); },     [](Value A) { return log(A); },
+      [](Value A) { return rsqrt(A); },   [](Value A) { return sigmoid(A); },
+      [](Value A) { return geluTanh(A); }, [](Value A) { return exp2(A); }};
+  int Next = 0;
   for (int I = 1; I <= Ops; ++I) {
     if (I % SinEvery == 0)
-      V = sin(V);
+      V = Mixed ? Transcendental[Next++ % std::size(Transcendental)](V) : sin(V);
     else if (I % 2)
       V = V * Y;
     else
@@ -81,6 +89,9 @@ std::vector<Case> allCases() {
        built([](Graph &G) { buildChain(G, DType::F32, 50, 5); })},
       {"chain50_bf16", "50 element-wise ops, 10 sin, bf16 [B,4096]",
        built([](Graph &G) { buildChain(G, DType::BF16, 50, 5); })},
+      {"chain50_mixed", "50 element-wise ops, 10 transcendentals (sin exp tanh erf cos log "
+                        "rsqrt sigmoid gelu_tanh exp2), f32 [B,4096]",
+       built([](Graph &G) { buildChain(G, DType::F32, 50, 5, true); })},
       {"chain500_f32", "500 element-wise ops, 100 sin, f32 [B,4096]",
        built([](Graph &G) { buildChain(G, DType::F32, 500, 5); })},
       // Issue 14's patterns (target: <= 200 ms cold on the H200 host).
