@@ -69,6 +69,8 @@ struct Options {
   double BudgetS = 220;
   bool CompileOnly = false;
   std::string Shard;
+  /// CompileOptions for same-binary comparisons of opt-in schedules.
+  bool RowShared = false, RowClusters = false;
 };
 
 struct Point {
@@ -357,7 +359,10 @@ int run(const Options &O) {
         auto T0 = std::chrono::steady_clock::now();
         Graph G;
         buildPattern(G, P.Pattern, P.Type, P.H);
-        It = Compiled.emplace(P.graphKey(), Jit.compile(G)).first;
+        CompileOptions CO;
+        CO.RowSharedMemory = O.RowShared;
+        CO.RowClusters = O.RowClusters;
+        It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
         J["compile_ms"] = msSince(T0);
       }
       Executable &X = It->second;
@@ -418,6 +423,10 @@ int main(int Argc, char **Argv) {
                  "Stop timing after this many seconds (later points: skipped)");
   App.add_flag("--compile-only", O.CompileOnly,
                "Only compile the graphs (warms the kernel cache; use with --shard)");
+  App.add_flag("--row-shared-memory", O.RowShared,
+               "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
+  App.add_flag("--row-clusters", O.RowClusters,
+               "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
   App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");
   CLI11_PARSE(App, Argc, Argv);
   for (const std::string &P : O.Only)

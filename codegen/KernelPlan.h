@@ -77,6 +77,14 @@ struct KernelPlan {
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.
   std::vector<NodeId> CachedValues;
+  /// RowReduce without CacheRow: the inputs (indices into Inputs) whose
+  /// row loads a thread keeps in dynamic shared memory between stages
+  /// instead of reading them again (CompileOptions::RowSharedMemory), and
+  /// their element sizes summed (0: none); a block's bytes are
+  /// LaunchRule::rowSharedBytes. Each thread reads back only the chunks it
+  /// stored, so the stages need no barrier for them.
+  std::vector<unsigned> RowSharedInputs;
+  int64_t RowSharedElemBytes = 0;
   /// Elementwise: a permute that swaps the domain's last two axes (the
   /// operand's innermost axis becomes the second-to-last), or -1. The kernel
   /// then works in tiles of TileDim x TileDim (rows x columns): the permute's

@@ -25,6 +25,17 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     StaticRows = P.Domain[0].Size;
     StaticCols = P.Domain[1].Size;
   }
+  if (P.RowSharedElemBytes > 0) {
+    StaticRowLen = P.Domain.back().Size;
+    RowSharedElemBytes = P.RowSharedElemBytes;
+  }
+}
+
+int64_t LaunchRule::rowSharedBytes(int Vec, int64_t ElemBytes) const {
+  if (ElemBytes == 0)
+    return 0;
+  int64_t Span = int64_t(ThreadsX) * Vec * ClusterX;
+  return (StaticRowLen + Span - 1) / Span * ThreadsX * Vec * ElemBytes;
 }
 
 unsigned LaunchRule::maxBlocks(int SmCount) const {
@@ -107,6 +118,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     if (S.Rows == 0)
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
+    L.SharedBytes = static_cast<unsigned>(rowSharedBytes(Vec));
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     return L;

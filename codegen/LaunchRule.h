@@ -92,13 +92,34 @@ inline int64_t columnSplits(int64_t Rows, int64_t Cols) {
   return std::max<int64_t>(S, 1);
 }
 
-/// Grid and block of one launch. No kernel uses dynamic shared memory yet;
-/// the first schedule that does adds it here and to the three launch sites
-/// (exec/Executable.cpp, ExecutableProfile.cpp, ExecutableGraph.cpp).
+/// Grid, block and dynamic shared memory of one launch (the three launch
+/// sites: exec/Executable.cpp, ExecutableProfile.cpp, ExecutableGraph.cpp).
 struct LaunchShape {
   unsigned GridX = 1;
   unsigned BlockX = 1, BlockY = 1;
+  /// Row kernels keeping their row in shared memory (KernelPlan::
+  /// RowSharedBytes); the module sets the kernel's opt-in limit to it.
+  unsigned SharedBytes = 0;
 };
+
+/// Dynamic shared memory a row kernel may keep its row in on sm_XY: the
+/// device's opt-in limit per block (CUDA C++ Programming Guide, "Technical
+/// Specifications per Compute Capability": 227 KB on 9.0 and 10.x, 163 KB
+/// on 8.0 and 8.7, 99 KB on 8.6, 8.9 and 12.x, 96 KB on 7.0, 64 KB on 7.5)
+/// less 4 KB for the kernel's static shared memory (block-reduction
+/// scratch, 32 values a reduction).
+inline int64_t maxRowSharedBytes(int SmMajor, int SmMinor) {
+  int64_t Kb = 48;
+  if (SmMajor == 9 || SmMajor == 10 || SmMajor == 11)
+    Kb = 227;
+  else if (SmMajor == 8)
+    Kb = SmMinor == 0 || SmMinor == 7 ? 163 : 99;
+  else if (SmMajor >= 12)
+    Kb = 99;
+  else if (SmMajor == 7)
+    Kb = SmMinor == 5 ? 64 : 96;
+  return (Kb - 4) * 1024;
+}
 
 /// The sizes a launch depends on, evaluated for the run's dims.
 struct LaunchSizes {
@@ -135,6 +156,12 @@ public:
   size_t counters() const;
   /// Column reductions: columns a block covers.
   int64_t columnTile() const { return int64_t(ThreadsX) * ColumnWidth; }
+  /// Row kernels with KernelPlan::RowSharedInputs: the dynamic shared memory
+  /// of the variant with vector width \p Vec, \p ElemBytes a row element
+  /// (the cached inputs' element sizes summed; default: the plan's). Each
+  /// input's part holds staticRowIters x ThreadsX chunks of Vec elements.
+  int64_t rowSharedBytes(int Vec) const { return rowSharedBytes(Vec, RowSharedElemBytes); }
+  int64_t rowSharedBytes(int Vec, int64_t ElemBytes) const;
 
   KernelKind kind() const { return Kind; }
 
@@ -148,6 +175,9 @@ private:
   /// Column reductions: R and C when static (-1 when a dim is dynamic), so
   /// the partials buffer is sized for the one shape that runs.
   int64_t StaticRows = -1, StaticCols = -1;
+  /// Row kernels keeping their row in shared memory: the static row length
+  /// and the bytes of one row element over the cached inputs (0: none).
+  int64_t StaticRowLen = 0, RowSharedElemBytes = 0;
 };
 
 } // namespace jitfuse::codegen

@@ -9,11 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelWriter.h"
+#include "codegen/LaunchRule.h"
 
 #include "codegen/Spelling.h"
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
 
 #include <algorithm>
 #include <set>
@@ -245,24 +247,45 @@ void KernelWriter::rowBody() {
   // Keep the row's loads in registers between stages when they fit: a dry
   // run of the stages finds which loads there are.
   std::map<std::string, std::string> CacheVars;
-  if (P.CacheRow && !P.Domain.back().isDynamic()) {
+  bool SharedRow = P.RowSharedElemBytes > 0 && !P.Domain.back().isDynamic();
+  if ((P.CacheRow || SharedRow) && !P.Domain.back().isDynamic()) {
     KernelWriter Dry(G, P, Vec, Peel);
     Dry.E.setLeadInput(E.leadInput());
     Dry.KeepPending = P.CachedValues;
     Dry.rowStages(Stages);
     Dry.rowLoop([&] { Dry.lanes(true, [&](int) { Dry.epilogueValues(); }); });
     int64_t Iters = staticRowIters();
+    // In shared memory: the first load of each of the plan's stage inputs,
+    // one part of Iters x ThreadsX chunks each (what the launch allots);
+    // other loads of them (another offset in the row) are read again.
+    std::vector<RowLoad> Kept;
+    std::set<unsigned> Parted;
+    int64_t SharedOff = 0;
+    if (SharedRow)
+      E.line("extern __shared__ __align__(16) unsigned char jf_dyn[];");
     for (const RowLoad &L : Dry.E.seenRowLoads()) {
       std::string Var = "cv" + std::to_string(CacheVars.size());
-      E.line(fmt::format("jf_vec<{}, {}> {}[{}];",
-                         storageType(G.node(P.Inputs[L.InputIdx]).Type), Vec,
-                         Var, Iters));
+      std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
+      if (SharedRow) {
+        if (!llvm::is_contained(P.RowSharedInputs, L.InputIdx) ||
+            !Parted.insert(L.InputIdx).second)
+          continue;
+        E.line(fmt::format("const jf_shared_row<jf_vec<{0}, {1}>, {2}> {3}{{reinterpret_cast<"
+                           "jf_vec<{0}, {1}> *>(jf_dyn + {4}) + tx}};",
+                           ST, Vec, P.ThreadsX, Var, SharedOff));
+        SharedOff += Iters * P.ThreadsX * Vec * dtypeBytes(G.node(P.Inputs[L.InputIdx]).Type);
+      } else {
+        E.line(fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters));
+      }
       CacheVars[L.Key] = Var;
+      Kept.push_back(L);
     }
+    JITFUSE_CHECK(SharedOff <= LaunchRule(P).rowSharedBytes(Vec),
+                  "row kernel: shared row parts exceed the launch's dynamic shared memory");
     if (!CacheVars.empty()) {
       E.open("if (rowOk)");
       rowLoop([&] {
-        for (const RowLoad &L : Dry.E.seenRowLoads()) {
+        for (const RowLoad &L : Kept) {
           std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
           std::string Fn = "jf_load";
           if (Peel && !(L.Lead && E.chunk() == ChunkKind::Whole))

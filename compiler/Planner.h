@@ -31,6 +31,9 @@ struct PlanOptions {
   /// the target is sm_90 or newer), and a forced size.
   bool Clusters = false;
   std::optional<unsigned> RowCluster;
+  /// Dynamic shared memory a row kernel may use to keep its row
+  /// (CompileOptions::RowSharedMemory); 0: never.
+  int64_t RowSharedBytes = 0;
 };
 
 struct GraphPlan {

@@ -178,6 +178,32 @@ static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
 /// columns 32 apart, still coalesced across the warp) and serves any offset
 /// and any C. Both cover the same tiles with the same split, so they sum in
 /// the same order.
+/// The inputs (indices into C.Inputs) a row kernel reads in a reduction
+/// stage along the row (last dim \p Last): what a later stage or the
+/// epilogue reads again. Inputs read only by the epilogue (a norm's weight)
+/// are read once and not among them.
+static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const Dim &Last) {
+  std::map<NodeId, std::set<unsigned>> Reads;
+  for (unsigned I = 0; I < C.Inputs.size(); ++I)
+    Reads[C.Inputs[I]].insert(I);
+  std::set<unsigned> Staged;
+  for (NodeId N : C.Nodes) {
+    std::set<unsigned> &S = Reads[N];
+    for (NodeId O : G.node(N).Operands)
+      if (auto It = Reads.find(O); It != Reads.end() && It->first != N)
+        S.insert(It->second.begin(), It->second.end());
+    if (isReduction(G.node(N).Kind))
+      Staged.insert(S.begin(), S.end());
+  }
+  std::vector<unsigned> Out;
+  for (unsigned I : Staged) {
+    const Node &Nd = G.node(C.Inputs[I]);
+    if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+      Out.push_back(I);
+  }
+  return Out;
+}
+
 static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
@@ -479,11 +505,33 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       P.CachedValues.push_back(N);
     }
   }
+  // A row read again that fits no register budget: its stage inputs in
+  // shared memory, where the device allows the whole row (opt-in).
+  std::string SharedWhy;
+  if (!P.CacheRow && ReadAgain && Opts.RowSharedBytes > 0 && !Opts.ForceRowCache &&
+      P.ClusterX == 1 && P.RowsPerBlock == 1) {
+    std::vector<unsigned> In = stageInputs(G, C, Last);
+    int64_t Elem = 0;
+    for (unsigned I : In)
+      Elem += dtypeBytes(G.node(C.Inputs[I]).Type);
+    int64_t Shared = Iters * P.ThreadsX * Vec * Elem;
+    if (Elem > 0 && Shared <= Opts.RowSharedBytes) {
+      P.RowSharedInputs = In;
+      P.RowSharedElemBytes = Elem;
+      std::vector<NodeId> Nodes;
+      for (unsigned I : In)
+        Nodes.push_back(C.Inputs[I]);
+      SharedWhy = fmt::format("row of {} kept in shared memory between stages ({} B a block, "
+                              "limit {}; {} B a thread would exceed RowCacheBytes)",
+                              nodeList(Nodes), Shared, Opts.RowSharedBytes, Bytes);
+    }
+  }
   P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
                        Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
                                           : ClusterWhy);
-  P.Why += P.CacheRow
+  P.Why += !SharedWhy.empty() ? SharedWhy
+           : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced" : "",
                              P.CachedValues.empty()

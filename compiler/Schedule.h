@@ -21,6 +21,9 @@ struct ScheduleOptions {
   /// Row clusters allowed (sm_90+); CompileOptions::RowCluster forces a size.
   bool Clusters = false;
   std::optional<unsigned> ForceCluster;
+  /// Dynamic shared memory a block may use to keep a row read again that
+  /// does not fit RowCacheBytes (CompileOptions::RowSharedMemory); 0: never.
+  int64_t RowSharedBytes = 0;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

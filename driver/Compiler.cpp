@@ -55,7 +55,7 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
   return {static_cast<int>(V / 10), static_cast<int>(V % 10)};
 }
 
-PlanOptions planOptions(const CompileOptions &Opts, int SmMajor) {
+PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
   PlanOptions P;
   P.Fuse = Opts.Fuse;
   P.FastMath = Opts.FastMath;
@@ -68,6 +68,8 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor) {
   // Thread-block clusters need sm_90.
   P.Clusters = SmMajor >= 9 && (Opts.RowClusters || Opts.RowCluster);
   P.RowCluster = Opts.RowCluster;
+  if (Opts.RowSharedMemory)
+    P.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
   return P;
 }
 
@@ -244,7 +246,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
 
   // Stage "plan" (for the target's architecture: row clusters need sm_90).
   Target T = chooseTarget(Opts);
-  GraphPlan Plan = planGraph(G, planOptions(Opts, parseArch(T.Arch).first));
+  auto [SmMajor, SmMinor] = parseArch(T.Arch);
+  GraphPlan Plan = planGraph(G, planOptions(Opts, SmMajor, SmMinor));
   double PlanMs = msSince(Start);
 
   // Stage "emit": each kernel once; its text is both the inspection copy and

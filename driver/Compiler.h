@@ -54,6 +54,13 @@ struct CompileOptions {
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;
+  /// A row read again whose register cache would exceed the budget keeps
+  /// its row in dynamic shared memory between stages instead of reading it
+  /// from global memory again (up to the device's opt-in limit per block:
+  /// 227 KB on sm_90; docs/ARCHITECTURE.md "Long rows in shared memory").
+  /// Opt-in until measured: its run time and its [gpu] correctness test have
+  /// not run on the H200 yet.
+  bool RowSharedMemory = false;
   /// Horizontal fusion: independent small kernels (no path between them;
   /// element-wise or row kernels moving at most HorizontalMaxPartBytes with
   /// the dynamic dims at 1) share one launch, one block range per kernel

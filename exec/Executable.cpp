@@ -311,7 +311,7 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
   for (LaunchPlan &L : Launches) {
     PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     if (!P.Skip)
-      rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());
+      rt::launchKernel(P.Fn, P.Grid, P.Block, P.SharedBytes, Stream, L.ArgPtrs.data());
   }
 }
 
@@ -364,6 +364,7 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   P.Grid.X = Shape->GridX;
   P.Block.X = Shape->BlockX;
   P.Block.Y = Shape->BlockY;
+  P.SharedBytes = Shape->SharedBytes;
   return P;
 }
 

@@ -68,7 +68,8 @@ static bool sameDims(const rt::LaunchDims &A, const rt::LaunchDims &B) {
 }
 
 static CUDA_KERNEL_NODE_PARAMS nodeParams(CUfunction Fn, const rt::LaunchDims &Grid,
-                                          const rt::LaunchDims &Block, LaunchPlan &L) {
+                                          const rt::LaunchDims &Block, unsigned SharedBytes,
+                                          LaunchPlan &L) {
   CUDA_KERNEL_NODE_PARAMS P{};
   P.func = Fn;
   P.gridDimX = Grid.X;
@@ -77,7 +78,7 @@ static CUDA_KERNEL_NODE_PARAMS nodeParams(CUfunction Fn, const rt::LaunchDims &G
   P.blockDimX = Block.X;
   P.blockDimY = Block.Y;
   P.blockDimZ = Block.Z;
-  P.sharedMemBytes = 0;
+  P.sharedMemBytes = SharedBytes;
   P.kernelParams = L.ArgPtrs.data(); // the driver copies the values
   return P;
 }
@@ -106,9 +107,10 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
     N.Fn = P.Skip ? L.Fns.front() : P.Fn;
     N.Grid = P.Skip ? rt::LaunchDims{} : P.Grid;
     N.Block = P.Block;
+    N.SharedBytes = P.SharedBytes;
     N.Enabled = !P.Skip;
     N.Args = L.Storage;
-    CUDA_KERNEL_NODE_PARAMS KP = nodeParams(N.Fn, N.Grid, N.Block, L);
+    CUDA_KERNEL_NODE_PARAMS KP = nodeParams(N.Fn, N.Grid, N.Block, N.SharedBytes, L);
     const CUgraphNode *Dep = I ? &G->Nodes[I - 1].Node : nullptr;
     checkNode(Api.cuGraphAddKernelNode(&N.Node, G->Graph, Dep, I ? 1 : 0, &KP),
               "cuGraphAddKernelNode", Launches[I]);
@@ -146,9 +148,10 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
         continue;
       }
       bool Same = P.Fn == N.Fn && sameDims(P.Grid, N.Grid) && sameDims(P.Block, N.Block) &&
+                  P.SharedBytes == N.SharedBytes &&
                   std::equal(L.Storage.begin(), L.Storage.end(), N.Args.begin());
       if (!Same) {
-        CUDA_KERNEL_NODE_PARAMS KP = nodeParams(P.Fn, P.Grid, P.Block, L);
+        CUDA_KERNEL_NODE_PARAMS KP = nodeParams(P.Fn, P.Grid, P.Block, P.SharedBytes, L);
         CUresult R = Api.cuGraphExecKernelNodeSetParams(G.Exec, N.Node, &KP);
         if (R != CUDA_SUCCESS && P.Fn != N.Fn) {
           // An older driver may refuse a new function in place: rebuild
@@ -160,6 +163,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
         N.Fn = P.Fn;
         N.Grid = P.Grid;
         N.Block = P.Block;
+        N.SharedBytes = P.SharedBytes;
         std::copy(L.Storage.begin(), L.Storage.end(), N.Args.begin());
         ++GraphStats.NodeUpdates;
       }

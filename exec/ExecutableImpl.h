@@ -117,6 +117,7 @@ struct PreparedLaunch {
   bool Skip = false;
   CUfunction Fn = nullptr;
   rt::LaunchDims Grid, Block;
+  unsigned SharedBytes = 0; // dynamic shared memory (LaunchShape::SharedBytes)
 };
 
 /// What the instantiated CUDA graph holds for one launch's kernel node.
@@ -124,6 +125,7 @@ struct GraphNodeState {
   CUgraphNode Node = nullptr;
   CUfunction Fn = nullptr;
   rt::LaunchDims Grid, Block;
+  unsigned SharedBytes = 0;
   bool Enabled = true;
   std::vector<uint64_t> Args; // same size as LaunchPlan::Storage
 };

@@ -42,7 +42,7 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
       PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
       Skipped[I] = P.Skip;
       if (!P.Skip)
-        rt::launchKernel(P.Fn, P.Grid, P.Block, 0, Stream, L.ArgPtrs.data());
+        rt::launchKernel(P.Fn, P.Grid, P.Block, P.SharedBytes, Stream, L.ArgPtrs.data());
       Marks[I + 1].record(Stream);
     }
     Marks[K].synchronize();

@@ -193,12 +193,20 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
   InterBuffers.resize(InterNumel.size());
 }
 
+/// A row kept in shared memory: variant V's kernel opts in to its bytes.
+static void allowShared(const LaunchPlan &L, size_t V) {
+  if (int64_t Bytes = L.Rule.rowSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
+    rt::allowDynamicShared(L.Fns[V], static_cast<unsigned>(Bytes), L.FnNames[V]);
+}
+
 void ExecutableImpl::bindFunctions() {
   for (LaunchPlan &L : Launches) {
     L.Fns.clear();
     // A partial entry's bundle names what it has; the rest load on demand.
     for (const std::string &Name : L.FnNames)
       L.Fns.push_back(Deferred.valid() && !Mod->names(Name) ? nullptr : Mod->function(Name));
+    for (size_t V = 0; V < L.Fns.size(); ++V)
+      allowShared(L, V);
     if (size_t Bytes = L.Rule.partialsBytes(SmCount))
       L.Partials = rt::DeviceBuffer(Bytes);
     if (size_t N = L.Rule.counters()) {
@@ -219,8 +227,10 @@ void ExecutableImpl::loadDeferred() {
   DeferredMod = std::make_unique<rt::ModuleSet>(Rest->Image, Names);
   for (LaunchPlan &L : Launches)
     for (size_t V = 0; V < L.Fns.size(); ++V)
-      if (!L.Fns[V])
+      if (!L.Fns[V]) {
         L.Fns[V] = DeferredMod->function(L.FnNames[V]);
+        allowShared(L, V);
+      }
 }
 
 ExecutableImpl::~ExecutableImpl() {

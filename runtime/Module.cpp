@@ -135,6 +135,16 @@ CUfunction ModuleSet::function(llvm::StringRef Name) const {
   return Modules[It->second].function(Name);
 }
 
+void allowDynamicShared(CUfunction F, unsigned Bytes, llvm::StringRef Kernel) {
+  const Driver &D = Driver::get();
+  CUresult R = D.api().cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(Bytes));
+  if (R == CUDA_SUCCESS)
+    return;
+  fail("kernel '{}' needs {} B of dynamic shared memory; the device refused it ({})",
+       Kernel.str(), Bytes, D.errorString(R));
+}
+
 void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,
                   unsigned SharedBytes, CUstream Stream, void **Args) {
   const Driver &D = Driver::get();

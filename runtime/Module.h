@@ -87,6 +87,11 @@ struct LaunchDims {
 
 /// cuLaunchKernel with its result checked. \p Args follows cuLaunchKernel's
 /// kernelParams convention: one pointer per kernel parameter.
+/// Lets \p F launch with up to \p Bytes of dynamic shared memory (above
+/// 48 KB a kernel must opt in; CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+/// Throws jitfuse::Error naming \p Kernel when the device refuses.
+void allowDynamicShared(CUfunction F, unsigned Bytes, llvm::StringRef Kernel);
+
 void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,
                   unsigned SharedBytes, CUstream Stream, void **Args);
 

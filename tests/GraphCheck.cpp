@@ -120,6 +120,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.Fuse = Fuse;
     CO.PeelAlignment = Opts.Peel;
     CO.RowClusters = Opts.RowClusters;
+    CO.RowSharedMemory = Opts.RowShared;
     Executable X = C.compile(G, CO);
     if (Fuse && Opts.ExpectFusedKernels >= 0)
       CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));

@@ -43,6 +43,8 @@ struct CheckOptions {
   double TolScale = 1;
   /// CompileOptions::RowClusters.
   bool RowClusters = false;
+  /// CompileOptions::RowSharedMemory.
+  bool RowShared = false;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

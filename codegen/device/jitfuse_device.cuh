@@ -142,6 +142,14 @@ __device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
   for (int K = 0; K < N; ++K)
     P[K] = V.V[K];
 }
+// A thread's chunks of a row kept in dynamic shared memory (KernelPlan::
+// RowSharedInputs): chunk j of thread tx at P[j * Stride] with P already
+// offset by tx, so a warp's 16-byte accesses are consecutive (no bank
+// conflicts); indexed like the register arrays of the register cache.
+template <typename V, int Stride> struct jf_shared_row {
+  V *P;
+  __device__ __forceinline__ V &operator[](int J) const { return P[J * Stride]; }
+};
 // The element phase of a tensor: its index 0 sits this many elements past
 // an N-element boundary.
 template <typename T, int N>

@@ -27,8 +27,10 @@ int NumFunctions = 0;
 CUgraphNode Nodes[MaxFunctions];
 int NumNodes = 0;
 
-void recordLaunch(CUfunction F, unsigned Gx, unsigned Bx, unsigned By, void **Params) {
+void recordLaunch(CUfunction F, unsigned Gx, unsigned Bx, unsigned By, unsigned Shared,
+                  void **Params) {
   FakeCudaLaunch &L = Record.Last;
+  L.SharedBytes = Shared;
   L.Function = reinterpret_cast<const FakeCudaFunction *>(F);
   L.GridX = Gx;
   L.BlockX = Bx;
@@ -115,13 +117,22 @@ CUresult cuModuleGetFunction(CUfunction *F, CUmodule, const char *Name) {
 }
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
 CUresult cuLaunchKernel(CUfunction F, unsigned Gx, unsigned, unsigned, unsigned Bx,
-                        unsigned By, unsigned, unsigned, CUstream, void **Params, void **) {
+                        unsigned By, unsigned, unsigned Shared, CUstream, void **Params,
+                        void **) {
   ++Record.Launches;
-  recordLaunch(F, Gx, Bx, By, Params);
+  recordLaunch(F, Gx, Bx, By, Shared, Params);
   return CUDA_SUCCESS;
 }
 CUresult cuFuncGetAttribute(int *V, CUfunction_attribute, CUfunction) { *V = 0; return CUDA_SUCCESS; }
-CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction F, CUfunction_attribute A, int V) {
+  // The H200's opt-in limit per block.
+  if (A == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (V > 227 * 1024)
+      return CUDA_ERROR_INVALID_VALUE;
+    reinterpret_cast<FakeCudaFunction *>(F)->MaxDynamicShared = V;
+  }
+  return CUDA_SUCCESS;
+}
 CUresult cuModuleGetFunctionCount(unsigned *N, CUmodule) { *N = 0; return CUDA_SUCCESS; }
 CUresult cuModuleEnumerateFunctions(CUfunction *, unsigned, CUmodule) { return CUDA_SUCCESS; }
 CUresult cuFuncGetName(const char **Name, CUfunction F) {
@@ -153,13 +164,15 @@ CUresult cuGraphAddKernelNode(CUgraphNode *N, CUgraph, const CUgraphNode *, size
   if (NumNodes == MaxFunctions)
     return CUDA_ERROR_OUT_OF_MEMORY;
   *N = reinterpret_cast<CUgraphNode>(&Nodes[NumNodes++]);
-  recordLaunch(P->func, P->gridDimX, P->blockDimX, P->blockDimY, P->kernelParams);
+  recordLaunch(P->func, P->gridDimX, P->blockDimX, P->blockDimY, P->sharedMemBytes,
+               P->kernelParams);
   return CUDA_SUCCESS;
 }
 CUresult cuGraphExecKernelNodeSetParams(CUgraphExec, CUgraphNode,
                                         const CUDA_KERNEL_NODE_PARAMS *P) {
   ++Record.NodeUpdates;
-  recordLaunch(P->func, P->gridDimX, P->blockDimX, P->blockDimY, P->kernelParams);
+  recordLaunch(P->func, P->gridDimX, P->blockDimX, P->blockDimY, P->sharedMemBytes,
+               P->kernelParams);
   return CUDA_SUCCESS;
 }
 CUresult cuGraphNodeSetEnabled(CUgraphExec, CUgraphNode, unsigned) { return CUDA_SUCCESS; }

@@ -5,12 +5,15 @@
 
 struct FakeCudaFunction {
   char Name[256] = {};
+  /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as last set (0: never).
+  int MaxDynamicShared = 0;
 };
 
 /// One launch (or graph kernel node) as the driver was handed it.
 struct FakeCudaLaunch {
   const FakeCudaFunction *Function = nullptr;
   unsigned GridX = 0, BlockX = 0, BlockY = 0;
+  unsigned SharedBytes = 0;
   void **Params = nullptr; // the caller's array: valid until its next run
 };
 

@@ -74,13 +74,13 @@ bool haveFake() {
 
 constexpr int64_t H = 4096;
 
-/// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, 4096];
+/// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
-Executable compileAddRmsNorm(bool Peel = true) {
+Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false) {
   Graph G;
-  Value X = G.input("x", DType::BF16, {"B", H});
-  Value Res = G.input("residual", DType::BF16, {"B", H});
-  Value W = G.input("weight", DType::BF16, {H});
+  Value X = G.input("x", DType::BF16, {"B", Len});
+  Value Res = G.input("residual", DType::BF16, {"B", Len});
+  Value W = G.input("weight", DType::BF16, {Len});
   Value Eps = G.scalar("eps", DType::F32);
   Value R = X + Res;
   G.output("residual_out", R);
@@ -88,6 +88,7 @@ Executable compileAddRmsNorm(bool Peel = true) {
   Compiler C;
   CompileOptions Opts;
   Opts.PeelAlignment = Peel;
+  Opts.RowSharedMemory = RowShared;
   return C.compile(G, Opts);
 }
 
@@ -309,6 +310,37 @@ TEST_CASE("CUDA graph mode updates only the nodes whose arguments changed", "[ho
   const FakeCudaLaunch &L = fake().Last;
   requireParams(L, {In2[0], In2[1], In2[2], Out[0], Out[1], floatBits(1e-6f), 9});
   REQUIRE(int64_t(L.GridX) == (9 + X.kernels()[0].RowsPerBlock - 1) / X.kernels()[0].RowsPerBlock);
+}
+
+TEST_CASE("a row kept in shared memory launches with its bytes, opted in per kernel",
+          "[hostpath][rowshared]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  // bf16 rows of 32064: x and residual, 8 chunks of 8 a thread, 512
+  // threads: 8 x 512 x 8 x (2 + 2) B = 128 KB a block (above the 48 KB a
+  // kernel gets without opting in).
+  constexpr unsigned Bytes = 131072;
+  Executable X = compileAddRmsNorm(true, 32064, true);
+  REQUIRE(X.numKernels() == 1);
+  CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
+  CUdeviceptr Odd[] = {0x100002, 0x200000, 0x300000};
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {3};
+  for (bool Graph : {false, true}) {
+    X.setCudaGraph(Graph);
+    for (llvm::ArrayRef<CUdeviceptr> P : {llvm::ArrayRef<CUdeviceptr>(In), {Odd}}) {
+      X.run(P, Out, Eps, Dims);
+      const FakeCudaLaunch &L = fake().Last;
+      INFO((Graph ? "graph mode, " : "direct, ") << "variant " << suffix(L));
+      CHECK(L.SharedBytes == Bytes);
+      CHECK(L.Function->MaxDynamicShared == int(Bytes));
+    }
+  }
+  // Without the option the same kernel takes none.
+  Executable Plain = compileAddRmsNorm(true, 32064, false);
+  Plain.run(In, Out, Eps, Dims);
+  CHECK(fake().Last.SharedBytes == 0);
+  CHECK(fake().Last.Function->MaxDynamicShared == 0);
 }
 
 TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[hostpath]") {
