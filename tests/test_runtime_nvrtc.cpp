@@ -84,10 +84,11 @@ TEST_CASE("NVRTC version string and default options are stable",
   CHECK(&V == &nvrtcVersionString());
 
   std::vector<std::string> Options = defaultNvrtcOptions(9, 0);
-  REQUIRE(Options.size() == 3);
+  REQUIRE(Options.size() == 4);
   CHECK(Options[0] == "--gpu-architecture=sm_90");
   CHECK(Options[1] == "--std=c++17");
-  CHECK(Options[2].rfind("-I/", 0) == 0);
+  CHECK(Options[2] == "-minimal");
+  CHECK(Options[3].rfind("-I/", 0) == 0);
   CHECK(defaultNvrtcOptions(9, 0) == Options);
   CHECK(defaultNvrtcOptions(10, 0)[0] == "--gpu-architecture=sm_100");
 }
