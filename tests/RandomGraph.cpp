@@ -290,6 +290,8 @@ void Generator::makeInputs() {
   int64_t H = oneOf<int64_t>({1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 63, 64, 100,
                               127, 128, 129, 255, 256, 257, 511, 1000, 1024, 1025});
   H = std::min(H, Opts.MaxRow);
+  if (Opts.LongRows)
+    H = oneOf<int64_t>({4095, 4099, 11008, 16411, 32064, 50257});
   Rec.Dims["B"] = Opts.BValue >= 0 ? Opts.BValue : oneOf<int64_t>({1, 2, 3, 5, 7, 16, 33, 64});
   if (Rank >= 2)
     Domain.push_back(chance(0.6) ? Dim("B") : Dim(oneOf<int64_t>({1, 2, 3, 5, 7, 16, 33})));

@@ -69,6 +69,10 @@ struct GenOptions {
   int64_t BValue = -1;
   /// Largest last-axis length drawn.
   int64_t MaxRow = 1100;
+  /// Draw the last axis from long rows instead (4095 ... 50257: rows past
+  /// the register budget, so row kernels re-read them, keep them in shared
+  /// memory or split them over a cluster); MaxRow does not apply.
+  bool LongRows = false;
 };
 
 /// A random, numerically well-conditioned graph (values stay bounded, exp
