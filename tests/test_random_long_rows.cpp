@@ -74,6 +74,42 @@ TEST_CASE("Random graphs with long rows reach every row schedule", "[random][lon
   }
 }
 
+TEST_CASE("Random graphs with long rows compile with NVRTC under each row schedule",
+          "[random][long-rows]") {
+  // The first two recipes of the fixed sample that take each option set's
+  // own schedule, fused and unfused for sm_90: codegen's checks and NVRTC
+  // see the shared-memory and cluster rows of arbitrary graphs.
+  const char *const Target[] = {"row re-read from memory per stage",
+                                "kept in shared memory between stages", "split over a cluster of"};
+  for (int Set = 0; Set < 3; ++Set) {
+    unsigned Compiled = 0;
+    for (uint64_t I = 0; I < 400 && Compiled < 2; ++I) {
+      Recipe R = longRowRecipe(7000003 + I);
+      Graph G = buildGraph(R);
+      bool Takes = false;
+      for (const KernelPlan &K : planGraph(G, planOptions(Set)).Kernels)
+        Takes |= K.Why.find(Target[Set]) != std::string::npos;
+      if (!Takes)
+        continue;
+      ++Compiled;
+      for (bool Fuse : {true, false}) {
+        CompileOptions Opts;
+        Opts.Arch = "sm_90";
+        Opts.Fuse = Fuse;
+        Opts.RowSharedMemory = Set == 1;
+        Opts.RowClusters = Set == 2;
+        INFO("seed " << R.Seed << (Fuse ? " fused" : " unfused") << "\n" << printAsCpp(G));
+        Executable X = testCompiler().compile(G, Opts);
+        // The fused plan is the one planned above: it takes the schedule.
+        if (Fuse)
+          CHECK(X.plan().find(Target[Set]) != std::string::npos);
+      }
+    }
+    INFO("schedule '" << Target[Set] << "'");
+    CHECK(Compiled == 2);
+  }
+}
+
 TEST_CASE("GPU: random graphs with long rows under each row schedule option",
           "[gpu][random][long-rows]") {
   bool Gpu = haveGpu();
