@@ -97,8 +97,8 @@ inline int64_t columnSplits(int64_t Rows, int64_t Cols) {
 struct LaunchShape {
   unsigned GridX = 1;
   unsigned BlockX = 1, BlockY = 1;
-  /// Row kernels keeping their row in shared memory (KernelPlan::
-  /// RowSharedBytes); the module sets the kernel's opt-in limit to it.
+  /// Row kernels keeping their row in shared memory (rowSharedBytes); the
+  /// executable sets each such kernel's opt-in limit to it at load.
   unsigned SharedBytes = 0;
 };
 

@@ -169,15 +169,6 @@ static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
   return Keep;
 }
 
-/// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
-/// 16 bytes of adjacent columns of the widest input that varies along the
-/// rows (the [C] output is stored once and does not set the width), so a
-/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
-/// be a static multiple of that width and every pointer 16-byte aligned;
-/// the other one reads the same columns with scalar loads (a thread's
-/// columns 32 apart, still coalesced across the warp) and serves any offset
-/// and any C. Both cover the same tiles with the same split, so they sum in
-/// the same order.
 /// The inputs (indices into C.Inputs) a row kernel reads in a reduction
 /// stage along the row (last dim \p Last): what a later stage or the
 /// epilogue reads again. Inputs read only by the epilogue (a norm's weight)
@@ -204,6 +195,15 @@ static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const
   return Out;
 }
 
+/// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
+/// 16 bytes of adjacent columns of the widest input that varies along the
+/// rows (the [C] output is stored once and does not set the width), so a
+/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
+/// be a static multiple of that width and every pointer 16-byte aligned;
+/// the other one reads the same columns with scalar loads (a thread's
+/// columns 32 apart, still coalesced across the warp) and serves any offset
+/// and any C. Both cover the same tiles with the same split, so they sum in
+/// the same order.
 static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
