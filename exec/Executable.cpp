@@ -52,6 +52,9 @@ const std::string &Executable::planDot() const { return Impl->PlanDot; }
 const std::string &Executable::graphText() const { return Impl->GraphText; }
 const std::string &Executable::source() const { return Impl->Source; }
 const std::string &Executable::compileLog() const { return Impl->Log; }
+std::vector<rt::KernelResources> Executable::kernelResources() const {
+  return rt::parsePtxasReport(Impl->Log);
+}
 const std::string &Executable::cacheKey() const { return Impl->Key; }
 const CompileStats &Executable::stats() const { return Impl->Stats; }
 bool Executable::canRun() const { return Impl->HaveDevice; }

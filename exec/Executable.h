@@ -9,6 +9,7 @@
 #include "codegen/KernelPlan.h"
 #include "compiler/Partition.h"
 #include "ir/Graph.h"
+#include "runtime/Nvrtc.h"
 
 #include <cuda.h>
 
@@ -137,7 +138,12 @@ public:
   const std::string &source() const;
   /// PTX; compiled on first request unless CompileOptions::WantPtx.
   const std::string &ptx();
+  /// NVRTC's log: warnings, and ptxas's report of each compiled variant
+  /// (variants deferred to the background join it once loaded).
   const std::string &compileLog() const;
+  /// Registers, stack, spills and static shared memory of each compiled
+  /// kernel variant, read from compileLog() (rt::parsePtxasReport).
+  std::vector<rt::KernelResources> kernelResources() const;
   const std::string &cacheKey() const;
   const CompileStats &stats() const;
   /// Bytes each kernel reads and writes for these dims (minimal traffic).

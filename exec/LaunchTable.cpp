@@ -219,6 +219,7 @@ void ExecutableImpl::bindFunctions() {
 void ExecutableImpl::loadDeferred() {
   JITFUSE_CHECK(Deferred.valid() && !DeferredMod, "a variant is missing from a complete entry");
   std::shared_ptr<const rt::CacheEntry> Rest = Deferred.get(); // rethrows NVRTC's error
+  Log = Rest->Log; // the first variants' log and the deferred ones
   std::vector<std::string> Names;
   for (const LaunchPlan &L : Launches)
     for (size_t V = 0; V < L.Fns.size(); ++V)

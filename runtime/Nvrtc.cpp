@@ -215,8 +215,50 @@ std::vector<std::string> defaultNvrtcOptions(int SmMajor, int SmMinor) {
   // surface types, device-side launches, the runtime API's types): ~12 ms
   // less front end per program, byte-identical CUBINs on 63 generated
   // programs (docs/MEASUREMENTS.md).
+  // --ptxas-options=-v puts each kernel's registers, spills and stack in the
+  // log (parsePtxasReport); the CUBIN's code is unchanged (only its tool
+  // note records the option; checked section by section, 2026-12-01).
   return {fmt::format("--gpu-architecture=sm_{}{}", SmMajor, SmMinor),
-          "--std=c++17", "-minimal", fmt::format("-I{}", JITFUSE_CUDA_INCLUDE_DIR)};
+          "--std=c++17", "-minimal", "--ptxas-options=-v",
+          fmt::format("-I{}", JITFUSE_CUDA_INCLUDE_DIR)};
+}
+
+std::vector<KernelResources> parsePtxasReport(llvm::StringRef Log) {
+  // ptxas -v prints, per entry function:
+  //   ptxas info    : Compiling entry function 'NAME' for 'sm_90'
+  //   ptxas         .     S bytes stack frame, SS bytes spill stores, SL bytes spill loads
+  //   ptxas info    : Used R registers, used 1 barriers, B bytes smem
+  std::vector<KernelResources> Out;
+  auto NumberBefore = [](llvm::StringRef Line, llvm::StringRef Unit) {
+    size_t At = Line.find(Unit);
+    if (At == llvm::StringRef::npos)
+      return 0;
+    llvm::StringRef Head = Line.take_front(At).rtrim();
+    llvm::StringRef Digits = Head.substr(Head.find_last_not_of("0123456789") + 1);
+    int V = 0;
+    return Digits.getAsInteger(10, V) ? 0 : V;
+  };
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  Log.split(Lines, '\n');
+  for (llvm::StringRef Line : Lines) {
+    if (Line.contains("Compiling entry function '")) {
+      llvm::StringRef Rest = Line.split("Compiling entry function '").second;
+      Out.push_back({Rest.split('\'').first.str()});
+      continue;
+    }
+    if (Out.empty())
+      continue;
+    KernelResources &K = Out.back();
+    if (Line.contains("bytes stack frame")) {
+      K.StackBytes = NumberBefore(Line, " bytes stack frame");
+      K.SpillStoreBytes = NumberBefore(Line, " bytes spill stores");
+      K.SpillLoadBytes = NumberBefore(Line, " bytes spill loads");
+    } else if (Line.contains("Used ") && Line.contains(" registers")) {
+      K.Registers = NumberBefore(Line, " registers");
+      K.StaticSharedBytes = NumberBefore(Line, " bytes smem");
+    }
+  }
+  return Out;
 }
 
 } // namespace jitfuse::rt

@@ -47,8 +47,24 @@ std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sou
 /// Computed once per process.
 const std::string &nvrtcVersionString();
 
-/// The minimal deterministic option set: target arch, C++17, and the CUDA
-/// include directory jitfuse was built against (for cuda_fp16.h/cuda_bf16.h).
+/// The minimal deterministic option set: target arch, C++17, -minimal,
+/// ptxas's resource report in the log (--ptxas-options=-v: the code is the
+/// same), and the CUDA include directory jitfuse was built against.
 std::vector<std::string> defaultNvrtcOptions(int SmMajor, int SmMinor);
+
+/// What ptxas reported for one compiled kernel (an `.entry`) in an NVRTC
+/// log made with --ptxas-options=-v.
+struct KernelResources {
+  std::string Name;
+  int Registers = 0;          // a thread
+  int StackBytes = 0;         // stack frame a thread
+  int SpillStoreBytes = 0;    // register spills a thread
+  int SpillLoadBytes = 0;
+  int StaticSharedBytes = 0;  // a block (dynamic shared memory not included)
+};
+
+/// Every kernel ptxas reported in \p Log, in the log's order; kernels
+/// without a report are absent.
+std::vector<KernelResources> parsePtxasReport(llvm::StringRef Log);
 
 } // namespace jitfuse::rt

@@ -41,7 +41,7 @@ struct ShowArgs {
   bool Unfused = false;
   bool FastMath = false;
   bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
-       DotGraph = false, Roofline = false;
+       DotGraph = false, Roofline = false, Resources = false;
   std::string Arch;
   std::string Out;
 };
@@ -53,6 +53,16 @@ struct View {
   const char *Suffix;
   std::function<std::string()> Text;
 };
+
+/// ptxas's report per kernel variant (Executable::kernelResources).
+std::string formatResources(const Executable &X) {
+  std::string Out = fmt::format("{:<28} {:>9} {:>7} {:>16} {:>12}\n", "kernel variant",
+                                "registers", "stack", "spills st / ld", "static smem");
+  for (const rt::KernelResources &K : X.kernelResources())
+    Out += fmt::format("{:<28} {:>9} {:>5} B {:>7} / {:>4} B {:>10} B\n", K.Name, K.Registers,
+                       K.StackBytes, K.SpillStoreBytes, K.SpillLoadBytes, K.StaticSharedBytes);
+  return Out;
+}
 
 int cmdList() {
   for (const std::string &Name : examples::exampleNames())
@@ -71,7 +81,8 @@ void writeFile(const fs::path &Path, llvm::StringRef Text) {
 
 int cmdShow(const ShowArgs &A) {
   examples::ExampleGraph E = examples::buildExample(A.Example);
-  bool AnyView = A.Graph || A.Plan || A.Cuda || A.Ptx || A.Dot || A.DotGraph || A.Roofline;
+  bool AnyView = A.Graph || A.Plan || A.Cuda || A.Ptx || A.Dot || A.DotGraph || A.Roofline ||
+                 A.Resources;
   // No view asked for: graph + plan on stdout, or every view under --out.
   bool All = !AnyView && !A.Out.empty();
   bool Default = !AnyView && A.Out.empty();
@@ -81,6 +92,8 @@ int cmdShow(const ShowArgs &A) {
   CO.FastMath = A.FastMath;
   CO.Arch = A.Arch;
   CO.WantPtx = A.Ptx || All;
+  // Every variant's ptxas report, not only the first variants'.
+  CO.DeferVariants = !(A.Resources || All);
   Compiler C;
   Executable X = C.compile(*E.G, CO);
 
@@ -98,6 +111,7 @@ int cmdShow(const ShowArgs &A) {
            Dims.push_back(E.Dims.at(D));
          return formatRoofline(kernelRoofline(X, Dims));
        }},
+      {A.Resources || All, "resources.txt", [&] { return formatResources(X); }},
   };
   if (A.Out.empty()) {
     for (const View &V : Views)
@@ -275,13 +289,17 @@ int main(int Argc, char **Argv) {
   ShowCmd->add_flag("--ptx", Show.Ptx, "the PTX NVRTC makes of it");
   ShowCmd->add_flag("--dot", Show.Dot, "the plan as Graphviz DOT");
   ShowCmd->add_flag("--dot-graph", Show.DotGraph, "the graph as Graphviz DOT");
+  ShowCmd->add_flag("--resources", Show.Resources,
+                    "registers, stack, spills and static shared memory of each kernel variant "
+                    "(ptxas's report)");
   ShowCmd->add_flag("--roofline", Show.Roofline,
                     "predicted bytes per kernel at the example's sizes (`run --profile` "
                     "adds the measured time and GB/s)");
   ShowCmd->add_option("--arch", Show.Arch, "target (default: the GPU's, else sm_90)")
       ->check(archValidator());
   ShowCmd->add_option("--out", Show.Out,
-                      "write <example>.graph.txt/.plan.txt/.cu/.ptx/.dot/.graph.dot "
+                      "write <example>.graph.txt/.plan.txt/.cu/.ptx/.dot/.graph.dot/"
+                      ".roofline.txt/.resources.txt "
                       "into this directory instead of stdout (all of them when "
                       "no view is chosen)");
 
