@@ -276,7 +276,7 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   if (P.Flat) {
     std::string N = numelExpr();
     E.line(fmt::format("const {} n = {};", IT, N));
-    E.line(fmt::format("const {} col = chunk * {}{};", IT, Vec, Peel ? " - jf_off" : ""));
+    E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {}{};", IT, Vec, Peel ? " - jf_off" : ""));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= n) {};", Exit.str()));
     if (Peel) {
@@ -300,7 +300,7 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
     E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
     E.open("");
-    E.line(fmt::format("const {} col = jf_tcol; // this element", IT));
+    E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
     ScalarPart = true;
     storeOutputs(true, "col");
     ScalarPart = false;
@@ -325,12 +325,12 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(hoistableConcat() ? std::string("const int jf_o = 0;")
                              : fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});",
                                            L, Vec));
-    E.line(fmt::format("const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= {}) {};", L, Exit.str()));
     chunkLanes(L);
   } else {
-    E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {};", IT, Vec));
   }
   outerCoords("row");
   std::string Base = fmt::format("row * {} + col", L);
@@ -477,14 +477,14 @@ void KernelWriter::fullBody() {
                      "chunk < nchunks; chunk += ({0})gridDim.x * {1})",
                      IT, NT));
   if (Peel && P.Flat) {
-    E.line(fmt::format("const {} col = chunk * {} - jf_off;", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {} - jf_off;", IT, Vec));
     chunkLanes("n");
     wholeOrPartial([&] { lanes(true, Accumulate); });
     E.setLaneGuard(false);
   } else if (Peel) {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
     E.line(fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});", L, Vec));
-    E.line(fmt::format("const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
     E.open(fmt::format("if (col < {})", L));
     chunkLanes(L);
     outerCoords("row");
@@ -492,7 +492,7 @@ void KernelWriter::fullBody() {
     E.setLaneGuard(false);
     E.close();
   } else if (P.Flat) {
-    E.line(fmt::format("const {} col = chunk * {};", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {};", IT, Vec));
     if (Vec == 1) {
       lanes(false, Accumulate);
     } else {
@@ -505,7 +505,7 @@ void KernelWriter::fullBody() {
     }
   } else {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
-    E.line(fmt::format("const {} col = (chunk - row * cpr) * {};", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {};", IT, Vec));
     outerCoords("row");
     lanes(true, Accumulate);
   }

@@ -82,7 +82,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       E.open("");
       E.line(fmt::format("const {} c0 = r{};", IT, K ? fmt::format(" + {}", K * NY) : ""));
       if (Vec > 1) {
-        E.line(fmt::format("const {} col = jf_c;", IT));
+        E.line(fmt::format("[[maybe_unused]] const {} col = jf_c;", IT));
         for (int L = 0; L < Vec; ++L) {
           E.setLane(L);
           std::string V =
@@ -93,7 +93,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       } else {
         for (int J = 0; J < W; ++J) {
           E.open(fmt::format("if ({} < ncols)", ColExpr(J)));
-          E.line(fmt::format("const {} col = {};", IT, ColExpr(J)));
+          E.line(fmt::format("[[maybe_unused]] const {} col = {};", IT, ColExpr(J)));
           E.setVectorLoads(false);
           std::string V =
               promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));

@@ -66,7 +66,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
     E.setChunk(ChunkKind::Whole);
     if (R.isDynamic()) {
       E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
-      E.line(fmt::format("const {0} col = jf_h + (({0})j * {1} + tx) * {2};", IT, P.ThreadsX,
+      E.line(fmt::format("[[maybe_unused]] const {0} col = jf_h + (({0})j * {1} + tx) * {2};", IT, P.ThreadsX,
                          Vec));
       Body();
       E.close();
@@ -77,7 +77,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
       E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
       E.line(Guard);
       E.open("if (jf_c < jf_nw)");
-      E.line(fmt::format("const {} col = jf_h + jf_c * {};", IT, Vec));
+      E.line(fmt::format("[[maybe_unused]] const {} col = jf_h + jf_c * {};", IT, Vec));
       Body();
       E.close();
       E.close();
@@ -97,7 +97,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
       E.open(fmt::format("for (int jf_e = tx; jf_e < jf_ns; jf_e += {})", P.ThreadsX));
     if (P.ThreadsX >= 2 * (Vec - 1))
       E.line("const int jf_e = tx;");
-    E.line(fmt::format("const {0} col = jf_e < jf_h ? ({0})jf_e : jf_e + jf_nw * {1};", IT,
+    E.line(fmt::format("[[maybe_unused]] const {0} col = jf_e < jf_h ? ({0})jf_e : jf_e + jf_nw * {1};", IT,
                        Vec));
     Body();
     E.close();
@@ -110,7 +110,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   if (R.isDynamic()) {
     E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
                        P.ThreadsX, Vec));
-    E.line(fmt::format("const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
     Body();
     E.close();
     return;
@@ -119,7 +119,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   if (Iters <= 16)
     E.line("#pragma unroll");
   E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
-  E.line(fmt::format("const {} col = {} * {};", IT, rowChunk(), Vec));
+  E.line(fmt::format("[[maybe_unused]] const {} col = {} * {};", IT, rowChunk(), Vec));
   if (R.Size % Span != 0) {
     E.open("if (col < R)");
     Body();
@@ -231,7 +231,7 @@ void KernelWriter::rowBody() {
   }
   E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
   E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
-  E.line(fmt::format("const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  E.line(fmt::format("[[maybe_unused]] const {} R = {};", IT, E.dimExpr(P.Domain.back())));
   if (Peel) {
     leadPhase();
     E.line(fmt::format("const int jf_o = (int)((jf_off + rowc * R) % {});", Vec));
@@ -310,7 +310,7 @@ void KernelWriter::rowBody() {
         ScalarCache[L.Elem] = Var;
       }
       E.open("if (rowOk && " + rankZero("tx < jf_ns") + ")");
-      E.line(fmt::format("const {0} col = tx < jf_h ? ({0})tx : tx + jf_nw * {1};", IT, Vec));
+      E.line(fmt::format("[[maybe_unused]] const {0} col = tx < jf_h ? ({0})tx : tx + jf_nw * {1};", IT, Vec));
       for (const Emitter::ScalarLoad &L : Dry.E.seenScalarLoads())
         E.line(fmt::format("{} = {};", ScalarCache[L.Elem], L.Elem));
       E.close();

@@ -54,7 +54,7 @@ void KernelWriter::transposeBody() {
         std::string A = fmt::format("tx + {}", H * W), B = fmt::format("ty + {}", K * Rw);
         E.open("");
         E.line(fmt::format("const {} row = jf_r0 + {};", IT, Phase2 ? B : A));
-        E.line(fmt::format("const {} col = jf_c0 + {};", IT, Phase2 ? A : B));
+        E.line(fmt::format("[[maybe_unused]] const {} col = jf_c0 + {};", IT, Phase2 ? A : B));
         E.open(fmt::format("if (row < jf_rows && col < {})", L));
         outerCoords("row");
         Body(A, B);
@@ -133,7 +133,7 @@ void KernelWriter::transposeVectorBody() {
     for (size_t I = 0; I + 2 < R; ++I)
       OC.Outer.push_back("c" + std::to_string(I));
     OC.Outer.push_back("jf_dc");
-    E.line(fmt::format("const {} col = c{};", IT, R - 2));
+    E.line(fmt::format("[[maybe_unused]] const {} col = c{};", IT, R - 2));
     if (Op.Kind == Op::Input && G.stridesOf(T.Operands[0]).empty()) {
       // The permute of an input: its bits go to the tile as they are (no
       // round trip through the compute type).

@@ -279,14 +279,16 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
 
 // Thread-block clusters (sm_90): a long row split over the blocks of a
 // cluster combines their block results through distributed shared memory.
-static __device__ __forceinline__ unsigned jf_cluster_rank() {
+// Marked unused: most programs have no such row, and NVRTC would warn
+// (#177) in every compile log.
+static __device__ __forceinline__ __attribute__((unused)) unsigned jf_cluster_rank() {
   unsigned R;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(R));
   return R;
 }
 // Every thread of every block of the cluster: shared-memory writes before
 // it are visible to the cluster after it.
-static __device__ __forceinline__ void jf_cluster_sync() {
+static __device__ __forceinline__ __attribute__((unused)) void jf_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
                "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }

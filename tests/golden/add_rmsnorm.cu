@@ -29,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v8(
   const long long row = (long long)blockIdx.x * 1 + threadIdx.y;
   const bool rowOk = row < (long long)((d_0));
   const long long rowc = rowOk ? row : 0;
-  const long long R = 4096;
+  [[maybe_unused]] const long long R = 4096;
   const long long c0 = rowc;
   jf_vec<jf_bf16, 8> cv0[2];
   jf_vec<jf_bf16, 8> cv1[2];
@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long col = ((long long)j * 256 + tx) * 8;
+      [[maybe_unused]] const long long col = ((long long)j * 256 + tx) * 8;
       cv0[j] = jf_load<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
       cv1[j] = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
       cv2[j] = jf_load<jf_bf16, 8>(in_2 + col);
@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long col = ((long long)j * 256 + tx) * 8;
+      [[maybe_unused]] const long long col = ((long long)j * 256 + tx) * 8;
       const float v0 = jf_bf16_to_float(cv0[j].V[0]);
       const float v1 = jf_bf16_to_float(cv1[j].V[0]);
       const float v2 = (v0 + v1);
@@ -102,7 +102,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v8(
   if (rowOk) {
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const long long col = ((long long)j * 256 + tx) * 8;
+      [[maybe_unused]] const long long col = ((long long)j * 256 + tx) * 8;
       jf_vec<jf_bf16, 8> sv40;
       const float v41 = jf_bf16_to_float(cv0[j].V[0]);
       const float v42 = jf_bf16_to_float(cv1[j].V[0]);
@@ -205,7 +205,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
   const long long row = (long long)blockIdx.x * 1 + threadIdx.y;
   const bool rowOk = row < (long long)((d_0));
   const long long rowc = rowOk ? row : 0;
-  const long long R = 4096;
+  [[maybe_unused]] const long long R = 4096;
   const int jf_off = jf_phase<jf_bf16, 8>(in_0);
   const int jf_o = (int)((jf_off + rowc * R) % 8);
   const int jf_h0 = (8 - jf_o) % 8;
@@ -221,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
-        const long long col = jf_h + jf_c * 8;
+        [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         cv0[j] = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
         cv1[j] = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
         cv2[j] = jf_load_whole<jf_bf16, 8>(in_2 + col);
@@ -232,7 +232,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
   jf_bf16 cs1 = 0;
   jf_bf16 cs2 = 0;
   if (rowOk && tx < jf_ns) {
-    const long long col = tx < jf_h ? (long long)tx : tx + jf_nw * 8;
+    [[maybe_unused]] const long long col = tx < jf_h ? (long long)tx : tx + jf_nw * 8;
     cs0 = in_1[(c0 * 4096 + col)];
     cs1 = in_0[(c0 * 4096 + col)];
     cs2 = in_2[(col)];
@@ -243,7 +243,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
-        const long long col = jf_h + jf_c * 8;
+        [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         const float v0 = jf_bf16_to_float(cv0[j].V[0]);
         const float v1 = jf_bf16_to_float(cv1[j].V[0]);
         const float v2 = (v0 + v1);
@@ -296,7 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     }
     if (tx < jf_ns) {
       const int jf_e = tx;
-      const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
+      [[maybe_unused]] const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
       const float v40 = jf_bf16_to_float(cs0);
       const float v41 = jf_bf16_to_float(cs1);
       const float v42 = (v40 + v41);
@@ -311,7 +311,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
       if (jf_c < jf_nw) {
-        const long long col = jf_h + jf_c * 8;
+        [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         jf_vec<jf_bf16, 8> sv45;
         const float v46 = jf_bf16_to_float(cv0[j].V[0]);
         const float v47 = jf_bf16_to_float(cv1[j].V[0]);
@@ -402,7 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     }
     if (tx < jf_ns) {
       const int jf_e = tx;
-      const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
+      [[maybe_unused]] const long long col = jf_e < jf_h ? (long long)jf_e : jf_e + jf_nw * 8;
       const float v113 = jf_bf16_to_float(cs0);
       const float v114 = jf_bf16_to_float(cs1);
       const float v115 = (v113 + v114);

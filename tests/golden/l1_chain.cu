@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     long long d_0) {
   const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
   const long long n = (d_0);
-  const long long col = chunk * 4;
+  [[maybe_unused]] const long long col = chunk * 4;
   if (col >= n) return;
   if (col + 4 <= n) {
     jf_vec<float, 4> sv0;
@@ -58,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     for (int jf_k = 0; col + jf_k < n; ++jf_k) {
       const long long jf_tcol = col + jf_k;
        {
-        const long long col = jf_tcol; // this element
+        [[maybe_unused]] const long long col = jf_tcol; // this element
         const float v28 = in_0[col];
         const float v29 = in_1[col];
         const float v30 = (v28 + v29);
@@ -80,7 +80,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p4(
   const int jf_off = jf_phase<float, 4>(in_0);
   const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
   const long long n = (d_0);
-  const long long col = chunk * 4 - jf_off;
+  [[maybe_unused]] const long long col = chunk * 4 - jf_off;
   if (col >= n) return;
   const int jf_lo = col < 0 ? (int)-col : 0;
   const int jf_hi = col + 4 > n ? (int)(n - col) : 4;

@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_v4(
   const long long n = (d_0);
   const long long nchunks = (n + 3) / 4;
   for (long long chunk = (long long)blockIdx.x * 256 + threadIdx.x; chunk < nchunks; chunk += (long long)gridDim.x * 256) {
-    const long long col = chunk * 4;
+    [[maybe_unused]] const long long col = chunk * 4;
     if (col + 4 <= n) {
       const jf_vec<float, 4> lv0 = jf_load<float, 4>(in_0 + col);
       const float v1 = lv0.V[0];
@@ -87,7 +87,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_sum_p4(
   const int jf_off = jf_phase<float, 4>(in_0);
   const long long nchunks = (n + jf_off + 3) / 4;
   for (long long chunk = (long long)blockIdx.x * 256 + threadIdx.x; chunk < nchunks; chunk += (long long)gridDim.x * 256) {
-    const long long col = chunk * 4 - jf_off;
+    [[maybe_unused]] const long long col = chunk * 4 - jf_off;
     const int jf_lo = col < 0 ? (int)-col : 0;
     const int jf_hi = col + 4 > n ? (int)(n - col) : 4;
     if (true && (jf_lo != 0 || jf_hi != 4)) {
