@@ -40,6 +40,19 @@ PlanOptions planOptions(int Set) {
   return O;
 }
 
+/// The schedule each option set exists for: the default's re-read rows,
+/// RowSharedMemory's rows in shared memory, RowClusters' split rows.
+const char *const Target[] = {"row re-read from memory per stage",
+                              "kept in shared memory between stages", "split over a cluster of"};
+
+/// Whether G's fused plan under option set \p Set takes Target[Set].
+bool takesOwnSchedule(const Graph &G, int Set) {
+  for (const KernelPlan &K : planGraph(G, planOptions(Set)).Kernels)
+    if (K.Why.find(Target[Set]) != std::string::npos)
+      return true;
+  return false;
+}
+
 Recipe longRowRecipe(uint64_t Seed) {
   GenOptions GO;
   GO.LongRows = true;
@@ -79,17 +92,12 @@ TEST_CASE("Random graphs with long rows compile with NVRTC under each row schedu
   // The first two recipes of the fixed sample that take each option set's
   // own schedule, fused and unfused for sm_90: codegen's checks and NVRTC
   // see the shared-memory and cluster rows of arbitrary graphs.
-  const char *const Target[] = {"row re-read from memory per stage",
-                                "kept in shared memory between stages", "split over a cluster of"};
   for (int Set = 0; Set < 3; ++Set) {
     unsigned Compiled = 0;
     for (uint64_t I = 0; I < 400 && Compiled < 2; ++I) {
       Recipe R = longRowRecipe(7000003 + I);
       Graph G = buildGraph(R);
-      bool Takes = false;
-      for (const KernelPlan &K : planGraph(G, planOptions(Set)).Kernels)
-        Takes |= K.Why.find(Target[Set]) != std::string::npos;
-      if (!Takes)
+      if (!takesOwnSchedule(G, Set))
         continue;
       ++Compiled;
       for (bool Fuse : {true, false}) {
@@ -116,8 +124,6 @@ TEST_CASE("GPU: random graphs with long rows under each row schedule option",
   const uint64_t Base = rng()();
   // Per option set, fresh recipes whose fused plan takes the set's own
   // schedule (a few percent of long-row recipes do), so each run tests it.
-  const char *const Target[] = {"row re-read from memory per stage",
-                                "kept in shared memory between stages", "split over a cluster of"};
   const unsigned Wanted = Gpu ? 8 : 1;
   for (int Set = 0; Set < 3; ++Set) {
     unsigned Found = 0;
@@ -125,10 +131,7 @@ TEST_CASE("GPU: random graphs with long rows under each row schedule option",
          ++Seed) {
       Recipe R = longRowRecipe(Seed);
       Graph G = buildGraph(R);
-      bool Takes = false;
-      for (const KernelPlan &K : planGraph(G, planOptions(Set)).Kernels)
-        Takes |= K.Why.find(Target[Set]) != std::string::npos;
-      if (!Takes)
+      if (!takesOwnSchedule(G, Set))
         continue;
       ++Found;
       INFO("seed " << Seed << ", schedule '" << Target[Set] << "'\n"
