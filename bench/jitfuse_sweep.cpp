@@ -303,6 +303,24 @@ std::pair<size_t, size_t> parseShard(const std::string &S) {
   return {K, N};
 }
 
+/// Each compiled variant's block size and ptxas report (deferred variants
+/// once a run loaded them), for reading registers and occupancy per point.
+Json variantsJson(const Executable &X) {
+  Json Out = Json::array();
+  for (const rt::KernelResources &R : X.kernelResources()) {
+    int Threads = 0;
+    for (const KernelInfo &K : X.kernels())
+      if (llvm::StringRef(R.Name).startswith(K.Name))
+        Threads = K.ThreadsX * K.RowsPerBlock;
+    Out.push_back({{"name", R.Name},
+                   {"threads", Threads},
+                   {"registers", R.Registers},
+                   {"stack_bytes", R.StackBytes},
+                   {"spill_bytes", R.SpillStoreBytes + R.SpillLoadBytes}});
+  }
+  return Out;
+}
+
 int run(const Options &O) {
   rt::Driver &D = rt::Driver::get();
   int Sms = O.Sms;
@@ -362,6 +380,8 @@ int run(const Options &O) {
         CompileOptions CO;
         CO.RowSharedMemory = O.RowShared;
         CO.RowClusters = O.RowClusters;
+        // Compile-only runs report every variant's registers (no deferral).
+        CO.DeferVariants = !O.CompileOnly;
         It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
         J["compile_ms"] = msSince(T0);
       }
@@ -388,6 +408,8 @@ int run(const Options &O) {
       ++Errors;
       fmt::print("jitfuse_sweep: {}: {}\n", P.id(), E.what());
     }
+    if (auto It = Compiled.find(P.graphKey()); It != Compiled.end())
+      J["variants"] = variantsJson(It->second);
     if (Jsonl.is_open())
       Jsonl << J.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
     ++Done;
