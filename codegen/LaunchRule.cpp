@@ -31,12 +31,6 @@ LaunchRule::LaunchRule(const KernelPlan &P)
   }
 }
 
-int64_t LaunchRule::rowSharedBytes(int Vec, int64_t ElemBytes) const {
-  if (ElemBytes == 0)
-    return 0;
-  int64_t Span = int64_t(ThreadsX) * Vec * ClusterX;
-  return (StaticRowLen + Span - 1) / Span * ThreadsX * Vec * ElemBytes;
-}
 
 unsigned LaunchRule::maxBlocks(int SmCount) const {
   if (Kind != KernelKind::FullReduce)

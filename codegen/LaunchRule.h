@@ -121,6 +121,16 @@ inline int64_t maxRowSharedBytes(int SmMajor, int SmMinor) {
   return (Kb - 4) * 1024;
 }
 
+/// Dynamic shared memory of a row kept in shared memory, one block a row
+/// (KernelPlan::RowSharedInputs): each input's part holds
+/// ceil(RowLen / (Threads * Vec)) x Threads chunks of Vec elements, and
+/// \p ElemBytes sums the parts' element sizes. The schedule's limit check,
+/// codegen's layout and the launch all read this one rule.
+inline int64_t rowSharedBytes(int64_t RowLen, int Threads, int Vec, int64_t ElemBytes) {
+  int64_t Span = int64_t(Threads) * Vec;
+  return (RowLen + Span - 1) / Span * Span * ElemBytes;
+}
+
 /// The sizes a launch depends on, evaluated for the run's dims.
 struct LaunchSizes {
   int64_t Numel = 0;  // the whole iteration domain
@@ -157,11 +167,10 @@ public:
   /// Column reductions: columns a block covers.
   int64_t columnTile() const { return int64_t(ThreadsX) * ColumnWidth; }
   /// Row kernels with KernelPlan::RowSharedInputs: the dynamic shared memory
-  /// of the variant with vector width \p Vec, \p ElemBytes a row element
-  /// (the cached inputs' element sizes summed; default: the plan's). Each
-  /// input's part holds staticRowIters x ThreadsX chunks of Vec elements.
-  int64_t rowSharedBytes(int Vec) const { return rowSharedBytes(Vec, RowSharedElemBytes); }
-  int64_t rowSharedBytes(int Vec, int64_t ElemBytes) const;
+  /// of the variant with vector width \p Vec (0 for other kernels).
+  int64_t rowSharedBytes(int Vec) const {
+    return codegen::rowSharedBytes(StaticRowLen, ThreadsX, Vec, RowSharedElemBytes);
+  }
 
   KernelKind kind() const { return Kind; }
 

@@ -247,7 +247,7 @@ void KernelWriter::rowBody() {
   // Keep the row's loads in registers between stages when they fit: a dry
   // run of the stages finds which loads there are.
   std::map<std::string, std::string> CacheVars;
-  bool SharedRow = P.RowSharedElemBytes > 0 && !P.Domain.back().isDynamic();
+  bool SharedRow = P.RowSharedElemBytes > 0; // static rows only (the schedule)
   if ((P.CacheRow || SharedRow) && !P.Domain.back().isDynamic()) {
     KernelWriter Dry(G, P, Vec, Peel);
     Dry.E.setLeadInput(E.leadInput());
@@ -273,7 +273,8 @@ void KernelWriter::rowBody() {
         E.line(fmt::format("const jf_shared_row<jf_vec<{0}, {1}>, {2}> {3}{{reinterpret_cast<"
                            "jf_vec<{0}, {1}> *>(jf_dyn + {4}) + tx}};",
                            ST, Vec, P.ThreadsX, Var, SharedOff));
-        SharedOff += Iters * P.ThreadsX * Vec * dtypeBytes(G.node(P.Inputs[L.InputIdx]).Type);
+        SharedOff += rowSharedBytes(P.Domain.back().Size, P.ThreadsX, Vec,
+                                    dtypeBytes(G.node(P.Inputs[L.InputIdx]).Type));
       } else {
         E.line(fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters));
       }

@@ -514,7 +514,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     int64_t Elem = 0;
     for (unsigned I : In)
       Elem += dtypeBytes(G.node(C.Inputs[I]).Type);
-    int64_t Shared = Iters * P.ThreadsX * Vec * Elem;
+    int64_t Shared = codegen::rowSharedBytes(Last.Size, P.ThreadsX, Vec, Elem);
     if (Elem > 0 && Shared <= Opts.RowSharedBytes) {
       P.RowSharedInputs = In;
       P.RowSharedElemBytes = Elem;
