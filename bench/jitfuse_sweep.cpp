@@ -66,6 +66,8 @@ struct Options {
   int RandomPoints = 80;
   std::vector<std::string> Only;
   int MaxPoints = 0;
+  /// Keep only rows of at least this many elements (0: all).
+  int64_t MinRow = 0;
   double BudgetS = 220;
   bool CompileOnly = false;
   std::string Shard;
@@ -148,6 +150,8 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
     llvm::erase_if(Pts, [&](const Point &P) {
       return std::find(O.Only.begin(), O.Only.end(), P.Pattern) == O.Only.end();
     });
+  if (O.MinRow > 0)
+    llvm::erase_if(Pts, [&](const Point &P) { return P.H < O.MinRow; });
   if (O.MaxPoints > 0 && static_cast<int64_t>(Pts.size()) > O.MaxPoints)
     Pts.resize(O.MaxPoints);
   return Pts;
@@ -441,6 +445,8 @@ int main(int Argc, char **Argv) {
       ->check(CLI::Range(0, 100000));
   App.add_option("--only", O.Only, "Patterns to run")->delimiter(',');
   App.add_option("--max-points", O.MaxPoints, "Keep only the first N points (0: all)");
+  App.add_option("--min-row", O.MinRow,
+                 "Keep only points whose row has at least this many elements (0: all)");
   App.add_option("--budget-s", O.BudgetS,
                  "Stop timing after this many seconds (later points: skipped)");
   App.add_flag("--compile-only", O.CompileOnly,
