@@ -72,7 +72,8 @@ struct Options {
   bool CompileOnly = false;
   std::string Shard;
   /// CompileOptions for same-binary comparisons of opt-in schedules.
-  bool RowShared = false, RowClusters = false;
+  bool RowShared = false, RowClusters = false, RowL2Hints = false;
+  unsigned RowBlocksPerSm = 0;
 };
 
 struct Point {
@@ -384,6 +385,9 @@ int run(const Options &O) {
         CompileOptions CO;
         CO.RowSharedMemory = O.RowShared;
         CO.RowClusters = O.RowClusters;
+        CO.RowL2Hints = O.RowL2Hints;
+        if (O.RowBlocksPerSm > 0)
+          CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
         CO.DeferVariants = !O.CompileOnly;
         It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
@@ -453,6 +457,10 @@ int main(int Argc, char **Argv) {
                "Only compile the graphs (warms the kernel cache; use with --shard)");
   App.add_flag("--row-shared-memory", O.RowShared,
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
+  App.add_flag("--l2-hints", O.RowL2Hints,
+               "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
+  App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
+                 "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", O.RowClusters,
                "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
   App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");

@@ -442,18 +442,23 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   if (VecVar.empty()) {
     VecVar = fresh("lv");
     std::string Addr = Param + (Rel.empty() ? "" : " + " + Rel) + " + " + C.base();
+    // The template arguments: type, width and, for a row-shaped input of a
+    // kernel that re-reads its row, the L2 hint.
+    std::string TA = fmt::format("{}, {}", ST, Vec);
+    if (L2Hint != 0 && sameNumel(Dims, P.Domain))
+      TA += fmt::format(", {}", L2Hint);
     if (Peel && Chunk == ChunkKind::Whole && Lead)
-      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec, VecVar,
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{3}>({4});", ST, Vec, VecVar, TA,
                        Addr));
     else if (Peel && Chunk == ChunkKind::Whole)
-      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_whole<{0}, {1}>({3});", ST, Vec,
-                       VecVar, Addr));
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_whole<{3}>({4});", ST, Vec, VecVar,
+                       TA, Addr));
     else if (Peel)
-      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_{3}<{0}, {1}>({4}, jf_lo, jf_hi);",
-                       ST, Vec, VecVar, chunkSuffix(Chunk), Addr));
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_{3}<{4}>({5}, jf_lo, jf_hi);", ST,
+                       Vec, VecVar, chunkSuffix(Chunk), TA, Addr));
     else
-      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{0}, {1}>({3});", ST, Vec,
-                       VecVar, Addr));
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{3}>({4});", ST, Vec, VecVar, TA,
+                       Addr));
     remember(GroupKey, VecVar);
     bool Known = false;
     for (const RowLoad &L : Seen)

@@ -85,6 +85,15 @@ struct KernelPlan {
   /// stored, so the stages need no barrier for them.
   std::vector<unsigned> RowSharedInputs;
   int64_t RowSharedElemBytes = 0;
+  /// RowReduce re-reading its row from memory in each stage: the wide loads
+  /// of row-shaped inputs carry L2 eviction hints, evict_last in the stages
+  /// (the next loop reads them again) and evict_first in the last loop
+  /// (CompileOptions::RowL2Hints).
+  bool RowL2Hints = false;
+  /// RowReduce re-reading its row: dynamic shared memory a block requests
+  /// and never uses, so that fewer blocks share an SM and the rows being
+  /// read again fit in L2 (CompileOptions::RowBlocksPerSm); 0: none.
+  int64_t RowPadSharedBytes = 0;
   /// Elementwise: a permute that swaps the domain's last two axes (the
   /// operand's innermost axis becomes the second-to-last), or -1. The kernel
   /// then works in tiles of TileDim x TileDim (rows x columns): the permute's

@@ -29,6 +29,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     StaticRowLen = P.Domain.back().Size;
     RowSharedElemBytes = P.RowSharedElemBytes;
   }
+  RowPadBytes = P.RowPadSharedBytes;
 }
 
 
@@ -112,7 +113,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     if (S.Rows == 0)
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
-    L.SharedBytes = static_cast<unsigned>(rowSharedBytes(Vec));
+    L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     return L;

@@ -121,6 +121,18 @@ inline int64_t maxRowSharedBytes(int SmMajor, int SmMinor) {
   return (Kb - 4) * 1024;
 }
 
+/// Dynamic shared memory a block requests (and leaves unused) so that at
+/// most \p Blocks blocks share an SM of sm_XY: a little over the SM's
+/// shared memory over Blocks + 1 (each block also holds 1 KB the driver
+/// reserves and up to 1 KB of static scratch, and the SM's capacity is the
+/// per-block limit of maxRowSharedBytes' table plus 1 KB, except 7.x).
+inline int64_t occupancyPadBytes(int SmMajor, int SmMinor, int Blocks) {
+  int64_t PerSm = maxRowSharedBytes(SmMajor, SmMinor) + 5 * 1024;
+  if (SmMajor == 7)
+    PerSm -= 1024;
+  return (PerSm + Blocks) / (Blocks + 1);
+}
+
 /// Dynamic shared memory of a row kept in shared memory, one block a row
 /// (KernelPlan::RowSharedInputs): each input's part holds
 /// ceil(RowLen / (Threads * Vec)) x Threads chunks of Vec elements, and
@@ -171,6 +183,10 @@ public:
   int64_t rowSharedBytes(int Vec) const {
     return codegen::rowSharedBytes(StaticRowLen, ThreadsX, Vec, RowSharedElemBytes);
   }
+  /// The dynamic shared memory a launch of variant \p Vec requests: the row
+  /// kept in shared memory and the occupancy padding
+  /// (KernelPlan::RowPadSharedBytes); each such kernel opts in to it at load.
+  int64_t dynamicSharedBytes(int Vec) const { return rowSharedBytes(Vec) + RowPadBytes; }
 
   KernelKind kind() const { return Kind; }
 
@@ -187,6 +203,7 @@ private:
   /// Row kernels keeping their row in shared memory: the static row length
   /// and the bytes of one row element over the cached inputs (0: none).
   int64_t StaticRowLen = 0, RowSharedElemBytes = 0;
+  int64_t RowPadBytes = 0; // KernelPlan::RowPadSharedBytes
 };
 
 } // namespace jitfuse::codegen

@@ -320,9 +320,16 @@ void KernelWriter::rowBody() {
       E.line(fmt::format("jf_vec<{}, {}> kv{}[{}];", computeType(G.node(N).Type), Vec, N, Iters));
     KeepPending = P.CachedValues;
   }
+  // A row re-read per stage: the stages keep their loads in L2 for the
+  // next loop, the last loop reads them for the last time.
+  if (P.RowL2Hints)
+    E.setL2Hint(1);
   rowStages(Stages);
+  if (P.RowL2Hints)
+    E.setL2Hint(2);
   E.open("if (rowOk)");
   rowLoop([&] { storeChunk("rowc * R + col"); });
+  E.setL2Hint(0);
   // Per-row outputs ([outer..., 1]) are written once per row.
   Coords PerRow = E.domainCoords();
   PerRow.ColRel = false;

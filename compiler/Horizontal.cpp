@@ -17,7 +17,7 @@ bool horizontalCandidate(const KernelPlan &K, const SizeSum &Bytes, size_t NumDy
     return false;
   // A transpose tile's 2-D block and tile index are its own; so is a row
   // kept in dynamic shared memory (sized for this kernel alone).
-  if (K.TransposeNode >= 0 || K.RowSharedElemBytes > 0)
+  if (K.TransposeNode >= 0 || K.RowSharedElemBytes > 0 || K.RowPadSharedBytes > 0)
     return false;
   std::vector<int64_t> Ones(NumDynDims, 1);
   return Bytes.eval(Ones) <= HorizontalMaxPartBytes;

@@ -74,6 +74,8 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.Clusters = Opts.Clusters;
   SO.ForceCluster = Opts.RowCluster;
   SO.RowSharedBytes = Opts.RowSharedBytes;
+  SO.RowL2Hints = Opts.RowL2Hints;
+  SO.RowPadSharedBytes = Opts.RowPadSharedBytes;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

@@ -34,6 +34,10 @@ struct PlanOptions {
   /// Dynamic shared memory a row kernel may use to keep its row
   /// (CompileOptions::RowSharedMemory); 0: never.
   int64_t RowSharedBytes = 0;
+  /// Rows re-read per stage: L2 hints, and the occupancy pad of
+  /// CompileOptions::RowBlocksPerSm on the target (0: none).
+  bool RowL2Hints = false;
+  int64_t RowPadSharedBytes = 0;
 };
 
 struct GraphPlan {

@@ -204,6 +204,24 @@ static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const
 /// columns 32 apart, still coalesced across the warp) and serves any offset
 /// and any C. Both cover the same tiles with the same split, so they sum in
 /// the same order.
+/// A row kernel that reads its row from memory again in each stage: the
+/// L2 hints and the occupancy pad the options ask for, and the plan clause
+/// saying so.
+static std::string rereadHints(KernelPlan &P, const ScheduleOptions &Opts) {
+  std::string Why;
+  if (Opts.RowL2Hints) {
+    P.RowL2Hints = true;
+    Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";
+  }
+  if (Opts.RowPadSharedBytes > 0 && P.RowsPerBlock == 1) {
+    P.RowPadSharedBytes = Opts.RowPadSharedBytes;
+    Why += fmt::format(", {} B of unused dynamic shared memory a block so that fewer rows "
+                       "share L2",
+                       P.RowPadSharedBytes);
+  }
+  return Why;
+}
+
 static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
@@ -410,12 +428,35 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     return P;
   }
 
+  // The row is read again only by a later reduction stage (a reduction of
+  // values that depend on another reduction: softmax's sum after its max) or
+  // by the epilogue's whole-row outputs; a row read once (sum and max of
+  // |x|) gains nothing from registers and pays for them in occupancy (1
+  // block of 512 threads per SM at 124 registers for bf16 rows of 50257).
+  bool ReadAgain = false;
+  std::set<NodeId> AfterReduction;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    bool After = false;
+    for (NodeId O : Nd.Operands)
+      After |= AfterReduction.count(O) > 0;
+    if (isReduction(Nd.Kind)) {
+      ReadAgain |= After;
+      After = true;
+    }
+    if (After)
+      AfterReduction.insert(N);
+  }
+  for (NodeId O : C.Outputs)
+    ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
     P.ThreadsX = codegen::launch::DynamicRowThreads;
     P.Why += fmt::format("; row length {} known at run time: {} threads a row, re-read per "
                          "stage",
                          Last.Name, P.ThreadsX);
+    if (ReadAgain)
+      P.Why += rereadHints(P, Opts);
     return P;
   }
   // Threads follow the row's own chunks (a peeled row has no more whole
@@ -440,27 +481,6 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     }
     return B;
   };
-  // The row is read again only by a later reduction stage (a reduction of
-  // values that depend on another reduction: softmax's sum after its max) or
-  // by the epilogue's whole-row outputs; a row read once (sum and max of
-  // |x|) gains nothing from registers and pays for them in occupancy (1
-  // block of 512 threads per SM at 124 registers for bf16 rows of 50257).
-  bool ReadAgain = false;
-  std::set<NodeId> AfterReduction;
-  for (NodeId N : C.Nodes) {
-    const Node &Nd = G.node(N);
-    bool After = false;
-    for (NodeId O : Nd.Operands)
-      After |= AfterReduction.count(O) > 0;
-    if (isReduction(Nd.Kind)) {
-      ReadAgain |= After;
-      After = true;
-    }
-    if (After)
-      AfterReduction.insert(N);
-  }
-  for (NodeId O : C.Outputs)
-    ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
   // crossed HBM once per stage (f32 softmax over 128256 columns at 2.0
@@ -542,6 +562,8 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
                : "row read once (one reduction stage, no whole-row output): not kept";
+  if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1)
+    P.Why += rereadHints(P, Opts);
   return P;
 }
 

@@ -24,6 +24,12 @@ struct ScheduleOptions {
   /// Dynamic shared memory a block may use to keep a row read again that
   /// does not fit RowCacheBytes (CompileOptions::RowSharedMemory); 0: never.
   int64_t RowSharedBytes = 0;
+  /// A row read again from memory per stage: L2 eviction hints on its loads
+  /// (CompileOptions::RowL2Hints, sm_80+) and the dynamic shared memory a
+  /// block requests to limit blocks per SM (CompileOptions::RowBlocksPerSm;
+  /// 0: none).
+  bool RowL2Hints = false;
+  int64_t RowPadSharedBytes = 0;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

@@ -61,6 +61,16 @@ struct CompileOptions {
   /// Opt-in until measured: its run time and its [gpu] correctness test have
   /// not run on the H200 yet.
   bool RowSharedMemory = false;
+  /// A row read again from memory in each stage (too long for registers and
+  /// not kept in shared memory) loads its row-shaped inputs with L2 eviction
+  /// hints: evict_last in the stages whose row a later loop reads again,
+  /// evict_first in the last loop (sm_80+; what Triton's evict_last does for
+  /// torch.compile's looped reductions). Experiment until measured.
+  bool RowL2Hints = false;
+  /// Experiments: such re-read row kernels request unused dynamic shared
+  /// memory so that at most this many blocks share an SM, and fewer rows
+  /// compete for L2 between a row's reads. Unset or 0: no limit.
+  std::optional<unsigned> RowBlocksPerSm;
   /// Horizontal fusion: independent small kernels (no path between them;
   /// element-wise or row kernels moving at most HorizontalMaxPartBytes with
   /// the dynamic dims at 1) share one launch, one block range per kernel

@@ -193,9 +193,10 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
   InterBuffers.resize(InterNumel.size());
 }
 
-/// A row kept in shared memory: variant V's kernel opts in to its bytes.
+/// A row kept in shared memory or an occupancy pad: variant V's kernel opts
+/// in to its bytes.
 static void allowShared(const LaunchPlan &L, size_t V) {
-  if (int64_t Bytes = L.Rule.rowSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
+  if (int64_t Bytes = L.Rule.dynamicSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
     rt::allowDynamicShared(L.Fns[V], static_cast<unsigned>(Bytes), L.FnNames[V]);
 }
 

@@ -121,6 +121,9 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.PeelAlignment = Opts.Peel;
     CO.RowClusters = Opts.RowClusters;
     CO.RowSharedMemory = Opts.RowShared;
+    CO.RowL2Hints = Opts.RowL2Hints;
+    if (Opts.RowBlocksPerSm > 0)
+      CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);
     if (Fuse && Opts.ExpectFusedKernels >= 0)
       CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));

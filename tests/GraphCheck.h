@@ -45,6 +45,9 @@ struct CheckOptions {
   bool RowClusters = false;
   /// CompileOptions::RowSharedMemory.
   bool RowShared = false;
+  /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
+  bool RowL2Hints = false;
+  unsigned RowBlocksPerSm = 0;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

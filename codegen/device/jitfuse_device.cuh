@@ -50,9 +50,57 @@ __device__ __forceinline__ float jf_f64_to_f16_f(double D) {
 template <typename T, int N> struct alignas(sizeof(T) * N) jf_vec {
   T V[N];
 };
-template <typename T, int N>
+// H: the L2 eviction priority of a row re-read per stage (KernelPlan::
+// RowL2Hints): 0 none, 1 evict_last (a stage that the row's next stage
+// reads again), 2 evict_first (its last read). Only wide accesses of 4, 8
+// and 16 bytes carry it (sm_80+: createpolicy); a row's head and tail
+// elements load plainly.
+// The policy is created once (NVVM merges the identical asm); the loads are
+// not volatile, so they schedule like plain loads.
+template <int H> __device__ __forceinline__ unsigned long long jf_l2_policy() {
+  unsigned long long Pol;
+  if constexpr (H == 1)
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(Pol));
+  else
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(Pol));
+  return Pol;
+}
+template <int H> __device__ __forceinline__ uint4 jf_ld16(const void *P) {
+  uint4 R;
+  asm("ld.global.L1::no_allocate.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(R.x), "=r"(R.y), "=r"(R.z), "=r"(R.w)
+      : "l"(P), "l"(jf_l2_policy<H>()));
+  return R;
+}
+template <int H> __device__ __forceinline__ uint2 jf_ld8(const void *P) {
+  uint2 R;
+  asm("ld.global.L1::no_allocate.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
+      : "=r"(R.x), "=r"(R.y)
+      : "l"(P), "l"(jf_l2_policy<H>()));
+  return R;
+}
+template <int H> __device__ __forceinline__ unsigned jf_ld4(const void *P) {
+  unsigned R;
+  asm("ld.global.L1::no_allocate.L2::cache_hint.b32 %0, [%1], %2;"
+      : "=r"(R)
+      : "l"(P), "l"(jf_l2_policy<H>()));
+  return R;
+}
+template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load(const T *P) {
-  return *reinterpret_cast<const jf_vec<T, N> *>(P);
+  constexpr int B = sizeof(jf_vec<T, N>);
+  if constexpr (H != 0 && (B == 16 || B == 8 || B == 4)) {
+    jf_vec<T, N> V;
+    if constexpr (B == 16)
+      *reinterpret_cast<uint4 *>(&V) = jf_ld16<H>(P);
+    else if constexpr (B == 8)
+      *reinterpret_cast<uint2 *>(&V) = jf_ld8<H>(P);
+    else
+      *reinterpret_cast<unsigned *>(&V) = jf_ld4<H>(P);
+    return V;
+  } else {
+    return *reinterpret_cast<const jf_vec<T, N> *>(P);
+  }
 }
 template <typename T, int N>
 __device__ __forceinline__ void jf_store(T *P, const jf_vec<T, N> &V) {
@@ -72,8 +120,8 @@ __device__ __forceinline__ bool jf_chunk_wide(const T *P, int Lo, int Hi) {
   return Lo == 0 && Hi == N &&
          (reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0;
 }
-// A range's's head or tail chunk: lanes [Lo, Hi) only.
-template <typename T, int N>
+// A range's head or tail chunk: lanes [Lo, Hi) only (no L2 hint H).
+template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load_part(const T *P, int Lo, int Hi) {
   jf_vec<T, N> R;
 #pragma unroll
@@ -88,10 +136,10 @@ __device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int L
     if (K >= Lo && K < Hi)
       P[K] = V.V[K];
 }
-template <typename T, int N>
+template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load_chunk(const T *P, int Lo, int Hi) {
   if (jf_chunk_wide<T, N>(P, Lo, Hi))
-    return jf_load<T, N>(P);
+    return jf_load<T, N, H>(P);
   return jf_load_part<T, N>(P, Lo, Hi);
 }
 // The wide store of a chunk, spelled in PTX: written as a struct store,
@@ -122,10 +170,10 @@ __device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int 
   jf_store_part<T, N>(P, V, Lo, Hi);
 }
 // A chunk known to be whole: wide when this tensor is aligned there too.
-template <typename T, int N>
+template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load_whole(const T *P) {
   if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0)
-    return jf_load<T, N>(P);
+    return jf_load<T, N, H>(P);
   jf_vec<T, N> R;
 #pragma unroll
   for (int K = 0; K < N; ++K)

@@ -1,0 +1,176 @@
+//===- tests/test_row_l2.cpp - rows re-read through L2 (experiments) ------===//
+//
+// CompileOptions::RowL2Hints and RowBlocksPerSm act on row kernels that
+// read their row from memory again in each stage (too long for registers):
+// L2 eviction hints on the row-shaped loads (evict_last in the stages,
+// evict_first in the last loop) and unused dynamic shared memory that caps
+// the blocks an SM runs. The CPU part checks which kernels get them, the
+// kernel text, the PTX and the launch's bytes against hand-computed values;
+// the GPU part runs them against the fp64 reference, fused and unfused.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "codegen/LaunchRule.h"
+#include "compiler/Planner.h"
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+Graph addRmsNorm(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value Res = G.input("residual", T, {"B", H});
+  Value W = G.input("weight", T, {H});
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+Graph layerNormDyn(DType T) {
+  Graph G;
+  Value X = G.input("x", T, {"B", "H"});
+  Value W = G.input("weight", T, {"H"});
+  Value Bias = G.input("bias", T, {"H"});
+  G.output("y", nn::layerNorm(X, W, Bias, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+Graph softmax(DType T, int64_t H) {
+  Graph G;
+  G.output("p", nn::softmax(G.input("x", T, {"B", H})));
+  return G;
+}
+
+KernelPlan onlyKernel(const Graph &G, const PlanOptions &O) {
+  GraphPlan P = planGraph(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  return P.Kernels.front();
+}
+
+size_t count(const std::string &S, const std::string &Sub) {
+  size_t N = 0;
+  for (size_t At = S.find(Sub); At != std::string::npos; At = S.find(Sub, At + 1))
+    ++N;
+  return N;
+}
+
+} // namespace
+
+TEST_CASE("rows re-read per stage: L2 hints and the occupancy pad (experiments)",
+          "[schedule][l2hints]") {
+  // sm_90: 228 KB of shared memory an SM; 3 blocks' worth of 76 KB leaves
+  // room for 2 (each also holds 1 KB reserved and its static scratch).
+  CHECK(codegen::occupancyPadBytes(9, 0, 2) == 77824);
+  CHECK(codegen::occupancyPadBytes(9, 0, 1) == 116736);
+  CHECK(codegen::occupancyPadBytes(8, 6, 1) == 51200);
+  PlanOptions On;
+  On.RowL2Hints = true;
+  On.RowPadSharedBytes = codegen::occupancyPadBytes(9, 0, 2);
+  SECTION("add + RMSNorm bf16 x 32064 is re-read: hints and pad") {
+    Graph G = addRmsNorm(DType::BF16, 32064);
+    KernelPlan K = onlyKernel(G, On);
+    CHECK_FALSE(K.CacheRow);
+    CHECK(K.RowL2Hints);
+    CHECK(K.RowPadSharedBytes == 77824);
+    CHECK(K.Why.find("evict_last") != std::string::npos);
+    codegen::LaunchSizes S{3 * 32064, 3, 32064};
+    for (bool Peeled : {false, true}) {
+      std::optional<codegen::LaunchShape> L = codegen::LaunchRule(K).shape(S, 8, 132, Peeled);
+      REQUIRE(L.has_value());
+      CHECK(L->SharedBytes == 77824);
+    }
+    KernelPlan Off = onlyKernel(G, PlanOptions{});
+    CHECK_FALSE(Off.RowL2Hints);
+    CHECK(Off.RowPadSharedBytes == 0);
+  }
+  SECTION("rows kept in registers and rows read once get neither") {
+    KernelPlan Short = onlyKernel(addRmsNorm(DType::BF16, 4096), On);
+    CHECK(Short.CacheRow);
+    CHECK_FALSE(Short.RowL2Hints);
+    CHECK(Short.RowPadSharedBytes == 0);
+    Graph Once;
+    Value X = Once.input("x", DType::BF16, {"B", 50257});
+    Once.output("s", sum(abs(X)));
+    KernelPlan K = onlyKernel(Once, On);
+    CHECK_FALSE(K.RowL2Hints);
+    CHECK(K.RowPadSharedBytes == 0);
+  }
+  SECTION("a dynamic row is re-read: hints and pad") {
+    KernelPlan K = onlyKernel(layerNormDyn(DType::F16), On);
+    CHECK(K.RowL2Hints);
+    CHECK(K.RowPadSharedBytes == 77824);
+  }
+}
+
+TEST_CASE("rows re-read per stage: hinted loads in the kernel text and the PTX",
+          "[codegen][l2hints]") {
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.WantPtx = true;
+  Opts.RowL2Hints = true;
+  Opts.RowBlocksPerSm = 2;
+  Executable E = testCompiler().compile(addRmsNorm(DType::BF16, 32064), Opts);
+  REQUIRE(E.numKernels() == 1);
+  const std::string &Src = E.source();
+  // x and residual: evict_last in the sum-of-squares loop, evict_first in
+  // the output loop; the weight, read by every row, has no hint.
+  CHECK(Src.find("jf_load<jf_bf16, 8, 1>(in_0 + ") != std::string::npos);
+  CHECK(Src.find("jf_load<jf_bf16, 8, 2>(in_1 + ") != std::string::npos);
+  CHECK(Src.find("jf_load<jf_bf16, 8>(in_2 + ") != std::string::npos);
+  // The aligned variant: 8 chunks x 2 inputs x 2 loops of 16-byte loads.
+  std::string Ptx = E.ptx();
+  size_t Aligned = Ptx.find(".entry jf_k0_add_v8");
+  size_t Peeled = Ptx.find(".entry jf_k0_add_p8");
+  REQUIRE(Aligned != std::string::npos);
+  REQUIRE(Peeled != std::string::npos);
+  std::string V8 = Aligned < Peeled ? Ptx.substr(Aligned, Peeled - Aligned) : Ptx.substr(Aligned);
+  CHECK(count(V8, "ld.global.L1::no_allocate.L2::cache_hint.v4.b32") == 32);
+  CHECK(count(V8, "createpolicy.fractional.L2::evict_last.b64") > 0);
+  CHECK(count(V8, "createpolicy.fractional.L2::evict_first.b64") > 0);
+  // Without the options the kernel has no hinted load.
+  CompileOptions Plain;
+  Plain.Arch = "sm_90";
+  Plain.WantPtx = true;
+  Executable P = testCompiler().compile(addRmsNorm(DType::BF16, 32064), Plain);
+  CHECK(P.ptx().find("cache_hint") == std::string::npos);
+  CHECK(P.source().find(", 8, 1>") == std::string::npos);
+}
+
+TEST_CASE("GPU: rows re-read with L2 hints and an occupancy pad match the reference",
+          "[gpu][l2hints]") {
+  struct Case {
+    Graph G;
+    std::map<std::string, int64_t> Dims;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({addRmsNorm(DType::BF16, 32064), {{"B", 5}}});
+  Cases.push_back({addRmsNorm(DType::F32, 50257), {{"B", 3}}});
+  Cases.push_back({softmax(DType::F16, 128256), {{"B", 2}}});
+  Cases.push_back({layerNormDyn(DType::BF16), {{"B", 7}, {"H", 20011}}});
+  for (const Case &C : Cases) {
+    PlanOptions On;
+    On.RowL2Hints = true;
+    REQUIRE(onlyKernel(C.G, On).RowL2Hints);
+    for (unsigned Misalign : {0u, 1u}) {
+      INFO("case " << (&C - Cases.data()) << " misaligned by " << Misalign);
+      CheckOptions CO;
+      CO.RowL2Hints = true;
+      CO.RowBlocksPerSm = 2;
+      CO.MisalignElems = Misalign;
+      CO.SpecialValues = Misalign == 1;
+      std::map<std::string, double> Scalars;
+      if (!C.G.scalars().empty())
+        Scalars["eps"] = 1e-5;
+      checkGraph(C.G, randomBindings(C.G, C.Dims, Scalars), CO);
+    }
+  }
+}
