@@ -74,6 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
+  bool NoReadBack = false;
 };
 
 struct Point {
@@ -386,6 +387,7 @@ int run(const Options &O) {
         CO.RowSharedMemory = O.RowShared;
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
+        CO.RowReadBack = !O.NoReadBack;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -457,6 +459,8 @@ int main(int Argc, char **Argv) {
                "Only compile the graphs (warms the kernel cache; use with --shard)");
   App.add_flag("--row-shared-memory", O.RowShared,
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
+  App.add_flag("--no-read-back", O.NoReadBack,
+               "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,

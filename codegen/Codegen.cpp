@@ -144,6 +144,8 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     const Node &Nd = G.node(N);
     if (!sameNumel(Nd.Dims, P.Domain))
       continue; // per-row outputs are stored after the row loop
+    if (!StoreOnly.empty() && !StoreOnly[O])
+      continue;
     if (!G.stridesOf(N).empty()) {
       storeStrided(O, Vector);
       continue;

@@ -373,8 +373,10 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   Coords C = Strided ? ownCoords(N, At) : At;
   // Relabeled: the input's element of the domain's linear index.
   llvm::ArrayRef<Dim> Dims = C.Relabeled ? llvm::ArrayRef<Dim>(P.Domain) : Nd.Dims;
+  // An input, or an output read back (readBack): its own buffer.
   int Idx = inputIndex(N);
-  std::string Param = "in_" + std::to_string(Idx);
+  std::string Param = Idx >= 0 ? "in_" + std::to_string(Idx)
+                               : "out_" + std::to_string(outputIndex(N));
   std::string ST = storageType(Nd.Type);
   if (C.Rank0 || staticNumel(Nd.Dims) == std::optional<int64_t>(1)) {
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[0]"));
@@ -424,11 +426,11 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     Rel += (Rel.empty() ? "" : " + ") + std::to_string(C.Off);
   // The lead input at the domain's own coordinates is aligned in every
   // whole chunk: the chunks were aligned to it.
-  bool Lead = Idx == LeadInput && C.Off == 0 && !C.Flat && C.ColBase.empty() &&
+  bool Lead = Idx >= 0 && Idx == LeadInput && C.Off == 0 && !C.Flat && C.ColBase.empty() &&
               Dims == llvm::ArrayRef<Dim>(P.Domain) &&
               C.Outer == domainCoords().Outer;
-  Lead |= Idx == LeadInput && C.Flat;
-  std::string GroupKey = fmt::format("vl{}|{}", Idx, Rel);
+  Lead |= Idx >= 0 && Idx == LeadInput && C.Flat;
+  std::string GroupKey = fmt::format("{}|{}", Param, Rel);
   if (!C.ColBase.empty())
     GroupKey += "|" + C.ColBase;
   std::string VecVar;
@@ -465,7 +467,7 @@ std::string Emitter::load(NodeId N, const Coords &At) {
       Known |= L.Key == GroupKey;
     // Row caches reload what they saw at `col`; a chunk at another base
     // is loaded where it is used.
-    if (!Known && C.ColBase.empty())
+    if (!Known && C.ColBase.empty() && Idx >= 0)
       Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel, Lead});
   }
   std::string V = bind(
@@ -605,7 +607,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
     D.Relabeled = false;
     return value(N, D);
   }
-  if (inputIndex(N) >= 0)
+  if (inputIndex(N) >= 0 || (ReadBack.count(N) && isDomainCoords(C)))
     return load(N, C);
   if (auto R = Reduced.find(N); R != Reduced.end()) {
     JITFUSE_CHECK(!C.Relabeled, "a row's reduced value is read at the row's coordinates");

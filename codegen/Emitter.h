@@ -11,6 +11,7 @@
 #include "codegen/KernelPlan.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,11 @@ public:
   /// domain's own coordinates while active (whole chunks, not a peeled
   /// row's head and tail elements).
   void keepValue(NodeId N, std::string Array) { Kept[N] = std::move(Array); }
+  /// Row kernels (KernelPlan::RowReadBack): from now on output N's value at
+  /// the domain's own coordinates is read back from its buffer (out_I),
+  /// where an earlier loop of this thread stored it, instead of computed
+  /// again from the inputs.
+  void readBack(NodeId N) { ReadBack.insert(N); }
   void setKeptActive(bool On) { KeptActive = On; }
   /// Whether N's value at C was already emitted in the current scope.
   bool emitted(NodeId N, const Coords &C) const { return !lookup(key(N, C)).empty(); }
@@ -220,6 +226,7 @@ private:
   std::vector<RowLoad> Seen;
   std::map<NodeId, std::vector<std::string>> Reduced; // one, or one a lane
   std::map<NodeId, std::string> Kept;
+  std::set<NodeId> ReadBack;
   bool RecordScalar = false;
   const std::map<std::string, std::string> *ScalarCache = nullptr;
   std::vector<ScalarLoad> SeenScalar;

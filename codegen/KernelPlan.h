@@ -90,6 +90,13 @@ struct KernelPlan {
   /// (the next loop reads them again) and evict_first in the last loop
   /// (CompileOptions::RowL2Hints).
   bool RowL2Hints = false;
+  /// RowReduce re-reading its row: whole-row outputs (indices into Outputs)
+  /// that need no reduction and that later loops read again. The first loop
+  /// stores them and the later loops read them back from the output buffer
+  /// (each thread reads only the chunks it stored) instead of reading the
+  /// inputs they are computed from (add + RMSNorm: the sum, one tensor,
+  /// instead of x and the residual).
+  std::vector<unsigned> RowReadBack;
   /// RowReduce re-reading its row: dynamic shared memory a block requests
   /// and never uses, so that fewer blocks share an SM and the rows being
   /// read again fit in L2 (CompileOptions::RowBlocksPerSm); 0: none.

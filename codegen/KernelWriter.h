@@ -112,6 +112,17 @@ private:
   std::map<std::string, std::string> ScalarCache;
   /// Values of P.CachedValues not yet stored by a stage's loop.
   std::vector<NodeId> KeepPending;
+  /// storeOutputs: which outputs this loop stores (KernelPlan::RowReadBack:
+  /// the read-back outputs in the first loop, the others in the last);
+  /// empty: all.
+  std::vector<bool> StoreOnly;
+  /// StoreOnly for the read-back outputs (\p Back) or all the others.
+  std::vector<bool> readBackMask(bool Back) const {
+    std::vector<bool> M(P.Outputs.size(), !Back);
+    for (unsigned O : P.RowReadBack)
+      M[O] = Back;
+    return M;
+  }
   /// Emits \p Body for the chunk at `col`: once for a whole chunk (no lane
   /// checks: the common case, kept free of per-lane selects that made long
   /// bf16 rows issue-bound) and once for a partial one (guarded lanes).

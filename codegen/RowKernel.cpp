@@ -166,8 +166,17 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
             StoredNow.insert(N);
           }
       });
+      // The first loop stores the outputs the later loops read back.
+      if (S == 0 && !P.RowReadBack.empty()) {
+        StoreOnly = readBackMask(true);
+        storeChunk("rowc * R + col");
+        StoreOnly.clear();
+      }
     });
     E.close();
+    if (S == 0)
+      for (unsigned O : P.RowReadBack)
+        E.readBack(P.Outputs[O]);
     for (NodeId N : StoredNow) {
       E.keepValue(N, "kv" + std::to_string(N));
       KeepPending.erase(std::find(KeepPending.begin(), KeepPending.end(), N));
@@ -328,7 +337,10 @@ void KernelWriter::rowBody() {
   if (P.RowL2Hints)
     E.setL2Hint(2);
   E.open("if (rowOk)");
+  if (!P.RowReadBack.empty())
+    StoreOnly = readBackMask(false);
   rowLoop([&] { storeChunk("rowc * R + col"); });
+  StoreOnly.clear();
   E.setL2Hint(0);
   // Per-row outputs ([outer..., 1]) are written once per row.
   Coords PerRow = E.domainCoords();

@@ -76,6 +76,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowSharedBytes = Opts.RowSharedBytes;
   SO.RowL2Hints = Opts.RowL2Hints;
   SO.RowPadSharedBytes = Opts.RowPadSharedBytes;
+  SO.RowReadBack = Opts.RowReadBack;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

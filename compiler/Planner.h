@@ -38,6 +38,7 @@ struct PlanOptions {
   /// CompileOptions::RowBlocksPerSm on the target (0: none).
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
+  bool RowReadBack = true;
 };
 
 struct GraphPlan {

@@ -207,8 +207,31 @@ static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const
 /// A row kernel that reads its row from memory again in each stage: the
 /// L2 hints and the occupancy pad the options ask for, and the plan clause
 /// saying so.
-static std::string rereadHints(KernelPlan &P, const ScheduleOptions &Opts) {
+static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
+                               const std::set<NodeId> &AfterReduction,
+                               const ScheduleOptions &Opts) {
   std::string Why;
+  // A whole-row output computed before any reduction and used again by the
+  // cluster: stored by the first loop and read back by the later ones, one
+  // tensor instead of the inputs it is computed from.
+  std::vector<NodeId> Back;
+  for (unsigned O = 0; Opts.RowReadBack && O < P.Outputs.size(); ++O) {
+    NodeId N = P.Outputs[O];
+    const Node &Nd = G.node(N);
+    if (Nd.Kind == Op::Input || llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain) ||
+        !G.stridesOf(N).empty() || AfterReduction.count(N))
+      continue;
+    bool Used = false;
+    for (NodeId M : C.Nodes)
+      Used |= M != N && llvm::is_contained(G.node(M).Operands, N);
+    if (!Used)
+      continue;
+    P.RowReadBack.push_back(O);
+    Back.push_back(N);
+  }
+  if (!Back.empty())
+    Why += fmt::format(", {} stored by the first loop and read back by the later ones",
+                       nodeList(Back));
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";
@@ -456,7 +479,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                          "stage",
                          Last.Name, P.ThreadsX);
     if (ReadAgain)
-      P.Why += rereadHints(P, Opts);
+      P.Why += rereadHints(G, C, P, AfterReduction, Opts);
     return P;
   }
   // Threads follow the row's own chunks (a peeled row has no more whole
@@ -563,7 +586,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
                : "row read once (one reduction stage, no whole-row output): not kept";
   if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1)
-    P.Why += rereadHints(P, Opts);
+    P.Why += rereadHints(G, C, P, AfterReduction, Opts);
   return P;
 }
 

@@ -30,6 +30,8 @@ struct ScheduleOptions {
   /// 0: none).
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
+  /// CompileOptions::RowReadBack.
+  bool RowReadBack = true;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

@@ -72,6 +72,7 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
     P.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
   // createpolicy and the L2 cache-hint loads need sm_80.
   P.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
+  P.RowReadBack = Opts.RowReadBack;
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
     P.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));

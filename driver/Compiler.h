@@ -67,6 +67,13 @@ struct CompileOptions {
   /// evict_first in the last loop (sm_80+; what Triton's evict_last does for
   /// torch.compile's looped reductions). Experiment until measured.
   bool RowL2Hints = false;
+  /// Such a re-read row kernel stores a whole-row output that needs no
+  /// reduction and that the kernel uses again (add + RMSNorm's sum) in its
+  /// first loop, and the later loops read it back instead of the inputs it
+  /// is computed from: they see its stored value, rounded to its dtype (as
+  /// the unfused execution does; docs/NUMERICS.md). false: computed again
+  /// from the inputs, for same-run comparisons.
+  bool RowReadBack = true;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.

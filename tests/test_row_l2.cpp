@@ -121,19 +121,22 @@ TEST_CASE("rows re-read per stage: hinted loads in the kernel text and the PTX",
   Executable E = testCompiler().compile(addRmsNorm(DType::BF16, 32064), Opts);
   REQUIRE(E.numKernels() == 1);
   const std::string &Src = E.source();
-  // x and residual: evict_last in the sum-of-squares loop, evict_first in
-  // the output loop; the weight, read by every row, has no hint.
+  // x and residual: evict_last in the sum-of-squares loop; their sum,
+  // stored there (RowReadBack), evict_first in the output loop; the weight,
+  // read by every row, has no hint.
   CHECK(Src.find("jf_load<jf_bf16, 8, 1>(in_0 + ") != std::string::npos);
-  CHECK(Src.find("jf_load<jf_bf16, 8, 2>(in_1 + ") != std::string::npos);
+  CHECK(Src.find("jf_load<jf_bf16, 8, 1>(in_1 + ") != std::string::npos);
+  CHECK(Src.find("jf_load<jf_bf16, 8, 2>(out_0 + ") != std::string::npos);
   CHECK(Src.find("jf_load<jf_bf16, 8>(in_2 + ") != std::string::npos);
-  // The aligned variant: 8 chunks x 2 inputs x 2 loops of 16-byte loads.
+  // The aligned variant: 8 chunks x (2 inputs + the sum read back) of
+  // 16-byte loads.
   std::string Ptx = E.ptx();
   size_t Aligned = Ptx.find(".entry jf_k0_add_v8");
   size_t Peeled = Ptx.find(".entry jf_k0_add_p8");
   REQUIRE(Aligned != std::string::npos);
   REQUIRE(Peeled != std::string::npos);
   std::string V8 = Aligned < Peeled ? Ptx.substr(Aligned, Peeled - Aligned) : Ptx.substr(Aligned);
-  CHECK(count(V8, "ld.global.L1::no_allocate.L2::cache_hint.v4.b32") == 32);
+  CHECK(count(V8, "ld.global.L1::no_allocate.L2::cache_hint.v4.b32") == 24);
   CHECK(count(V8, "createpolicy.fractional.L2::evict_last.b64") > 0);
   CHECK(count(V8, "createpolicy.fractional.L2::evict_first.b64") > 0);
   // Without the options the kernel has no hinted load.
@@ -171,6 +174,81 @@ TEST_CASE("GPU: rows re-read with L2 hints and an occupancy pad match the refere
       if (!C.G.scalars().empty())
         Scalars["eps"] = 1e-5;
       checkGraph(C.G, randomBindings(C.G, C.Dims, Scalars), CO);
+    }
+  }
+}
+
+TEST_CASE("rows re-read per stage: an output needing no reduction is read back",
+          "[schedule][codegen][readback]") {
+  SECTION("add + RMSNorm: the sum is stored by the first loop, read back by the last") {
+    Graph G = addRmsNorm(DType::BF16, 32064);
+    KernelPlan K = onlyKernel(G, PlanOptions{});
+    CHECK(K.RowReadBack == std::vector<unsigned>{0}); // residual_out
+    CHECK(K.Why.find("stored by the first loop and read back") != std::string::npos);
+    PlanOptions Off;
+    Off.RowReadBack = false;
+    CHECK(onlyKernel(G, Off).RowReadBack.empty());
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(G, Opts);
+    const std::string &Src = E.source();
+    // Per variant: x and residual are read by the first loop only; the
+    // sum, stored there, is read back by the output loop.
+    size_t Kernel = Src.find("extern \"C\"");
+    REQUIRE(Kernel != std::string::npos);
+    size_t Reduce = Src.find("jf_block_reduce", Kernel);
+    REQUIRE(Reduce != std::string::npos);
+    size_t StoreSum = Src.find("(out_0 + rowc * R + col");
+    size_t LoadSum = Src.find("(out_0 + (c0 * 32064) + col)");
+    size_t StoreY = Src.find("(out_1 + rowc * R + col");
+    CHECK(StoreSum < Reduce);
+    CHECK(Reduce < LoadSum);
+    CHECK(LoadSum < StoreY);
+    CHECK(Src.find("in_0 + (c0 * 32064) + col", Reduce) > Src.find("extern \"C\"", Reduce));
+  }
+  SECTION("rows kept in registers, outputs after a reduction and unused outputs: none") {
+    CHECK(onlyKernel(addRmsNorm(DType::BF16, 4096), PlanOptions{}).RowReadBack.empty());
+    CHECK(onlyKernel(softmax(DType::F32, 128256), PlanOptions{}).RowReadBack.empty());
+    Graph G;
+    Value X = G.input("x", DType::F32, {"B", 50257});
+    Value Twice = X * 2.0;
+    G.output("twice", Twice);
+    G.output("p", nn::softmax(X));
+    CHECK(onlyKernel(G, PlanOptions{}).RowReadBack.empty()); // nothing else reads `twice`
+  }
+}
+
+TEST_CASE("GPU: outputs read back by a re-read row match the reference",
+          "[gpu][readback]") {
+  // Rows of every schedule that reads back: static aligned and odd, a
+  // dynamic row, f32 and 16-bit sums (the latter read back rounded).
+  struct Case {
+    Graph G;
+    std::map<std::string, int64_t> Dims;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({addRmsNorm(DType::BF16, 32064), {{"B", 5}}});
+  Cases.push_back({addRmsNorm(DType::F32, 50257), {{"B", 3}}});
+  Cases.push_back({addRmsNorm(DType::F16, 40009), {{"B", 4}}});
+  {
+    Graph G;
+    Value X = G.input("x", DType::BF16, {"B", "H"});
+    Value Res = G.input("residual", DType::BF16, {"B", "H"});
+    Value W = G.input("weight", DType::BF16, {"H"});
+    Value Bias = G.input("bias", DType::BF16, {"H"});
+    Value R = X + Res;
+    G.output("residual_out", R);
+    G.output("y", nn::layerNorm(R, W, Bias, G.scalar("eps", DType::F32)));
+    Cases.push_back({std::move(G), {{"B", 6}, {"H", 9001}}});
+  }
+  for (const Case &C : Cases) {
+    REQUIRE_FALSE(onlyKernel(C.G, PlanOptions{}).RowReadBack.empty());
+    for (unsigned Misalign : {0u, 1u}) {
+      INFO("case " << (&C - Cases.data()) << " misaligned by " << Misalign);
+      CheckOptions CO;
+      CO.MisalignElems = Misalign;
+      CO.SpecialValues = Misalign == 1;
+      checkGraph(C.G, randomBindings(C.G, C.Dims, {{"eps", 1e-5}}), CO);
     }
   }
 }
