@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 
 #include "codegen/LaunchRule.h"
 #include "compiler/Planner.h"
@@ -24,17 +25,6 @@ using namespace jitfuse::test;
 
 namespace {
 
-Graph addRmsNorm(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value Res = G.input("residual", T, {"B", H});
-  Value W = G.input("weight", T, {H});
-  Value R = X + Res;
-  G.output("residual_out", R);
-  G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
-  return G;
-}
-
 Graph layerNormDyn(DType T) {
   Graph G;
   Value X = G.input("x", T, {"B", "H"});
@@ -44,16 +34,32 @@ Graph layerNormDyn(DType T) {
   return G;
 }
 
-Graph softmax(DType T, int64_t H) {
-  Graph G;
-  G.output("p", nn::softmax(G.input("x", T, {"B", H})));
-  return G;
-}
-
 KernelPlan onlyKernel(const Graph &G, const PlanOptions &O) {
   GraphPlan P = planGraph(G, O);
   REQUIRE(P.Kernels.size() == 1);
   return P.Kernels.front();
+}
+
+/// A graph and its dims, for the GPU cases.
+struct Case {
+  Graph G;
+  std::map<std::string, int64_t> Dims;
+};
+
+/// Each case fused and unfused against the reference, aligned and
+/// misaligned by one element (with NaN and Inf), under \p Base's options.
+void checkCases(const std::vector<Case> &Cases, const CheckOptions &Base) {
+  for (const Case &C : Cases)
+    for (unsigned Misalign : {0u, 1u}) {
+      INFO("case " << (&C - Cases.data()) << " misaligned by " << Misalign);
+      CheckOptions CO = Base;
+      CO.MisalignElems = Misalign;
+      CO.SpecialValues = Misalign == 1;
+      std::map<std::string, double> Scalars;
+      if (!C.G.scalars().empty())
+        Scalars["eps"] = 1e-5;
+      checkGraph(C.G, randomBindings(C.G, C.Dims, Scalars), CO);
+    }
 }
 
 size_t count(const std::string &S, const std::string &Sub) {
@@ -150,32 +156,19 @@ TEST_CASE("rows re-read per stage: hinted loads in the kernel text and the PTX",
 
 TEST_CASE("GPU: rows re-read with L2 hints and an occupancy pad match the reference",
           "[gpu][l2hints]") {
-  struct Case {
-    Graph G;
-    std::map<std::string, int64_t> Dims;
-  };
   std::vector<Case> Cases;
   Cases.push_back({addRmsNorm(DType::BF16, 32064), {{"B", 5}}});
   Cases.push_back({addRmsNorm(DType::F32, 50257), {{"B", 3}}});
   Cases.push_back({softmax(DType::F16, 128256), {{"B", 2}}});
   Cases.push_back({layerNormDyn(DType::BF16), {{"B", 7}, {"H", 20011}}});
-  for (const Case &C : Cases) {
-    PlanOptions On;
-    On.RowL2Hints = true;
+  PlanOptions On;
+  On.RowL2Hints = true;
+  for (const Case &C : Cases)
     REQUIRE(onlyKernel(C.G, On).RowL2Hints);
-    for (unsigned Misalign : {0u, 1u}) {
-      INFO("case " << (&C - Cases.data()) << " misaligned by " << Misalign);
-      CheckOptions CO;
-      CO.RowL2Hints = true;
-      CO.RowBlocksPerSm = 2;
-      CO.MisalignElems = Misalign;
-      CO.SpecialValues = Misalign == 1;
-      std::map<std::string, double> Scalars;
-      if (!C.G.scalars().empty())
-        Scalars["eps"] = 1e-5;
-      checkGraph(C.G, randomBindings(C.G, C.Dims, Scalars), CO);
-    }
-  }
+  CheckOptions CO;
+  CO.RowL2Hints = true;
+  CO.RowBlocksPerSm = 2;
+  checkCases(Cases, CO);
 }
 
 TEST_CASE("rows re-read per stage: an output needing no reduction is read back",
@@ -222,10 +215,6 @@ TEST_CASE("GPU: outputs read back by a re-read row match the reference",
           "[gpu][readback]") {
   // Rows of every schedule that reads back: static aligned and odd, a
   // dynamic row, f32 and 16-bit sums (the latter read back rounded).
-  struct Case {
-    Graph G;
-    std::map<std::string, int64_t> Dims;
-  };
   std::vector<Case> Cases;
   Cases.push_back({addRmsNorm(DType::BF16, 32064), {{"B", 5}}});
   Cases.push_back({addRmsNorm(DType::F32, 50257), {{"B", 3}}});
@@ -241,14 +230,7 @@ TEST_CASE("GPU: outputs read back by a re-read row match the reference",
     G.output("y", nn::layerNorm(R, W, Bias, G.scalar("eps", DType::F32)));
     Cases.push_back({std::move(G), {{"B", 6}, {"H", 9001}}});
   }
-  for (const Case &C : Cases) {
+  for (const Case &C : Cases)
     REQUIRE_FALSE(onlyKernel(C.G, PlanOptions{}).RowReadBack.empty());
-    for (unsigned Misalign : {0u, 1u}) {
-      INFO("case " << (&C - Cases.data()) << " misaligned by " << Misalign);
-      CheckOptions CO;
-      CO.MisalignElems = Misalign;
-      CO.SpecialValues = Misalign == 1;
-      checkGraph(C.G, randomBindings(C.G, C.Dims, {{"eps", 1e-5}}), CO);
-    }
-  }
+  checkCases(Cases, CheckOptions{});
 }

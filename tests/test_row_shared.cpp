@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 
 #include "codegen/LaunchRule.h"
 #include "compiler/Planner.h"
@@ -23,40 +24,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-Graph addRmsNorm(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value Res = G.input("residual", T, {"B", H});
-  Value W = G.input("weight", T, {H});
-  Value R = X + Res;
-  G.output("residual_out", R);
-  G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
-  return G;
-}
-
-Graph layerNorm(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value W = G.input("weight", T, {H});
-  Value Bias = G.input("bias", T, {H});
-  G.output("y", nn::layerNorm(X, W, Bias, G.scalar("eps", DType::F32)));
-  return G;
-}
-
-Graph softmax(DType T, int64_t H) {
-  Graph G;
-  G.output("p", nn::softmax(G.input("x", T, {"B", H})));
-  return G;
-}
-
-Graph sumAbsAmax(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  G.output("s", sum(abs(X)));
-  G.output("m", reduceMax(abs(X)));
-  return G;
-}
 
 /// The single kernel of G's fused plan on sm_XY with RowSharedMemory \p On.
 KernelPlan onlyKernel(const Graph &G, bool On, int SmMajor = 9, int SmMinor = 0) {

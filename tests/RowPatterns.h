@@ -1,0 +1,53 @@
+//===- tests/RowPatterns.h - the row patterns the row tests share -*- C++ -*-===//
+//
+// Graphs of the sweep's row patterns over a static row of H elements and a
+// dynamic row count "B", for the tests of the row schedules (rows in
+// shared memory, rows re-read per stage).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Graph.h"
+#include "ir/NN.h"
+
+namespace jitfuse::test {
+
+/// residual_out = x + residual; y = rmsNorm(residual_out, weight, eps).
+inline Graph addRmsNorm(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value Res = G.input("residual", T, {"B", H});
+  Value W = G.input("weight", T, {H});
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+/// y = layerNorm(x, weight, bias, eps).
+inline Graph layerNorm(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value W = G.input("weight", T, {H});
+  Value Bias = G.input("bias", T, {H});
+  G.output("y", nn::layerNorm(X, W, Bias, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+/// p = softmax(x) over the row.
+inline Graph softmax(DType T, int64_t H) {
+  Graph G;
+  G.output("p", nn::softmax(G.input("x", T, {"B", H})));
+  return G;
+}
+
+/// s = sum(|x|), m = max(|x|) over every element: a row read once.
+inline Graph sumAbsAmax(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  G.output("s", sum(abs(X)));
+  G.output("m", reduceMax(abs(X)));
+  return G;
+}
+
+} // namespace jitfuse::test
