@@ -581,6 +581,10 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                                  ? ""
                                  : fmt::format(", and the values of {} computed once ({} B)",
                                                nodeList(P.CachedValues), KeptBytes))
+           : (Opts.ForceRowCache || ReadAgain) && Bytes == 0
+               ? std::string("row re-read from memory per stage (no input has the row's "
+                             "last dim: each is read through a view, which the register "
+                             "cache does not hold)")
            : Opts.ForceRowCache || ReadAgain
                ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")

@@ -13,6 +13,7 @@
 #include "RowPatterns.h"
 
 #include "codegen/LaunchRule.h"
+#include "examples/ExampleGraphs.h"
 #include "compiler/Planner.h"
 #include "ir/NN.h"
 
@@ -233,4 +234,16 @@ TEST_CASE("GPU: outputs read back by a re-read row match the reference",
   for (const Case &C : Cases)
     REQUIRE_FALSE(onlyKernel(C.G, PlanOptions{}).RowReadBack.empty());
   checkCases(Cases, CheckOptions{});
+}
+
+TEST_CASE("a row read through a view says why it is not kept in registers", "[schedule]") {
+  // GroupNorm's row (the merged group, 40960 f16) is read through a reshape
+  // of x: the register cache counts no input, so the plan must not claim
+  // "0 B a thread > RowCacheBytes" (it did).
+  examples::ExampleGraph E = examples::buildExample("group_norm");
+  GraphPlan P = planGraph(*E.G, PlanOptions{});
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK_FALSE(P.Kernels[0].CacheRow);
+  CHECK(P.Kernels[0].Why.find("no input has the row's last dim") != std::string::npos);
+  CHECK(P.PlanText.find("0 B a thread") == std::string::npos);
 }
