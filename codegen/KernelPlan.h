@@ -30,6 +30,16 @@ llvm::StringRef kernelKindName(KernelKind K);
 /// reads the same numbering to find values later loops need again.
 std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes);
 
+/// Softmax's reductions among \p Nodes that one loop can compute together
+/// (KernelPlan::OnlineSoftmax): pairs (M, S) with M = reduce_max(A) and
+/// S = sum(exp(A - M)), both over the row's last axis, in f32 or f64.
+std::vector<std::pair<NodeId, NodeId>> onlineSoftmaxPairs(const Graph &G,
+                                                          llvm::ArrayRef<NodeId> Nodes);
+/// reductionStages with each pair's sum in its max's stage (the later
+/// reductions moving up with it).
+std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                                      llvm::ArrayRef<std::pair<NodeId, NodeId>> Pairs);
+
 struct KernelPlan {
   std::string Name; // C identifier prefix; variants append _v<Vec>
   KernelKind Kind = KernelKind::Elementwise;
@@ -101,6 +111,11 @@ struct KernelPlan {
   /// and never uses, so that fewer blocks share an SM and the rows being
   /// read again fit in L2 (CompileOptions::RowBlocksPerSm); 0: none.
   int64_t RowPadSharedBytes = 0;
+  /// RowReduce re-reading its row: softmax's max and sum of exp(x - max)
+  /// (onlineSoftmaxPairs) accumulate in one loop, the sum rescaled whenever
+  /// a thread's running max grows, so the row is read once less
+  /// (CompileOptions::RowOnlineSoftmax; docs/NUMERICS.md).
+  bool OnlineSoftmax = false;
   /// Elementwise: a permute that swaps the domain's last two axes (the
   /// operand's innermost axis becomes the second-to-last), or -1. The kernel
   /// then works in tiles of TileDim x TileDim (rows x columns): the permute's

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,9 @@ private:
   /// the read-back outputs in the first loop, the others in the last);
   /// empty: all.
   std::vector<bool> StoreOnly;
+  /// KernelPlan::OnlineSoftmax: each pair's max (-> its sum) and the sums.
+  std::map<NodeId, NodeId> OnlineMax;
+  std::set<NodeId> OnlineSum;
   /// StoreOnly for the read-back outputs (\p Back) or all the others.
   std::vector<bool> readBackMask(bool Back) const {
     std::vector<bool> M(P.Outputs.size(), !Back);

@@ -22,12 +22,23 @@
 
 std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
                                                         llvm::ArrayRef<NodeId> Nodes) {
+  return reductionStages(G, Nodes, {});
+}
+
+std::map<jitfuse::NodeId, int>
+jitfuse::reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                         llvm::ArrayRef<std::pair<NodeId, NodeId>> Pairs) {
+  std::map<NodeId, NodeId> MaxOf;
+  for (auto &[M, S] : Pairs)
+    MaxOf[S] = M;
   std::map<NodeId, int> Avail, Stage;
   for (NodeId N : Nodes) {
     int A = 0;
     for (NodeId O : G.node(N).Operands)
       if (auto It = Avail.find(O); It != Avail.end())
         A = std::max(A, It->second);
+    if (auto It = MaxOf.find(N); It != MaxOf.end())
+      A = Stage.at(It->second);
     if (isReduction(G.node(N).Kind)) {
       Stage[N] = A;
       A += 1;
@@ -37,7 +48,39 @@ std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
   return Stage;
 }
 
+std::vector<std::pair<jitfuse::NodeId, jitfuse::NodeId>>
+jitfuse::onlineSoftmaxPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
+  auto RowReduce = [&](NodeId N, Op K) {
+    const Node &Nd = G.node(N);
+    return Nd.Kind == K && Nd.scope() == ReduceScope::LastAxis &&
+           (Nd.Type == DType::F32 || Nd.Type == DType::F64);
+  };
+  std::vector<std::pair<NodeId, NodeId>> Pairs;
+  for (NodeId S : Nodes) {
+    if (!RowReduce(S, Op::ReduceSum))
+      continue;
+    const Node &E = G.node(G.node(S).Operands[0]);
+    if (E.Kind != Op::Exp || E.Type != G.node(S).Type)
+      continue;
+    const Node &D = G.node(E.Operands[0]);
+    if (D.Kind != Op::Sub || D.Type != E.Type)
+      continue;
+    NodeId A = D.Operands[0], M = D.Operands[1];
+    if (!RowReduce(M, Op::ReduceMax) || G.node(M).Operands[0] != A ||
+        G.node(M).Type != E.Type || !llvm::is_contained(Nodes, M))
+      continue;
+    Pairs.push_back({M, S});
+  }
+  return Pairs;
+}
+
 namespace jitfuse::codegen {
+
+/// The (max, sum) pair's identity: -inf and 0 of the reduction's type.
+static std::string onlineIdentity(DType T) {
+  return fmt::format("jf_ms<{}>{{{}, {}}}", computeType(T), reduceIdentity(Op::ReduceMax, T),
+                     literal(0, T));
+}
 
 std::string KernelWriter::rowChunk() const {
   // A row split over a cluster: block `jf_rank` takes every ClusterX-th span
@@ -141,6 +184,13 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         Reds.push_back(N);
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
+      if (OnlineMax.count(N)) {
+        E.line(fmt::format("jf_ms<{}> accp{} = {};", computeType(Nd.Type), N,
+                           onlineIdentity(Nd.Type)));
+        continue;
+      }
+      if (OnlineSum.count(N))
+        continue; // accumulated with its max (accp)
       E.line(fmt::format("{} acc{} = {};", computeType(Nd.Type), N,
                          reduceIdentity(Nd.Kind, Nd.Type)));
     }
@@ -150,10 +200,19 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       lanes(true, [&](int K) {
         for (NodeId N : Reds) {
           const Node &Nd = G.node(N);
+          if (OnlineSum.count(N))
+            continue;
           const Node &Op = G.node(Nd.Operands[0]);
           std::string V = promoteValue(
               Op.Type, Nd.Type,
               E.value(Nd.Operands[0], E.domainCoords()));
+          if (OnlineMax.count(N)) {
+            std::string Add = fmt::format("jf_online_add(accp{}, {});", N, V);
+            E.line(E.chunk() == ChunkKind::Partial
+                       ? fmt::format("if ({}) {}", E.laneValid(), Add)
+                       : Add);
+            continue;
+          }
           accumulate("acc" + std::to_string(N), Nd.Kind, V);
         }
         // The first loop that computes a kept value stores it for the
@@ -184,6 +243,24 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
+      if (OnlineSum.count(N))
+        continue; // reduced with its max
+      if (auto It = OnlineMax.find(N); It != OnlineMax.end()) {
+        // Pairs (max, rescaled sum) combine like the per-thread values; the
+        // row's sum is NaN when its max is -inf, as in the two-loop order.
+        std::string Op = fmt::format("jf_online_op<{}>()", AT);
+        E.line(fmt::format(
+            "const jf_ms<{}> rp{} = {};", AT, N,
+            P.ThreadsX <= 32
+                ? fmt::format("jf_group_reduce<{}>(accp{}, {})", P.ThreadsX, N, Op)
+                : fmt::format("jf_block_reduce<{}>(accp{}, {}, {}, jf_smem{})", P.ThreadsX,
+                              N, Op, onlineIdentity(Nd.Type), N)));
+        E.line(fmt::format("const {} red{} = rp{}.M;", AT, N, N));
+        E.line(fmt::format("const {} red{} = jf_online_sum(rp{}, R);", AT, It->second, N));
+        E.setReduced(N, "red" + std::to_string(N));
+        E.setReduced(It->second, "red" + std::to_string(It->second));
+        continue;
+      }
       std::string Red =
           P.ThreadsX <= 32
               ? fmt::format("jf_group_reduce<{}>(acc{}, {})", P.ThreadsX, N,
@@ -222,11 +299,23 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
 
 void KernelWriter::rowBody() {
   std::string IT = E.indexType();
-  std::map<NodeId, int> Stages = reductionStages(G, P.Nodes);
+  std::vector<std::pair<NodeId, NodeId>> Pairs;
+  if (P.OnlineSoftmax)
+    Pairs = onlineSoftmaxPairs(G, P.Nodes);
+  for (auto &[M, S] : Pairs) {
+    OnlineMax[M] = S;
+    OnlineSum.insert(S);
+  }
+  std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, Pairs);
   if (P.ThreadsX > 32)
-    for (auto &[N, S] : Stages)
-      E.line(fmt::format("__shared__ {} jf_smem{}[{}];",
-                         computeType(G.node(N).Type), N, P.ThreadsX / 32 + 1));
+    for (auto &[N, S] : Stages) {
+      if (OnlineSum.count(N))
+        continue;
+      std::string T = computeType(G.node(N).Type);
+      if (OnlineMax.count(N))
+        T = "jf_ms<" + T + ">";
+      E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
+    }
   if (P.ClusterX > 1)
     for (auto &[N, S] : Stages)
       E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));

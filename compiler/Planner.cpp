@@ -77,6 +77,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowL2Hints = Opts.RowL2Hints;
   SO.RowPadSharedBytes = Opts.RowPadSharedBytes;
   SO.RowReadBack = Opts.RowReadBack;
+  SO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

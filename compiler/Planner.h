@@ -39,6 +39,7 @@ struct PlanOptions {
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
   bool RowReadBack = true;
+  bool RowOnlineSoftmax = true;
 };
 
 struct GraphPlan {

@@ -232,6 +232,16 @@ static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
   if (!Back.empty())
     Why += fmt::format(", {} stored by the first loop and read back by the later ones",
                        nodeList(Back));
+  if (Opts.RowOnlineSoftmax && P.ClusterX == 1) {
+    std::vector<NodeId> Sums;
+    for (auto &[M, S] : onlineSoftmaxPairs(G, C.Nodes))
+      Sums.push_back(S);
+    if (!Sums.empty()) {
+      P.OnlineSoftmax = true;
+      Why += fmt::format(", {} accumulated with the row max in one loop (online rescaling)",
+                         nodeList(Sums));
+    }
+  }
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";

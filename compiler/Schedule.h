@@ -30,8 +30,9 @@ struct ScheduleOptions {
   /// 0: none).
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
-  /// CompileOptions::RowReadBack.
+  /// CompileOptions::RowReadBack and RowOnlineSoftmax.
   bool RowReadBack = true;
+  bool RowOnlineSoftmax = true;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

@@ -73,6 +73,7 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
   // createpolicy and the L2 cache-hint loads need sm_80.
   P.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
   P.RowReadBack = Opts.RowReadBack;
+  P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
     P.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));

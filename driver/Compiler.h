@@ -74,6 +74,12 @@ struct CompileOptions {
   /// the unfused execution does; docs/NUMERICS.md). false: computed again
   /// from the inputs, for same-run comparisons.
   bool RowReadBack = true;
+  /// Such a re-read row kernel accumulates softmax's row max and its sum of
+  /// exp(x - max) in one loop, rescaling a thread's sum when its running max
+  /// grows (and pairs of partial results in the block reduction), so the
+  /// row is read twice instead of three times. The sum's rounding differs
+  /// from the two-loop order (docs/NUMERICS.md). false: two loops.
+  bool RowOnlineSoftmax = true;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.

@@ -247,3 +247,56 @@ TEST_CASE("a row read through a view says why it is not kept in registers", "[sc
   CHECK(P.Kernels[0].Why.find("no input has the row's last dim") != std::string::npos);
   CHECK(P.PlanText.find("0 B a thread") == std::string::npos);
 }
+
+TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
+          "[schedule][codegen][online]") {
+  SECTION("f32 x 128256 re-reads its row: max and sum together, two loops") {
+    Graph G = softmax(DType::F32, 128256);
+    KernelPlan K = onlyKernel(G, PlanOptions{});
+    CHECK_FALSE(K.CacheRow);
+    CHECK(K.OnlineSoftmax);
+    CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
+    PlanOptions Off;
+    Off.RowOnlineSoftmax = false;
+    CHECK_FALSE(onlyKernel(G, Off).OnlineSoftmax);
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(G, Opts);
+    const std::string &Src = E.source();
+    size_t Kernel = Src.find("extern \"C\"");
+    size_t Next = Src.find("extern \"C\"", Kernel + 1);
+    REQUIRE(Next != std::string::npos);
+    std::string V4 = Src.substr(Kernel, Next - Kernel);
+    // One load of x per loop: the (max, sum) loop and the output loop.
+    CHECK(count(V4, "jf_load<float, 4>(in_0") == 2);
+    CHECK(count(V4, "jf_online_add(accp") == 4); // one per lane
+    CHECK(count(V4, "jf_block_reduce<512>(") == 1);
+    CHECK(V4.find("jf_online_sum(rp") != std::string::npos);
+  }
+  SECTION("rows kept in registers and non-softmax sums are unchanged") {
+    CHECK_FALSE(onlyKernel(softmax(DType::F32, 2048), PlanOptions{}).OnlineSoftmax);
+    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 128256), PlanOptions{}).OnlineSoftmax);
+    // sum(exp(x - max(y))) with another operand is not softmax's pair.
+    Graph G;
+    Value X = G.input("x", DType::F32, {"B", 128256});
+    Value Y = G.input("y", DType::F32, {"B", 128256});
+    G.output("s", sum(exp(X - reduceMax(Y))));
+    G.output("t", X * 2.0);
+    CHECK(onlineSoftmaxPairs(G, planGraph(G, PlanOptions{}).Kernels.front().Nodes).empty());
+  }
+}
+
+TEST_CASE("GPU: online softmax rows match the reference", "[gpu][online]") {
+  std::vector<Case> Cases;
+  Cases.push_back({softmax(DType::F32, 128256), {{"B", 2}}});
+  Cases.push_back({softmax(DType::F32, 50257), {{"B", 3}}});
+  Cases.push_back({softmax(DType::BF16, 128256), {{"B", 2}}});
+  {
+    Graph G;
+    G.output("p", nn::softmax(G.input("x", DType::F32, {"B", "H"})));
+    Cases.push_back({std::move(G), {{"B", 5}, {"H", 40009}}});
+  }
+  for (const Case &C : Cases)
+    REQUIRE(onlyKernel(C.G, PlanOptions{}).OnlineSoftmax);
+  checkCases(Cases, CheckOptions{});
+}

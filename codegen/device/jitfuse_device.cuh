@@ -325,6 +325,62 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
   return R;
 }
 
+// Online softmax (KernelPlan::OnlineSoftmax): a running max M and the sum S
+// of exp(v - M) over the values seen, S rescaled by exp(Mold - Mnew) when
+// M grows. A -inf value adds 0 and a -inf running max scales by 0, so rows
+// whose first values are -inf stay finite; a row whose max is -inf gets a
+// NaN sum at the end (jf_online_sum), as exp(-inf - -inf) gives the
+// two-loop order. NaN and +inf propagate as they do there.
+template <typename T> struct jf_ms {
+  T M, S;
+};
+// -inf and a quiet NaN without math headers (NVRTC -minimal).
+__device__ __forceinline__ float jf_ninf(float) { return __int_as_float(0xff800000); }
+__device__ __forceinline__ double jf_ninf(double) {
+  return __longlong_as_double((long long)0xfff0000000000000ULL);
+}
+__device__ __forceinline__ float jf_qnan(float) { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double jf_qnan(double) {
+  return __longlong_as_double(0x7ff8000000000000LL);
+}
+__device__ __forceinline__ float jf_oexp(float X) { return expf(X); }
+__device__ __forceinline__ double jf_oexp(double X) { return exp(X); }
+__device__ __forceinline__ float jf_omul(float A, float B) { return __fmul_rn(A, B); }
+__device__ __forceinline__ double jf_omul(double A, double B) { return __dmul_rn(A, B); }
+__device__ __forceinline__ float jf_oadd(float A, float B) { return __fadd_rn(A, B); }
+__device__ __forceinline__ double jf_oadd(double A, double B) { return __dadd_rn(A, B); }
+// An unchanged max scales by exactly 1 without an exp (the common case
+// after a row's first values; also +inf kept, whose sum is already NaN).
+template <typename T> __device__ __forceinline__ T jf_online_scale(T Old, T New) {
+  return Old == New ? (T)1 : Old == jf_ninf(Old) ? (T)0 : jf_oexp(Old - New);
+}
+template <typename T> __device__ __forceinline__ void jf_online_add(jf_ms<T> &A, T V) {
+  const T N = jf_max(A.M, V);
+  const T Term = V == jf_ninf(V) ? (T)0 : jf_oexp(V - N);
+  A.S = jf_oadd(jf_omul(A.S, jf_online_scale(A.M, N)), Term);
+  A.M = N;
+}
+// Symmetric in its operands (no contraction into an fma), so the lanes of
+// a butterfly all get the same result.
+template <typename T> struct jf_online_op {
+  __device__ jf_ms<T> operator()(jf_ms<T> A, jf_ms<T> B) const {
+    const T N = jf_max(A.M, B.M);
+    return {N, jf_oadd(jf_omul(A.S, jf_online_scale(A.M, N)),
+                       jf_omul(B.S, jf_online_scale(B.M, N)))};
+  }
+};
+template <int GroupSize, typename T>
+__device__ __forceinline__ jf_ms<T> jf_group_reduce(jf_ms<T> V, jf_online_op<T> F) {
+#pragma unroll
+  for (int O = GroupSize / 2; O > 0; O >>= 1)
+    V = F(V, {__shfl_xor_sync(0xffffffffu, V.M, O, GroupSize),
+              __shfl_xor_sync(0xffffffffu, V.S, O, GroupSize)});
+  return V;
+}
+template <typename T> __device__ __forceinline__ T jf_online_sum(jf_ms<T> A, long long R) {
+  return A.M == jf_ninf(A.M) && R > 0 ? jf_qnan(A.M) : A.S;
+}
+
 // Thread-block clusters (sm_90): a long row split over the blocks of a
 // cluster combines their block results through distributed shared memory.
 // Marked unused: most programs have no such row, and NVRTC would warn
