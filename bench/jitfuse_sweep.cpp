@@ -74,7 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  bool NoReadBack = false;
+  bool NoReadBack = false, NoOnlineSoftmax = false;
 };
 
 struct Point {
@@ -388,6 +388,7 @@ int run(const Options &O) {
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
         CO.RowReadBack = !O.NoReadBack;
+        CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -461,6 +462,9 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
   App.add_flag("--no-read-back", O.NoReadBack,
                "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
+  App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
+               "CompileOptions::RowOnlineSoftmax = false (rows re-read per stage, for "
+               "comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
