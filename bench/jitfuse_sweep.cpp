@@ -74,7 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  bool NoReadBack = false, NoOnlineSoftmax = false;
+  bool NoReadBack = false, NoOnlineSoftmax = false, NoWelford = false;
 };
 
 struct Point {
@@ -389,6 +389,7 @@ int run(const Options &O) {
         CO.RowL2Hints = O.RowL2Hints;
         CO.RowReadBack = !O.NoReadBack;
         CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
+        CO.RowWelford = !O.NoWelford;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -462,6 +463,8 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
   App.add_flag("--no-read-back", O.NoReadBack,
                "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
+  App.add_flag("--no-welford", O.NoWelford,
+               "CompileOptions::RowWelford = false (rows re-read per stage, for comparisons)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (rows re-read per stage, for "
                "comparisons)");

@@ -35,6 +35,13 @@ std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nod
 /// S = sum(exp(A - M)), both over the row's last axis, in f32 or f64.
 std::vector<std::pair<NodeId, NodeId>> onlineSoftmaxPairs(const Graph &G,
                                                           llvm::ArrayRef<NodeId> Nodes);
+/// LayerNorm's reductions among \p Nodes that one loop can compute together
+/// (KernelPlan::Welford): pairs (M, V) with M = mean(A) and
+/// V = mean((A - M) * (A - M)), both over the row's last axis, in f32 or
+/// f64, M not a kernel output (\p Outputs; its Welford value differs from
+/// sum / R where an Inf meets a finite value).
+std::vector<std::pair<NodeId, NodeId>> welfordPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                                                    llvm::ArrayRef<NodeId> Outputs);
 /// reductionStages with each pair's sum in its max's stage (the later
 /// reductions moving up with it).
 std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
@@ -116,6 +123,11 @@ struct KernelPlan {
   /// a thread's running max grows, so the row is read once less
   /// (CompileOptions::RowOnlineSoftmax; docs/NUMERICS.md).
   bool OnlineSoftmax = false;
+  /// RowReduce re-reading its row: LayerNorm's mean and variance
+  /// (welfordPairs) in one loop with Welford's update, so the row is read
+  /// twice instead of three times (CompileOptions::RowWelford;
+  /// docs/NUMERICS.md).
+  bool Welford = false;
   /// Elementwise: a permute that swaps the domain's last two axes (the
   /// operand's innermost axis becomes the second-to-last), or -1. The kernel
   /// then works in tiles of TileDim x TileDim (rows x columns): the permute's

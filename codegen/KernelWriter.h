@@ -117,9 +117,10 @@ private:
   /// the read-back outputs in the first loop, the others in the last);
   /// empty: all.
   std::vector<bool> StoreOnly;
-  /// KernelPlan::OnlineSoftmax: each pair's max (-> its sum) and the sums.
-  std::map<NodeId, NodeId> OnlineMax;
-  std::set<NodeId> OnlineSum;
+  /// Paired reductions (KernelPlan::OnlineSoftmax, Welford): each pair's
+  /// first reduction -> (its second, whether Welford), and the seconds.
+  std::map<NodeId, std::pair<NodeId, bool>> PairFirst;
+  std::set<NodeId> PairSecond;
   /// StoreOnly for the read-back outputs (\p Back) or all the others.
   std::vector<bool> readBackMask(bool Back) const {
     std::vector<bool> M(P.Outputs.size(), !Back);

@@ -74,11 +74,45 @@ jitfuse::onlineSoftmaxPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
   return Pairs;
 }
 
+std::vector<std::pair<jitfuse::NodeId, jitfuse::NodeId>>
+jitfuse::welfordPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                      llvm::ArrayRef<NodeId> Outputs) {
+  auto RowMean = [&](NodeId N) {
+    const Node &Nd = G.node(N);
+    return Nd.Kind == Op::ReduceMean && Nd.scope() == ReduceScope::LastAxis &&
+           (Nd.Type == DType::F32 || Nd.Type == DType::F64);
+  };
+  std::vector<std::pair<NodeId, NodeId>> Pairs;
+  for (NodeId V : Nodes) {
+    if (!RowMean(V))
+      continue;
+    const Node &Sq = G.node(G.node(V).Operands[0]);
+    if (Sq.Kind != Op::Mul || Sq.Operands[0] != Sq.Operands[1] || Sq.Type != G.node(V).Type)
+      continue;
+    const Node &D = G.node(Sq.Operands[0]);
+    if (D.Kind != Op::Sub || D.Type != Sq.Type)
+      continue;
+    NodeId A = D.Operands[0], M = D.Operands[1];
+    if (!RowMean(M) || G.node(M).Operands[0] != A || G.node(M).Type != D.Type ||
+        !llvm::is_contained(Nodes, M) || llvm::is_contained(Outputs, M))
+      continue;
+    Pairs.push_back({M, V});
+  }
+  return Pairs;
+}
+
 namespace jitfuse::codegen {
 
-/// The (max, sum) pair's identity: -inf and 0 of the reduction's type.
-static std::string onlineIdentity(DType T) {
-  return fmt::format("jf_ms<{}>{{{}, {}}}", computeType(T), reduceIdentity(Op::ReduceMax, T),
+/// Paired reductions' accumulator type: (max, rescaled sum) for online
+/// softmax, (count, mean, M2) for Welford.
+static std::string pairType(bool Welford, DType T) {
+  return fmt::format("{}<{}>", Welford ? "jf_wf" : "jf_ms", computeType(T));
+}
+/// Its identity: (-inf, 0), or (0, 0, 0).
+static std::string pairIdentity(bool Welford, DType T) {
+  if (Welford)
+    return fmt::format("{0}{{{1}, {1}, {1}}}", pairType(true, T), literal(0, T));
+  return fmt::format("{}{{{}, {}}}", pairType(false, T), reduceIdentity(Op::ReduceMax, T),
                      literal(0, T));
 }
 
@@ -184,13 +218,13 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         Reds.push_back(N);
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
-      if (OnlineMax.count(N)) {
-        E.line(fmt::format("jf_ms<{}> accp{} = {};", computeType(Nd.Type), N,
-                           onlineIdentity(Nd.Type)));
+      if (auto It = PairFirst.find(N); It != PairFirst.end()) {
+        E.line(fmt::format("{} accp{} = {};", pairType(It->second.second, Nd.Type), N,
+                           pairIdentity(It->second.second, Nd.Type)));
         continue;
       }
-      if (OnlineSum.count(N))
-        continue; // accumulated with its max (accp)
+      if (PairSecond.count(N))
+        continue; // accumulated with the pair's first reduction (accp)
       E.line(fmt::format("{} acc{} = {};", computeType(Nd.Type), N,
                          reduceIdentity(Nd.Kind, Nd.Type)));
     }
@@ -200,14 +234,16 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       lanes(true, [&](int K) {
         for (NodeId N : Reds) {
           const Node &Nd = G.node(N);
-          if (OnlineSum.count(N))
+          if (PairSecond.count(N))
             continue;
           const Node &Op = G.node(Nd.Operands[0]);
           std::string V = promoteValue(
               Op.Type, Nd.Type,
               E.value(Nd.Operands[0], E.domainCoords()));
-          if (OnlineMax.count(N)) {
-            std::string Add = fmt::format("jf_online_add(accp{}, {});", N, V);
+          if (auto It = PairFirst.find(N); It != PairFirst.end()) {
+            std::string Add = fmt::format("{}(accp{}, {});",
+                                          It->second.second ? "jf_welford_add" : "jf_online_add",
+                                          N, V);
             E.line(E.chunk() == ChunkKind::Partial
                        ? fmt::format("if ({}) {}", E.laneValid(), Add)
                        : Add);
@@ -243,22 +279,29 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
-      if (OnlineSum.count(N))
-        continue; // reduced with its max
-      if (auto It = OnlineMax.find(N); It != OnlineMax.end()) {
-        // Pairs (max, rescaled sum) combine like the per-thread values; the
+      if (PairSecond.count(N))
+        continue; // reduced with the pair's first reduction
+      if (auto It = PairFirst.find(N); It != PairFirst.end()) {
+        // Pairs combine like the per-thread values. Online softmax: the
         // row's sum is NaN when its max is -inf, as in the two-loop order.
-        std::string Op = fmt::format("jf_online_op<{}>()", AT);
+        // Welford: the variance is M2 over the row length, as mean() is.
+        auto [Second, Welford] = It->second;
+        std::string Op = fmt::format("{}<{}>()", Welford ? "jf_welford_op" : "jf_online_op", AT);
         E.line(fmt::format(
-            "const jf_ms<{}> rp{} = {};", AT, N,
+            "const {} rp{} = {};", pairType(Welford, Nd.Type), N,
             P.ThreadsX <= 32
                 ? fmt::format("jf_group_reduce<{}>(accp{}, {})", P.ThreadsX, N, Op)
                 : fmt::format("jf_block_reduce<{}>(accp{}, {}, {}, jf_smem{})", P.ThreadsX,
-                              N, Op, onlineIdentity(Nd.Type), N)));
-        E.line(fmt::format("const {} red{} = rp{}.M;", AT, N, N));
-        E.line(fmt::format("const {} red{} = jf_online_sum(rp{}, R);", AT, It->second, N));
+                              N, Op, pairIdentity(Welford, Nd.Type), N)));
+        if (Welford) {
+          E.line(fmt::format("const {} red{} = rp{}.Mean;", AT, N, N));
+          E.line(fmt::format("const {0} red{1} = rp{2}.M2 / ({0})R;", AT, Second, N));
+        } else {
+          E.line(fmt::format("const {} red{} = rp{}.M;", AT, N, N));
+          E.line(fmt::format("const {} red{} = jf_online_sum(rp{}, R);", AT, Second, N));
+        }
         E.setReduced(N, "red" + std::to_string(N));
-        E.setReduced(It->second, "red" + std::to_string(It->second));
+        E.setReduced(Second, "red" + std::to_string(Second));
         continue;
       }
       std::string Red =
@@ -301,19 +344,25 @@ void KernelWriter::rowBody() {
   std::string IT = E.indexType();
   std::vector<std::pair<NodeId, NodeId>> Pairs;
   if (P.OnlineSoftmax)
-    Pairs = onlineSoftmaxPairs(G, P.Nodes);
-  for (auto &[M, S] : Pairs) {
-    OnlineMax[M] = S;
-    OnlineSum.insert(S);
-  }
+    for (auto &[M, S] : onlineSoftmaxPairs(G, P.Nodes)) {
+      Pairs.push_back({M, S});
+      PairFirst[M] = {S, false};
+    }
+  if (P.Welford)
+    for (auto &[M, V] : welfordPairs(G, P.Nodes, P.Outputs)) {
+      Pairs.push_back({M, V});
+      PairFirst[M] = {V, true};
+    }
+  for (auto &[First, Second] : Pairs)
+    PairSecond.insert(Second);
   std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, Pairs);
   if (P.ThreadsX > 32)
     for (auto &[N, S] : Stages) {
-      if (OnlineSum.count(N))
+      if (PairSecond.count(N))
         continue;
       std::string T = computeType(G.node(N).Type);
-      if (OnlineMax.count(N))
-        T = "jf_ms<" + T + ">";
+      if (auto It = PairFirst.find(N); It != PairFirst.end())
+        T = pairType(It->second.second, G.node(N).Type);
       E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
     }
   if (P.ClusterX > 1)

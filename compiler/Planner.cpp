@@ -78,6 +78,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowPadSharedBytes = Opts.RowPadSharedBytes;
   SO.RowReadBack = Opts.RowReadBack;
   SO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
+  SO.RowWelford = Opts.RowWelford;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

@@ -40,6 +40,7 @@ struct PlanOptions {
   int64_t RowPadSharedBytes = 0;
   bool RowReadBack = true;
   bool RowOnlineSoftmax = true;
+  bool RowWelford = true;
 };
 
 struct GraphPlan {

@@ -242,6 +242,16 @@ static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
                          nodeList(Sums));
     }
   }
+  if (Opts.RowWelford && P.ClusterX == 1) {
+    std::vector<NodeId> Vars;
+    for (auto &[M, V] : welfordPairs(G, C.Nodes, C.Outputs))
+      Vars.push_back(V);
+    if (!Vars.empty()) {
+      P.Welford = true;
+      Why += fmt::format(", {} accumulated with the row mean in one loop (Welford)",
+                         nodeList(Vars));
+    }
+  }
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";

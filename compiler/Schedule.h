@@ -33,6 +33,7 @@ struct ScheduleOptions {
   /// CompileOptions::RowReadBack and RowOnlineSoftmax.
   bool RowReadBack = true;
   bool RowOnlineSoftmax = true;
+  bool RowWelford = true;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

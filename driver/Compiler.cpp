@@ -74,6 +74,7 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
   P.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
   P.RowReadBack = Opts.RowReadBack;
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
+  P.RowWelford = Opts.RowWelford;
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
     P.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));

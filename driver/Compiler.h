@@ -80,6 +80,11 @@ struct CompileOptions {
   /// row is read twice instead of three times. The sum's rounding differs
   /// from the two-loop order (docs/NUMERICS.md). false: two loops.
   bool RowOnlineSoftmax = true;
+  /// Such a re-read row kernel computes LayerNorm's mean and variance in one
+  /// loop with Welford's update (pairs combined in the block reduction), so
+  /// the row is read twice instead of three times; the rounding differs
+  /// from mean-then-variance (docs/NUMERICS.md). false: two loops.
+  bool RowWelford = true;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.

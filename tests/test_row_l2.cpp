@@ -300,3 +300,51 @@ TEST_CASE("GPU: online softmax rows match the reference", "[gpu][online]") {
     REQUIRE(onlyKernel(C.G, PlanOptions{}).OnlineSoftmax);
   checkCases(Cases, CheckOptions{});
 }
+
+TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (Welford)",
+          "[schedule][codegen][welford]") {
+  SECTION("f32 x 32064 re-reads its row: Welford, two loops") {
+    Graph G = layerNorm(DType::F32, 32064);
+    KernelPlan K = onlyKernel(G, PlanOptions{});
+    CHECK_FALSE(K.CacheRow);
+    CHECK(K.Welford);
+    CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
+    PlanOptions Off;
+    Off.RowWelford = false;
+    CHECK_FALSE(onlyKernel(G, Off).Welford);
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(G, Opts);
+    const std::string &Src = E.source();
+    size_t Kernel = Src.find("extern \"C\"");
+    size_t Next = Src.find("extern \"C\"", Kernel + 1);
+    REQUIRE(Next != std::string::npos);
+    std::string V4 = Src.substr(Kernel, Next - Kernel);
+    CHECK(count(V4, "jf_load<float, 4>(in_0") == 2); // the Welford loop, the output loop
+    CHECK(count(V4, "jf_welford_add(accp") == 4);
+    CHECK(count(V4, "jf_block_reduce<512>(") == 1);
+    CHECK(V4.find(".M2 / (float)R") != std::string::npos);
+  }
+  SECTION("a mean that is an output, rows in registers and other variances are unchanged") {
+    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 4096), PlanOptions{}).Welford);
+    Graph G;
+    Value X = G.input("x", DType::F32, {"B", 32064});
+    Value M = mean(X);
+    Value D = X - M;
+    G.output("mean", M);
+    G.output("var", mean(D * D));
+    G.output("y", D * 2.0);
+    CHECK_FALSE(onlyKernel(G, PlanOptions{}).Welford);
+  }
+}
+
+TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
+  std::vector<Case> Cases;
+  Cases.push_back({layerNorm(DType::F32, 32064), {{"B", 3}}});
+  Cases.push_back({layerNorm(DType::BF16, 50257), {{"B", 2}}});
+  Cases.push_back({layerNorm(DType::F16, 128256), {{"B", 2}}});
+  Cases.push_back({layerNormDyn(DType::F32), {{"B", 5}, {"H", 30011}}});
+  for (const Case &C : Cases)
+    REQUIRE(onlyKernel(C.G, PlanOptions{}).Welford);
+  checkCases(Cases, CheckOptions{});
+}

@@ -381,6 +381,42 @@ template <typename T> __device__ __forceinline__ T jf_online_sum(jf_ms<T> A, lon
   return A.M == jf_ninf(A.M) && R > 0 ? jf_qnan(A.M) : A.S;
 }
 
+// Welford (KernelPlan::Welford): a thread's count, mean and sum of squared
+// deviations of the values it saw, so LayerNorm's mean and variance take
+// one loop. Pairs of partial results combine symmetrically (Chan et al.,
+// the mean as a weighted sum), so the lanes of a butterfly agree.
+template <typename T> struct jf_wf {
+  T N, Mean, M2;
+};
+__device__ __forceinline__ float jf_odiv(float A, float B) { return __fdiv_rn(A, B); }
+__device__ __forceinline__ double jf_odiv(double A, double B) { return __ddiv_rn(A, B); }
+template <typename T> __device__ __forceinline__ void jf_welford_add(jf_wf<T> &A, T V) {
+  A.N = A.N + (T)1;
+  const T D = V - A.Mean;
+  A.Mean = A.Mean + jf_odiv(D, A.N);
+  A.M2 = A.M2 + D * (V - A.Mean);
+}
+template <typename T> struct jf_welford_op {
+  __device__ jf_wf<T> operator()(jf_wf<T> A, jf_wf<T> B) const {
+    const T N = jf_oadd(A.N, B.N);
+    if (N == (T)0)
+      return {(T)0, (T)0, (T)0};
+    const T Mean = jf_odiv(jf_oadd(jf_omul(A.N, A.Mean), jf_omul(B.N, B.Mean)), N);
+    const T D = B.Mean - A.Mean; // squared below: the sign does not matter
+    const T Cross = jf_odiv(jf_omul(jf_omul(D, D), jf_omul(A.N, B.N)), N);
+    return {N, Mean, jf_oadd(jf_oadd(A.M2, B.M2), Cross)};
+  }
+};
+template <int GroupSize, typename T>
+__device__ __forceinline__ jf_wf<T> jf_group_reduce(jf_wf<T> V, jf_welford_op<T> F) {
+#pragma unroll
+  for (int O = GroupSize / 2; O > 0; O >>= 1)
+    V = F(V, {__shfl_xor_sync(0xffffffffu, V.N, O, GroupSize),
+              __shfl_xor_sync(0xffffffffu, V.Mean, O, GroupSize),
+              __shfl_xor_sync(0xffffffffu, V.M2, O, GroupSize)});
+  return V;
+}
+
 // Thread-block clusters (sm_90): a long row split over the blocks of a
 // cluster combines their block results through distributed shared memory.
 // Marked unused: most programs have no such row, and NVRTC would warn
