@@ -74,7 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  bool NoReadBack = false, NoOnlineSoftmax = false, NoWelford = false;
+  bool NoReadBack = false, OnlineSoftmax = false, Welford = false;
 };
 
 struct Point {
@@ -388,8 +388,8 @@ int run(const Options &O) {
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
         CO.RowReadBack = !O.NoReadBack;
-        CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
-        CO.RowWelford = !O.NoWelford;
+        CO.RowOnlineSoftmax = O.OnlineSoftmax;
+        CO.RowWelford = O.Welford;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -463,10 +463,10 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
   App.add_flag("--no-read-back", O.NoReadBack,
                "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
-  App.add_flag("--no-welford", O.NoWelford,
-               "CompileOptions::RowWelford = false (rows re-read per stage, for comparisons)");
-  App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
-               "CompileOptions::RowOnlineSoftmax = false (rows re-read per stage, for "
+  App.add_flag("--welford", O.Welford,
+               "CompileOptions::RowWelford (opt-in, rows re-read per stage, for comparisons)");
+  App.add_flag("--online-softmax", O.OnlineSoftmax,
+               "CompileOptions::RowOnlineSoftmax (opt-in, rows re-read per stage, for "
                "comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");

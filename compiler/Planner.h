@@ -39,8 +39,8 @@ struct PlanOptions {
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
   bool RowReadBack = true;
-  bool RowOnlineSoftmax = true;
-  bool RowWelford = true;
+  bool RowOnlineSoftmax = false;
+  bool RowWelford = false;
 };
 
 struct GraphPlan {

@@ -32,8 +32,8 @@ struct ScheduleOptions {
   int64_t RowPadSharedBytes = 0;
   /// CompileOptions::RowReadBack and RowOnlineSoftmax.
   bool RowReadBack = true;
-  bool RowOnlineSoftmax = true;
-  bool RowWelford = true;
+  bool RowOnlineSoftmax = false;
+  bool RowWelford = false;
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

@@ -122,6 +122,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowClusters = Opts.RowClusters;
     CO.RowSharedMemory = Opts.RowShared;
     CO.RowL2Hints = Opts.RowL2Hints;
+    CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
+    CO.RowWelford = Opts.RowWelford;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

@@ -48,6 +48,8 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
+  /// CompileOptions::RowOnlineSoftmax and RowWelford.
+  bool RowOnlineSoftmax = false, RowWelford = false;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

@@ -63,6 +63,14 @@ void checkCases(const std::vector<Case> &Cases, const CheckOptions &Base) {
     }
 }
 
+/// Online softmax and Welford on (both opt-in).
+PlanOptions pairsOn() {
+  PlanOptions O;
+  O.RowOnlineSoftmax = true;
+  O.RowWelford = true;
+  return O;
+}
+
 size_t count(const std::string &S, const std::string &Sub) {
   size_t N = 0;
   for (size_t At = S.find(Sub); At != std::string::npos; At = S.find(Sub, At + 1))
@@ -252,15 +260,15 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
           "[schedule][codegen][online]") {
   SECTION("f32 x 128256 re-reads its row: max and sum together, two loops") {
     Graph G = softmax(DType::F32, 128256);
-    KernelPlan K = onlyKernel(G, PlanOptions{});
+    KernelPlan K = onlyKernel(G, pairsOn());
     CHECK_FALSE(K.CacheRow);
     CHECK(K.OnlineSoftmax);
     CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
-    PlanOptions Off;
-    Off.RowOnlineSoftmax = false;
-    CHECK_FALSE(onlyKernel(G, Off).OnlineSoftmax);
+    CHECK_FALSE(onlyKernel(G, PlanOptions{}).OnlineSoftmax); // opt-in
     CompileOptions Opts;
     Opts.Arch = "sm_90";
+    Opts.RowOnlineSoftmax = true;
+    Opts.RowWelford = true;
     Executable E = testCompiler().compile(G, Opts);
     const std::string &Src = E.source();
     size_t Kernel = Src.find("extern \"C\"");
@@ -274,15 +282,15 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     CHECK(V4.find("jf_online_sum(rp") != std::string::npos);
   }
   SECTION("rows kept in registers and non-softmax sums are unchanged") {
-    CHECK_FALSE(onlyKernel(softmax(DType::F32, 2048), PlanOptions{}).OnlineSoftmax);
-    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 128256), PlanOptions{}).OnlineSoftmax);
+    CHECK_FALSE(onlyKernel(softmax(DType::F32, 2048), pairsOn()).OnlineSoftmax);
+    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 128256), pairsOn()).OnlineSoftmax);
     // sum(exp(x - max(y))) with another operand is not softmax's pair.
     Graph G;
     Value X = G.input("x", DType::F32, {"B", 128256});
     Value Y = G.input("y", DType::F32, {"B", 128256});
     G.output("s", sum(exp(X - reduceMax(Y))));
     G.output("t", X * 2.0);
-    CHECK(onlineSoftmaxPairs(G, planGraph(G, PlanOptions{}).Kernels.front().Nodes).empty());
+    CHECK(onlineSoftmaxPairs(G, planGraph(G, pairsOn()).Kernels.front().Nodes).empty());
   }
 }
 
@@ -297,23 +305,26 @@ TEST_CASE("GPU: online softmax rows match the reference", "[gpu][online]") {
     Cases.push_back({std::move(G), {{"B", 5}, {"H", 40009}}});
   }
   for (const Case &C : Cases)
-    REQUIRE(onlyKernel(C.G, PlanOptions{}).OnlineSoftmax);
-  checkCases(Cases, CheckOptions{});
+    REQUIRE(onlyKernel(C.G, pairsOn()).OnlineSoftmax);
+  CheckOptions CO;
+  CO.RowOnlineSoftmax = true;
+  CO.RowWelford = true;
+  checkCases(Cases, CO);
 }
 
 TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (Welford)",
           "[schedule][codegen][welford]") {
   SECTION("f32 x 32064 re-reads its row: Welford, two loops") {
     Graph G = layerNorm(DType::F32, 32064);
-    KernelPlan K = onlyKernel(G, PlanOptions{});
+    KernelPlan K = onlyKernel(G, pairsOn());
     CHECK_FALSE(K.CacheRow);
     CHECK(K.Welford);
     CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
-    PlanOptions Off;
-    Off.RowWelford = false;
-    CHECK_FALSE(onlyKernel(G, Off).Welford);
+    CHECK_FALSE(onlyKernel(G, PlanOptions{}).Welford); // opt-in
     CompileOptions Opts;
     Opts.Arch = "sm_90";
+    Opts.RowOnlineSoftmax = true;
+    Opts.RowWelford = true;
     Executable E = testCompiler().compile(G, Opts);
     const std::string &Src = E.source();
     size_t Kernel = Src.find("extern \"C\"");
@@ -326,7 +337,7 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     CHECK(V4.find(".M2 / (float)R") != std::string::npos);
   }
   SECTION("a mean that is an output, rows in registers and other variances are unchanged") {
-    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 4096), PlanOptions{}).Welford);
+    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 4096), pairsOn()).Welford);
     Graph G;
     Value X = G.input("x", DType::F32, {"B", 32064});
     Value M = mean(X);
@@ -334,7 +345,7 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     G.output("mean", M);
     G.output("var", mean(D * D));
     G.output("y", D * 2.0);
-    CHECK_FALSE(onlyKernel(G, PlanOptions{}).Welford);
+    CHECK_FALSE(onlyKernel(G, pairsOn()).Welford);
   }
 }
 
@@ -345,6 +356,9 @@ TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
   Cases.push_back({layerNorm(DType::F16, 128256), {{"B", 2}}});
   Cases.push_back({layerNormDyn(DType::F32), {{"B", 5}, {"H", 30011}}});
   for (const Case &C : Cases)
-    REQUIRE(onlyKernel(C.G, PlanOptions{}).Welford);
-  checkCases(Cases, CheckOptions{});
+    REQUIRE(onlyKernel(C.G, pairsOn()).Welford);
+  CheckOptions CO;
+  CO.RowOnlineSoftmax = true;
+  CO.RowWelford = true;
+  checkCases(Cases, CO);
 }
