@@ -30,22 +30,24 @@ llvm::StringRef kernelKindName(KernelKind K);
 /// reads the same numbering to find values later loops need again.
 std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes);
 
-/// Softmax's reductions among \p Nodes that one loop can compute together
-/// (KernelPlan::OnlineSoftmax): pairs (M, S) with M = reduce_max(A) and
-/// S = sum(exp(A - M)), both over the row's last axis, in f32 or f64.
-std::vector<std::pair<NodeId, NodeId>> onlineSoftmaxPairs(const Graph &G,
-                                                          llvm::ArrayRef<NodeId> Nodes);
-/// LayerNorm's reductions among \p Nodes that one loop can compute together
-/// (KernelPlan::Welford): pairs (M, V) with M = mean(A) and
-/// V = mean((A - M) * (A - M)), both over the row's last axis, in f32 or
-/// f64, M not a kernel output (\p Outputs; its Welford value differs from
-/// sum / R where an Inf meets a finite value).
-std::vector<std::pair<NodeId, NodeId>> welfordPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                                                    llvm::ArrayRef<NodeId> Outputs);
-/// reductionStages with each pair's sum in its max's stage (the later
+/// Two row reductions one loop computes together (KernelPlan::RowPairs):
+/// online softmax, First = reduce_max(A) and Second = sum(exp(A - First));
+/// Welford, First = mean(A) and Second = mean((A - First)^2). Both over the
+/// row's last axis, in f32 or f64.
+struct RowPair {
+  NodeId First = 0, Second = 0;
+  bool Welford = false;
+};
+
+/// The pairs among \p Nodes: online softmax when \p Online, Welford when
+/// \p Welford for means that are not in \p Outputs (Welford's running mean
+/// differs from sum / R where an Inf meets a finite value).
+std::vector<RowPair> rowPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                              llvm::ArrayRef<NodeId> Outputs, bool Online, bool Welford);
+/// reductionStages with each pair's Second in its First's stage (the later
 /// reductions moving up with it).
 std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                                      llvm::ArrayRef<std::pair<NodeId, NodeId>> Pairs);
+                                      llvm::ArrayRef<RowPair> Pairs);
 
 struct KernelPlan {
   std::string Name; // C identifier prefix; variants append _v<Vec>
@@ -118,16 +120,12 @@ struct KernelPlan {
   /// and never uses, so that fewer blocks share an SM and the rows being
   /// read again fit in L2 (CompileOptions::RowBlocksPerSm); 0: none.
   int64_t RowPadSharedBytes = 0;
-  /// RowReduce re-reading its row: softmax's max and sum of exp(x - max)
-  /// (onlineSoftmaxPairs) accumulate in one loop, the sum rescaled whenever
-  /// a thread's running max grows, so the row is read once less
-  /// (CompileOptions::RowOnlineSoftmax; docs/NUMERICS.md).
-  bool OnlineSoftmax = false;
-  /// RowReduce re-reading its row: LayerNorm's mean and variance
-  /// (welfordPairs) in one loop with Welford's update, so the row is read
-  /// twice instead of three times (CompileOptions::RowWelford;
-  /// docs/NUMERICS.md).
-  bool Welford = false;
+  /// RowReduce re-reading its row: reductions computed in pairs in one loop
+  /// (rowPairs), so the row is read once less: softmax's max and sum of
+  /// exp(x - max), the sum rescaled whenever a thread's running max grows
+  /// (CompileOptions::RowOnlineSoftmax), and LayerNorm's mean and variance
+  /// with Welford's update (CompileOptions::RowWelford); docs/NUMERICS.md.
+  std::vector<RowPair> RowPairs;
   /// Elementwise: a permute that swaps the domain's last two axes (the
   /// operand's innermost axis becomes the second-to-last), or -1. The kernel
   /// then works in tiles of TileDim x TileDim (rows x columns): the permute's

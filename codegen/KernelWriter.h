@@ -117,10 +117,17 @@ private:
   /// the read-back outputs in the first loop, the others in the last);
   /// empty: all.
   std::vector<bool> StoreOnly;
-  /// Paired reductions (KernelPlan::OnlineSoftmax, Welford): each pair's
-  /// first reduction -> (its second, whether Welford), and the seconds.
-  std::map<NodeId, std::pair<NodeId, bool>> PairFirst;
-  std::set<NodeId> PairSecond;
+  /// KernelPlan::RowPairs: the pair whose First is \p N, or null.
+  const RowPair *pairOf(NodeId N) const {
+    for (const RowPair &RP : P.RowPairs)
+      if (RP.First == N)
+        return &RP;
+    return nullptr;
+  }
+  /// Whether \p N is a pair's Second (reduced with its First).
+  bool pairSecond(NodeId N) const {
+    return llvm::any_of(P.RowPairs, [&](const RowPair &RP) { return RP.Second == N; });
+  }
   /// StoreOnly for the read-back outputs (\p Back) or all the others.
   std::vector<bool> readBackMask(bool Back) const {
     std::vector<bool> M(P.Outputs.size(), !Back);

@@ -27,17 +27,17 @@ std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
 
 std::map<jitfuse::NodeId, int>
 jitfuse::reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                         llvm::ArrayRef<std::pair<NodeId, NodeId>> Pairs) {
-  std::map<NodeId, NodeId> MaxOf;
-  for (auto &[M, S] : Pairs)
-    MaxOf[S] = M;
+                         llvm::ArrayRef<RowPair> Pairs) {
+  std::map<NodeId, NodeId> FirstOf;
+  for (const RowPair &RP : Pairs)
+    FirstOf[RP.Second] = RP.First;
   std::map<NodeId, int> Avail, Stage;
   for (NodeId N : Nodes) {
     int A = 0;
     for (NodeId O : G.node(N).Operands)
       if (auto It = Avail.find(O); It != Avail.end())
         A = std::max(A, It->second);
-    if (auto It = MaxOf.find(N); It != MaxOf.end())
+    if (auto It = FirstOf.find(N); It != FirstOf.end())
       A = Stage.at(It->second);
     if (isReduction(G.node(N).Kind)) {
       Stage[N] = A;
@@ -48,55 +48,36 @@ jitfuse::reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
   return Stage;
 }
 
-std::vector<std::pair<jitfuse::NodeId, jitfuse::NodeId>>
-jitfuse::onlineSoftmaxPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
-  auto RowReduce = [&](NodeId N, Op K) {
+std::vector<jitfuse::RowPair> jitfuse::rowPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
+                                                llvm::ArrayRef<NodeId> Outputs, bool Online,
+                                                bool Welford) {
+  auto RowReduce = [&](NodeId N, Op K, DType T) {
     const Node &Nd = G.node(N);
-    return Nd.Kind == K && Nd.scope() == ReduceScope::LastAxis &&
-           (Nd.Type == DType::F32 || Nd.Type == DType::F64);
+    return Nd.Kind == K && Nd.scope() == ReduceScope::LastAxis && Nd.Type == T &&
+           llvm::is_contained(Nodes, N);
   };
-  std::vector<std::pair<NodeId, NodeId>> Pairs;
+  std::vector<RowPair> Pairs;
   for (NodeId S : Nodes) {
-    if (!RowReduce(S, Op::ReduceSum))
+    const Node &Sec = G.node(S);
+    bool IsWelford = Sec.Kind == Op::ReduceMean;
+    if ((IsWelford ? !Welford : (!Online || Sec.Kind != Op::ReduceSum)) ||
+        Sec.scope() != ReduceScope::LastAxis ||
+        (Sec.Type != DType::F32 && Sec.Type != DType::F64))
       continue;
-    const Node &E = G.node(G.node(S).Operands[0]);
-    if (E.Kind != Op::Exp || E.Type != G.node(S).Type)
+    // Softmax: exp(D); Welford: D * D. Either way D = A - First.
+    const Node &Op0 = G.node(Sec.Operands[0]);
+    if (Op0.Type != Sec.Type ||
+        (IsWelford ? Op0.Kind != Op::Mul || Op0.Operands[0] != Op0.Operands[1]
+                   : Op0.Kind != Op::Exp))
       continue;
-    const Node &D = G.node(E.Operands[0]);
-    if (D.Kind != Op::Sub || D.Type != E.Type)
+    const Node &D = G.node(Op0.Operands[0]);
+    if (D.Kind != Op::Sub || D.Type != Sec.Type)
       continue;
-    NodeId A = D.Operands[0], M = D.Operands[1];
-    if (!RowReduce(M, Op::ReduceMax) || G.node(M).Operands[0] != A ||
-        G.node(M).Type != E.Type || !llvm::is_contained(Nodes, M))
+    NodeId A = D.Operands[0], First = D.Operands[1];
+    if (!RowReduce(First, IsWelford ? Op::ReduceMean : Op::ReduceMax, Sec.Type) ||
+        G.node(First).Operands[0] != A || (IsWelford && llvm::is_contained(Outputs, First)))
       continue;
-    Pairs.push_back({M, S});
-  }
-  return Pairs;
-}
-
-std::vector<std::pair<jitfuse::NodeId, jitfuse::NodeId>>
-jitfuse::welfordPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                      llvm::ArrayRef<NodeId> Outputs) {
-  auto RowMean = [&](NodeId N) {
-    const Node &Nd = G.node(N);
-    return Nd.Kind == Op::ReduceMean && Nd.scope() == ReduceScope::LastAxis &&
-           (Nd.Type == DType::F32 || Nd.Type == DType::F64);
-  };
-  std::vector<std::pair<NodeId, NodeId>> Pairs;
-  for (NodeId V : Nodes) {
-    if (!RowMean(V))
-      continue;
-    const Node &Sq = G.node(G.node(V).Operands[0]);
-    if (Sq.Kind != Op::Mul || Sq.Operands[0] != Sq.Operands[1] || Sq.Type != G.node(V).Type)
-      continue;
-    const Node &D = G.node(Sq.Operands[0]);
-    if (D.Kind != Op::Sub || D.Type != Sq.Type)
-      continue;
-    NodeId A = D.Operands[0], M = D.Operands[1];
-    if (!RowMean(M) || G.node(M).Operands[0] != A || G.node(M).Type != D.Type ||
-        !llvm::is_contained(Nodes, M) || llvm::is_contained(Outputs, M))
-      continue;
-    Pairs.push_back({M, V});
+    Pairs.push_back({First, S, IsWelford});
   }
   return Pairs;
 }
@@ -218,13 +199,13 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         Reds.push_back(N);
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
-      if (auto It = PairFirst.find(N); It != PairFirst.end()) {
-        E.line(fmt::format("{} accp{} = {};", pairType(It->second.second, Nd.Type), N,
-                           pairIdentity(It->second.second, Nd.Type)));
+      if (const RowPair *RP = pairOf(N)) {
+        E.line(fmt::format("{} accp{} = {};", pairType(RP->Welford, Nd.Type), N,
+                           pairIdentity(RP->Welford, Nd.Type)));
         continue;
       }
-      if (PairSecond.count(N))
-        continue; // accumulated with the pair's first reduction (accp)
+      if (pairSecond(N))
+        continue; // accumulated with the pair's First (accp)
       E.line(fmt::format("{} acc{} = {};", computeType(Nd.Type), N,
                          reduceIdentity(Nd.Kind, Nd.Type)));
     }
@@ -234,16 +215,15 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       lanes(true, [&](int K) {
         for (NodeId N : Reds) {
           const Node &Nd = G.node(N);
-          if (PairSecond.count(N))
+          if (pairSecond(N))
             continue;
           const Node &Op = G.node(Nd.Operands[0]);
           std::string V = promoteValue(
               Op.Type, Nd.Type,
               E.value(Nd.Operands[0], E.domainCoords()));
-          if (auto It = PairFirst.find(N); It != PairFirst.end()) {
-            std::string Add = fmt::format("{}(accp{}, {});",
-                                          It->second.second ? "jf_welford_add" : "jf_online_add",
-                                          N, V);
+          if (const RowPair *RP = pairOf(N)) {
+            std::string Add = fmt::format(
+                "{}(accp{}, {});", RP->Welford ? "jf_welford_add" : "jf_online_add", N, V);
             E.line(E.chunk() == ChunkKind::Partial
                        ? fmt::format("if ({}) {}", E.laneValid(), Add)
                        : Add);
@@ -279,13 +259,13 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
-      if (PairSecond.count(N))
-        continue; // reduced with the pair's first reduction
-      if (auto It = PairFirst.find(N); It != PairFirst.end()) {
+      if (pairSecond(N))
+        continue; // reduced with the pair's First
+      if (const RowPair *RP = pairOf(N)) {
         // Pairs combine like the per-thread values. Online softmax: the
         // row's sum is NaN when its max is -inf, as in the two-loop order.
         // Welford: the variance is M2 over the row length, as mean() is.
-        auto [Second, Welford] = It->second;
+        auto [First, Second, Welford] = *RP;
         std::string Op = fmt::format("{}<{}>()", Welford ? "jf_welford_op" : "jf_online_op", AT);
         E.line(fmt::format(
             "const {} rp{} = {};", pairType(Welford, Nd.Type), N,
@@ -342,27 +322,14 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
 
 void KernelWriter::rowBody() {
   std::string IT = E.indexType();
-  std::vector<std::pair<NodeId, NodeId>> Pairs;
-  if (P.OnlineSoftmax)
-    for (auto &[M, S] : onlineSoftmaxPairs(G, P.Nodes)) {
-      Pairs.push_back({M, S});
-      PairFirst[M] = {S, false};
-    }
-  if (P.Welford)
-    for (auto &[M, V] : welfordPairs(G, P.Nodes, P.Outputs)) {
-      Pairs.push_back({M, V});
-      PairFirst[M] = {V, true};
-    }
-  for (auto &[First, Second] : Pairs)
-    PairSecond.insert(Second);
-  std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, Pairs);
+  std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, P.RowPairs);
   if (P.ThreadsX > 32)
     for (auto &[N, S] : Stages) {
-      if (PairSecond.count(N))
+      if (pairSecond(N))
         continue;
       std::string T = computeType(G.node(N).Type);
-      if (auto It = PairFirst.find(N); It != PairFirst.end())
-        T = pairType(It->second.second, G.node(N).Type);
+      if (const RowPair *RP = pairOf(N))
+        T = pairType(RP->Welford, G.node(N).Type);
       E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
     }
   if (P.ClusterX > 1)

@@ -195,19 +195,10 @@ static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const
   return Out;
 }
 
-/// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
-/// 16 bytes of adjacent columns of the widest input that varies along the
-/// rows (the [C] output is stored once and does not set the width), so a
-/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
-/// be a static multiple of that width and every pointer 16-byte aligned;
-/// the other one reads the same columns with scalar loads (a thread's
-/// columns 32 apart, still coalesced across the warp) and serves any offset
-/// and any C. Both cover the same tiles with the same split, so they sum in
-/// the same order.
-/// A row kernel that reads its row from memory again in each stage: the
-/// L2 hints and the occupancy pad the options ask for, and the plan clause
-/// saying so.
-static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
+/// A row kernel that reads its row from memory again in each stage: what
+/// spares it reads (outputs read back, paired reductions) and the L2 hints
+/// and occupancy pad the options ask for; returns the plan clauses saying so.
+static std::string rereadSchedule(const Graph &G, const Cluster &C, KernelPlan &P,
                                const std::set<NodeId> &AfterReduction,
                                const ScheduleOptions &Opts) {
   std::string Why;
@@ -232,26 +223,12 @@ static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
   if (!Back.empty())
     Why += fmt::format(", {} stored by the first loop and read back by the later ones",
                        nodeList(Back));
-  if (Opts.RowOnlineSoftmax && P.ClusterX == 1) {
-    std::vector<NodeId> Sums;
-    for (auto &[M, S] : onlineSoftmaxPairs(G, C.Nodes))
-      Sums.push_back(S);
-    if (!Sums.empty()) {
-      P.OnlineSoftmax = true;
-      Why += fmt::format(", {} accumulated with the row max in one loop (online rescaling)",
-                         nodeList(Sums));
-    }
-  }
-  if (Opts.RowWelford && P.ClusterX == 1) {
-    std::vector<NodeId> Vars;
-    for (auto &[M, V] : welfordPairs(G, C.Nodes, C.Outputs))
-      Vars.push_back(V);
-    if (!Vars.empty()) {
-      P.Welford = true;
-      Why += fmt::format(", {} accumulated with the row mean in one loop (Welford)",
-                         nodeList(Vars));
-    }
-  }
+  if (P.ClusterX == 1)
+    P.RowPairs = rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, Opts.RowWelford);
+  for (const RowPair &RP : P.RowPairs)
+    Why += fmt::format(", {} accumulated with the row {} in one loop ({})",
+                       nodeList({RP.Second}), RP.Welford ? "mean" : "max",
+                       RP.Welford ? "Welford" : "online rescaling");
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";
@@ -265,6 +242,15 @@ static std::string rereadHints(const Graph &G, const Cluster &C, KernelPlan &P,
   return Why;
 }
 
+/// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
+/// 16 bytes of adjacent columns of the widest input that varies along the
+/// rows (the [C] output is stored once and does not set the width), so a
+/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
+/// be a static multiple of that width and every pointer 16-byte aligned;
+/// the other one reads the same columns with scalar loads (a thread's
+/// columns 32 apart, still coalesced across the warp) and serves any offset
+/// and any C. Both cover the same tiles with the same split, so they sum in
+/// the same order.
 static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
@@ -499,7 +485,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                          "stage",
                          Last.Name, P.ThreadsX);
     if (ReadAgain)
-      P.Why += rereadHints(G, C, P, AfterReduction, Opts);
+      P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
     return P;
   }
   // Threads follow the row's own chunks (a peeled row has no more whole
@@ -610,7 +596,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
                : "row read once (one reduction stage, no whole-row output): not kept";
   if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1)
-    P.Why += rereadHints(G, C, P, AfterReduction, Opts);
+    P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   return P;
 }
 

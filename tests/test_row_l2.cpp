@@ -71,6 +71,27 @@ PlanOptions pairsOn() {
   return O;
 }
 
+/// How many of the kernel's paired reductions are Welford (or online softmax).
+size_t pairsOf(const KernelPlan &K, bool Welford) {
+  return llvm::count_if(K.RowPairs, [&](const RowPair &RP) { return RP.Welford == Welford; });
+}
+
+/// The text of the first variant of G's single kernel, compiled for sm_90
+/// with both pair options on.
+std::string firstVariantWithPairs(const Graph &G) {
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.RowOnlineSoftmax = true;
+  Opts.RowWelford = true;
+  Executable E = testCompiler().compile(G, Opts);
+  const std::string &Src = E.source();
+  size_t Kernel = Src.find("extern \"C\"");
+  size_t Next = Src.find("extern \"C\"", Kernel + 1);
+  REQUIRE(Kernel != std::string::npos);
+  REQUIRE(Next != std::string::npos);
+  return Src.substr(Kernel, Next - Kernel);
+}
+
 size_t count(const std::string &S, const std::string &Sub) {
   size_t N = 0;
   for (size_t At = S.find(Sub); At != std::string::npos; At = S.find(Sub, At + 1))
@@ -262,19 +283,10 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     Graph G = softmax(DType::F32, 128256);
     KernelPlan K = onlyKernel(G, pairsOn());
     CHECK_FALSE(K.CacheRow);
-    CHECK(K.OnlineSoftmax);
+    CHECK(pairsOf(K, false) == 1);
     CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
-    CHECK_FALSE(onlyKernel(G, PlanOptions{}).OnlineSoftmax); // opt-in
-    CompileOptions Opts;
-    Opts.Arch = "sm_90";
-    Opts.RowOnlineSoftmax = true;
-    Opts.RowWelford = true;
-    Executable E = testCompiler().compile(G, Opts);
-    const std::string &Src = E.source();
-    size_t Kernel = Src.find("extern \"C\"");
-    size_t Next = Src.find("extern \"C\"", Kernel + 1);
-    REQUIRE(Next != std::string::npos);
-    std::string V4 = Src.substr(Kernel, Next - Kernel);
+    CHECK(onlyKernel(G, PlanOptions{}).RowPairs.empty()); // opt-in
+    std::string V4 = firstVariantWithPairs(G);
     // One load of x per loop: the (max, sum) loop and the output loop.
     CHECK(count(V4, "jf_load<float, 4>(in_0") == 2);
     CHECK(count(V4, "jf_online_add(accp") == 4); // one per lane
@@ -282,15 +294,15 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     CHECK(V4.find("jf_online_sum(rp") != std::string::npos);
   }
   SECTION("rows kept in registers and non-softmax sums are unchanged") {
-    CHECK_FALSE(onlyKernel(softmax(DType::F32, 2048), pairsOn()).OnlineSoftmax);
-    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 128256), pairsOn()).OnlineSoftmax);
+    CHECK(onlyKernel(softmax(DType::F32, 2048), pairsOn()).RowPairs.empty());
+    CHECK(pairsOf(onlyKernel(layerNorm(DType::F32, 128256), pairsOn()), false) == 0);
     // sum(exp(x - max(y))) with another operand is not softmax's pair.
     Graph G;
     Value X = G.input("x", DType::F32, {"B", 128256});
     Value Y = G.input("y", DType::F32, {"B", 128256});
     G.output("s", sum(exp(X - reduceMax(Y))));
     G.output("t", X * 2.0);
-    CHECK(onlineSoftmaxPairs(G, planGraph(G, pairsOn()).Kernels.front().Nodes).empty());
+    CHECK(onlyKernel(G, pairsOn()).RowPairs.empty());
   }
 }
 
@@ -305,7 +317,7 @@ TEST_CASE("GPU: online softmax rows match the reference", "[gpu][online]") {
     Cases.push_back({std::move(G), {{"B", 5}, {"H", 40009}}});
   }
   for (const Case &C : Cases)
-    REQUIRE(onlyKernel(C.G, pairsOn()).OnlineSoftmax);
+    REQUIRE(pairsOf(onlyKernel(C.G, pairsOn()), false) == 1);
   CheckOptions CO;
   CO.RowOnlineSoftmax = true;
   CO.RowWelford = true;
@@ -318,26 +330,17 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     Graph G = layerNorm(DType::F32, 32064);
     KernelPlan K = onlyKernel(G, pairsOn());
     CHECK_FALSE(K.CacheRow);
-    CHECK(K.Welford);
+    CHECK(pairsOf(K, true) == 1);
     CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
-    CHECK_FALSE(onlyKernel(G, PlanOptions{}).Welford); // opt-in
-    CompileOptions Opts;
-    Opts.Arch = "sm_90";
-    Opts.RowOnlineSoftmax = true;
-    Opts.RowWelford = true;
-    Executable E = testCompiler().compile(G, Opts);
-    const std::string &Src = E.source();
-    size_t Kernel = Src.find("extern \"C\"");
-    size_t Next = Src.find("extern \"C\"", Kernel + 1);
-    REQUIRE(Next != std::string::npos);
-    std::string V4 = Src.substr(Kernel, Next - Kernel);
+    CHECK(onlyKernel(G, PlanOptions{}).RowPairs.empty()); // opt-in
+    std::string V4 = firstVariantWithPairs(G);
     CHECK(count(V4, "jf_load<float, 4>(in_0") == 2); // the Welford loop, the output loop
     CHECK(count(V4, "jf_welford_add(accp") == 4);
     CHECK(count(V4, "jf_block_reduce<512>(") == 1);
     CHECK(V4.find(".M2 / (float)R") != std::string::npos);
   }
   SECTION("a mean that is an output, rows in registers and other variances are unchanged") {
-    CHECK_FALSE(onlyKernel(layerNorm(DType::F32, 4096), pairsOn()).Welford);
+    CHECK(onlyKernel(layerNorm(DType::F32, 4096), pairsOn()).RowPairs.empty());
     Graph G;
     Value X = G.input("x", DType::F32, {"B", 32064});
     Value M = mean(X);
@@ -345,7 +348,7 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     G.output("mean", M);
     G.output("var", mean(D * D));
     G.output("y", D * 2.0);
-    CHECK_FALSE(onlyKernel(G, pairsOn()).Welford);
+    CHECK(pairsOf(onlyKernel(G, pairsOn()), true) == 0);
   }
 }
 
@@ -356,7 +359,7 @@ TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
   Cases.push_back({layerNorm(DType::F16, 128256), {{"B", 2}}});
   Cases.push_back({layerNormDyn(DType::F32), {{"B", 5}, {"H", 30011}}});
   for (const Case &C : Cases)
-    REQUIRE(onlyKernel(C.G, pairsOn()).Welford);
+    REQUIRE(pairsOf(onlyKernel(C.G, pairsOn()), true) == 1);
   CheckOptions CO;
   CO.RowOnlineSoftmax = true;
   CO.RowWelford = true;

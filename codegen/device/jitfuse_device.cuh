@@ -325,7 +325,7 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
   return R;
 }
 
-// Online softmax (KernelPlan::OnlineSoftmax): a running max M and the sum S
+// Online softmax (KernelPlan::RowPairs): a running max M and the sum S
 // of exp(v - M) over the values seen, S rescaled by exp(Mold - Mnew) when
 // M grows. A -inf value adds 0 and a -inf running max scales by 0, so rows
 // whose first values are -inf stay finite; a row whose max is -inf gets a
@@ -381,7 +381,7 @@ template <typename T> __device__ __forceinline__ T jf_online_sum(jf_ms<T> A, lon
   return A.M == jf_ninf(A.M) && R > 0 ? jf_qnan(A.M) : A.S;
 }
 
-// Welford (KernelPlan::Welford): a thread's count, mean and sum of squared
+// Welford (KernelPlan::RowPairs): a thread's count, mean and sum of squared
 // deviations of the values it saw, so LayerNorm's mean and variance take
 // one loop. Pairs of partial results combine symmetrically (Chan et al.,
 // the mean as a weighted sum), so the lanes of a butterfly agree.
