@@ -19,6 +19,8 @@
 #include "reference/Tolerance.h"
 #include "runtime/Device.h"
 #include "runtime/Driver.h"
+#include "runtime/Module.h"
+#include "runtime/Nvrtc.h"
 #include "support/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -152,6 +154,36 @@ std::string checkAgainstReference(const Graph &G, const Workload &W,
   return "";
 }
 
+/// The driver's own cost of the per-call loop: an empty kernel with \p Params
+/// 8-byte parameters launched straight through cuLaunchKernel (one block of
+/// 32 threads), timed like the workload. What run() adds is its time minus
+/// this one; a host-time target below it cannot be met by direct launches.
+Json measureLaunchFloor(Context &Ctx, unsigned Params) {
+  std::string Src = "extern \"C\" __global__ void jf_floor(";
+  for (unsigned I = 0; I < Params; ++I)
+    Src += fmt::format("{}unsigned long long p{}", I ? ", " : "", I);
+  Src += ") {}\n";
+  rt::DeviceInfo Info = rt::queryDevice(0);
+  rt::CompiledProgram Prog =
+      rt::compileCuda(Src, "jf_floor", rt::defaultNvrtcOptions(Info.SmMajor, Info.SmMinor));
+  rt::Module M(Prog.Cubin, {"jf_floor"});
+  CUfunction F = M.function("jf_floor");
+  std::vector<unsigned long long> Values(Params, 0);
+  std::vector<void *> Args;
+  for (unsigned long long &V : Values)
+    Args.push_back(&V);
+  CUstream S = Ctx.Stream->get();
+  PerCallTime T = timeBackToBack(
+      [&] { rt::launchKernel(F, {1, 1, 1}, {32, 1, 1}, 0, S, Args.data()); }, Ctx.Opts.Calls, 5,
+      S);
+  Ctx.Stream->synchronize();
+  Json J = Json::object();
+  J["params"] = Params;
+  J["per_call_gpu_us"] = T.GpuUs;
+  J["host_enqueue_us"] = T.HostUs;
+  return J;
+}
+
 /// Times the whole graph fused and unfused, then (except per-call workloads)
 /// each kernel; FusedRows gets the fused executable's timed roofline. A
 /// failed per-kernel profile keeps the whole-graph numbers, leaves the
@@ -200,6 +232,15 @@ void timeWorkload(Context &Ctx, const Workload &W, Executable &Fused, Executable
       KG = Json::object();
       KG["per_call_gpu_us"] = TG.GpuUs;
       KG["host_enqueue_us"] = TG.HostUs;
+      if (X == &Fused && X->numLaunches() == 1) {
+        Json Floor = measureLaunchFloor(Ctx, X->inputs().size() + X->outputs().size() +
+                                                 A->Scalars.size() + A->Dims.size());
+        fmt::print("  {} fused: run() {:.2f} us host / {:.2f} us GPU per call; an empty kernel "
+                   "through cuLaunchKernel {:.2f} / {:.2f} us (the driver's floor)\n",
+                   W.Id, T.HostUs, T.GpuUs, Floor["host_enqueue_us"].get<double>(),
+                   Floor["per_call_gpu_us"].get<double>());
+        J["launch_floor"] = std::move(Floor);
+      }
       continue;
     }
     std::vector<double> Us = timeEach([&](int I) { Launch(*X, *A, I); }, Ctx.Opts.Warmup,

@@ -505,7 +505,9 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     int64_t B = 0;
     for (NodeId N : C.Inputs) {
       const Node &Nd = G.node(N);
-      if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+      // An input relabeled into the row (GroupNorm's [N, C, HW] read as
+      // rows of C/G * HW) is a row load too: codegen keeps every row load.
+      if ((!Nd.Dims.empty() && Nd.Dims.back() == Last) || sameNumel(Nd.Dims, P.Domain))
         B += Its * Vec * dtypeBytes(Nd.Type);
     }
     return B;
