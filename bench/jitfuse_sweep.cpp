@@ -74,7 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  bool NoReadBack = false, OnlineSoftmax = false, Welford = false;
+  bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
 struct Point {
@@ -388,8 +388,9 @@ int run(const Options &O) {
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
         CO.RowReadBack = !O.NoReadBack;
-        CO.RowOnlineSoftmax = O.OnlineSoftmax;
-        CO.RowWelford = O.Welford;
+        CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
+        if (O.Welford || O.NoWelford)
+          CO.RowWelford = O.Welford;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -464,10 +465,13 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-read-back", O.NoReadBack,
                "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
   App.add_flag("--welford", O.Welford,
-               "CompileOptions::RowWelford (opt-in, rows re-read per stage, for comparisons)");
-  App.add_flag("--online-softmax", O.OnlineSoftmax,
-               "CompileOptions::RowOnlineSoftmax (opt-in, rows re-read per stage, for "
-               "comparisons)");
+               "CompileOptions::RowWelford = true (every LayerNorm row re-read per stage; "
+               "default: rows beyond their L2 share)");
+  App.add_flag("--no-welford", O.NoWelford,
+               "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
+      ->excludes("--welford");
+  App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
+               "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,

@@ -9,6 +9,7 @@
 
 #include "codegen/KernelPlan.h"
 #include "compiler/Partition.h"
+#include "compiler/Schedule.h"
 #include "compiler/SizeExpr.h"
 
 #include <memory>
@@ -39,8 +40,10 @@ struct PlanOptions {
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
   bool RowReadBack = true;
-  bool RowOnlineSoftmax = false;
-  bool RowWelford = false;
+  bool RowOnlineSoftmax = true;
+  std::optional<bool> RowWelford;
+  /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
+  int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };
 
 struct GraphPlan {

@@ -223,12 +223,35 @@ static std::string rereadSchedule(const Graph &G, const Cluster &C, KernelPlan &
   if (!Back.empty())
     Why += fmt::format(", {} stored by the first loop and read back by the later ones",
                        nodeList(Back));
-  if (P.ClusterX == 1)
-    P.RowPairs = rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, Opts.RowWelford);
+  // Welford costs an IEEE division per element: measured on the H200
+  // (BENCHMARKS.md schedule log), it lost up to 15% where the row's second
+  // read still hit L2 (f32 rows of 11008-14336, bf16 of 32064) and won
+  // 1.2-1.26x where rows outgrow their share of L2 (f32 rows of 32064 and
+  // longer, 16-bit rows of 128256). A static row's stage inputs against
+  // that share decide; a dynamic row keeps mean-then-variance.
+  bool Welford = false;
+  std::string WelfordWhy;
+  if (Opts.RowWelford) {
+    Welford = *Opts.RowWelford;
+  } else if (!P.Domain.back().isDynamic()) {
+    int64_t RowBytes = 0;
+    for (unsigned I : stageInputs(G, C, P.Domain.back()))
+      RowBytes += P.Domain.back().Size * dtypeBytes(G.node(C.Inputs[I]).Type);
+    Welford = RowBytes > Opts.RowL2ShareBytes;
+    WelfordWhy = fmt::format("row inputs {} B {} the L2 share of a resident row, {} B", RowBytes,
+                             Welford ? ">" : "<=", Opts.RowL2ShareBytes);
+  }
+  if (P.ClusterX == 1) {
+    P.RowPairs = rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, Welford);
+    if (!Welford && !WelfordWhy.empty() &&
+        !rowPairs(G, C.Nodes, C.Outputs, false, true).empty())
+      Why += ", mean and variance in two loops (" + WelfordWhy + ")";
+  }
   for (const RowPair &RP : P.RowPairs)
-    Why += fmt::format(", {} accumulated with the row {} in one loop ({})",
+    Why += fmt::format(", {} accumulated with the row {} in one loop ({}{})",
                        nodeList({RP.Second}), RP.Welford ? "mean" : "max",
-                       RP.Welford ? "Welford" : "online rescaling");
+                       RP.Welford ? "Welford" : "online rescaling",
+                       RP.Welford && !WelfordWhy.empty() ? ": " + WelfordWhy : "");
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";

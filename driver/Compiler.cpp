@@ -16,6 +16,7 @@
 #include "driver/Compiler.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/LaunchRule.h"
 #include "compiler/Planner.h"
 #include "driver/Dump.h"
 #include "exec/ExecutableImpl.h"
@@ -55,7 +56,17 @@ std::pair<int, int> parseArch(llvm::StringRef Arch) {
   return {static_cast<int>(V / 10), static_cast<int>(V % 10)};
 }
 
-PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
+/// Stage "target": what the binary is built for, and the key naming it.
+struct Target {
+  bool HaveDevice = false;
+  int SmCount = 0;
+  /// The device's L2 bytes (0 without a device).
+  int64_t L2Bytes = 0;
+  std::string Arch;
+  std::vector<std::string> NvrtcOptions;
+};
+
+PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor, int SmMinor) {
   PlanOptions P;
   P.Fuse = Opts.Fuse;
   P.FastMath = Opts.FastMath;
@@ -75,19 +86,15 @@ PlanOptions planOptions(const CompileOptions &Opts, int SmMajor, int SmMinor) {
   P.RowReadBack = Opts.RowReadBack;
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;
+  // Blocks of the longest rows' MaxRowThreads resident on each SM (2048
+  // threads an SM on sm_80 and sm_90); without a device, the H200's share.
+  if (T.L2Bytes > 0 && T.SmCount > 0)
+    P.RowL2ShareBytes = T.L2Bytes / (int64_t(T.SmCount) * (2048 / codegen::launch::MaxRowThreads));
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
     P.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));
   return P;
 }
-
-/// Stage "target": what the binary is built for, and the key naming it.
-struct Target {
-  bool HaveDevice = false;
-  int SmCount = 0;
-  std::string Arch;
-  std::vector<std::string> NvrtcOptions;
-};
 
 Target chooseTarget(const CompileOptions &Opts) {
   Target T;
@@ -99,6 +106,7 @@ Target chooseTarget(const CompileOptions &Opts) {
   if (T.HaveDevice) {
     rt::DeviceInfo Info = rt::queryDevice(Opts.Device);
     T.SmCount = Info.SmCount;
+    T.L2Bytes = Info.L2CacheBytes;
     if (T.Arch.empty())
       T.Arch = Info.archName();
   } else if (T.Arch.empty()) {
@@ -255,7 +263,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "plan" (for the target's architecture: row clusters need sm_90).
   Target T = chooseTarget(Opts);
   auto [SmMajor, SmMinor] = parseArch(T.Arch);
-  GraphPlan Plan = planGraph(G, planOptions(Opts, SmMajor, SmMinor));
+  GraphPlan Plan = planGraph(G, planOptions(Opts, T, SmMajor, SmMinor));
   double PlanMs = msSince(Start);
 
   // Stage "emit": each kernel once; its text is both the inspection copy and

@@ -78,15 +78,19 @@ struct CompileOptions {
   /// exp(x - max) in one loop, rescaling a thread's sum when its running max
   /// grows (and pairs of partial results in the block reduction), so the
   /// row is read twice instead of three times. The sum's rounding differs
-  /// from the two-loop order (docs/NUMERICS.md). Opt-in until measured: its
-  /// [gpu] case ([gpu][online]) has not run on the H200 yet.
-  bool RowOnlineSoftmax = false;
+  /// from the two-loop order (docs/NUMERICS.md). Measured on the H200: up
+  /// to 1.2x faster on rows that outgrow L2, never slower (BENCHMARKS.md).
+  /// false: max and sum in two loops, for same-run comparisons.
+  bool RowOnlineSoftmax = true;
   /// Such a re-read row kernel computes LayerNorm's mean and variance in one
   /// loop with Welford's update (pairs combined in the block reduction), so
   /// the row is read twice instead of three times; the rounding differs
-  /// from mean-then-variance (docs/NUMERICS.md). Opt-in until measured: its
-  /// [gpu] case ([gpu][welford]) has not run on the H200 yet.
-  bool RowWelford = false;
+  /// from mean-then-variance (docs/NUMERICS.md). Unset: Welford where the
+  /// row's inputs exceed their share of the device's L2 (L2 / (SMs x 4);
+  /// 119 KB on the H200), since its division per element lost up to 15%
+  /// where the second read still hit L2 and won up to 1.26x beyond it.
+  /// true / false: always / never, for comparisons.
+  std::optional<bool> RowWelford;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.

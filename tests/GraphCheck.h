@@ -48,8 +48,9 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  /// CompileOptions::RowOnlineSoftmax and RowWelford.
-  bool RowOnlineSoftmax = false, RowWelford = false;
+  /// CompileOptions::RowOnlineSoftmax and RowWelford (the defaults).
+  bool RowOnlineSoftmax = true;
+  std::optional<bool> RowWelford;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

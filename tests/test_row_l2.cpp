@@ -63,7 +63,7 @@ void checkCases(const std::vector<Case> &Cases, const CheckOptions &Base) {
     }
 }
 
-/// Online softmax and Welford on (both opt-in).
+/// Online softmax and Welford on (Welford otherwise by the L2 share rule).
 PlanOptions pairsOn() {
   PlanOptions O;
   O.RowOnlineSoftmax = true;
@@ -287,7 +287,10 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     CHECK_FALSE(K.CacheRow);
     CHECK(pairsOf(K, false) == 1);
     CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
-    CHECK(onlyKernel(G, PlanOptions{}).RowPairs.empty()); // opt-in
+    CHECK(pairsOf(onlyKernel(G, PlanOptions{}), false) == 1); // the default
+    PlanOptions Off;
+    Off.RowOnlineSoftmax = false;
+    CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
     // One load of x per loop: the (max, sum) loop and the output loop.
     CHECK(count(V4, "jf_load<float, 4>(in_0") == 2);
@@ -334,7 +337,9 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     CHECK_FALSE(K.CacheRow);
     CHECK(pairsOf(K, true) == 1);
     CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
-    CHECK(onlyKernel(G, PlanOptions{}).RowPairs.empty()); // opt-in
+    PlanOptions Off;
+    Off.RowWelford = false;
+    CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
     CHECK(count(V4, "jf_load<float, 4>(in_0") == 2); // the Welford loop, the output loop
     CHECK(count(V4, "jf_welford_add(accp") == 4);
@@ -351,6 +356,39 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     G.output("var", mean(D * D));
     G.output("y", D * 2.0);
     CHECK(pairsOf(onlyKernel(G, pairsOn()), true) == 0);
+  }
+}
+
+TEST_CASE("Welford by default only where a row outgrows its share of L2",
+          "[schedule][welford]") {
+  // The share is the L2 a resident row block has: 60 MiB / (132 x 4) =
+  // 119156 B on the H200 (the default without a device); the rule compares
+  // the bytes of the row's stage inputs (x alone here) with it.
+  REQUIRE(PlanOptions{}.RowL2ShareBytes == 119156);
+  SECTION("f32 x 32064 (128256 B) and bf16 x 128256 (256512 B): Welford") {
+    for (auto [T, H] : {std::pair{DType::F32, 32064}, std::pair{DType::BF16, 128256}}) {
+      KernelPlan K = onlyKernel(layerNorm(T, H), PlanOptions{});
+      CHECK(pairsOf(K, true) == 1);
+      CHECK(K.Why.find("> the L2 share of a resident row, 119156 B") != std::string::npos);
+    }
+  }
+  SECTION("f32 x 14336 (57344 B) and bf16 x 50257 (100514 B): two loops, and why") {
+    for (auto [T, H] : {std::pair{DType::F32, 14336}, std::pair{DType::BF16, 50257}}) {
+      Graph G = layerNorm(T, H);
+      KernelPlan K = onlyKernel(G, PlanOptions{});
+      REQUIRE_FALSE(K.CacheRow);
+      CHECK(K.RowPairs.empty());
+      CHECK(K.Why.find("mean and variance in two loops (row inputs") != std::string::npos);
+      CHECK(pairsOf(onlyKernel(G, pairsOn()), true) == 1); // forced on
+    }
+  }
+  SECTION("a smaller share (another device) moves the line") {
+    PlanOptions O;
+    O.RowL2ShareBytes = 50000;
+    CHECK(pairsOf(onlyKernel(layerNorm(DType::F32, 14336), O), true) == 1);
+  }
+  SECTION("a dynamic row keeps two loops unless forced") {
+    CHECK(onlyKernel(layerNormDyn(DType::F32), PlanOptions{}).RowPairs.empty());
   }
 }
 
