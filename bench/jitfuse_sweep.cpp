@@ -74,6 +74,7 @@ struct Options {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
+  unsigned RereadThreads = 0;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
@@ -391,6 +392,8 @@ int run(const Options &O) {
         CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
         if (O.Welford || O.NoWelford)
           CO.RowWelford = O.Welford;
+        if (O.RereadThreads > 0)
+          CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -470,6 +473,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-welford", O.NoWelford,
                "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
       ->excludes("--welford");
+  App.add_option("--reread-threads", O.RereadThreads,
+                 "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
+                 "per stage)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,

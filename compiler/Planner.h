@@ -42,6 +42,7 @@ struct PlanOptions {
   bool RowReadBack = true;
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;
+  unsigned RowRereadThreads = 0;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

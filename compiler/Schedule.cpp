@@ -620,8 +620,15 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
                              Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
                : "row read once (one reduction stage, no whole-row output): not kept";
-  if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1)
+  if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1) {
+    if (Opts.RowRereadThreads && P.RowsPerBlock == 1 &&
+        Chunks >= 2 * int64_t(Opts.RowRereadThreads) &&
+        int(Opts.RowRereadThreads) != P.ThreadsX) {
+      P.ThreadsX = static_cast<int>(Opts.RowRereadThreads);
+      P.Why += fmt::format(", {} threads a row (forced)", P.ThreadsX);
+    }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
+  }
   return P;
 }
 

@@ -33,6 +33,9 @@ struct ScheduleOptions {
   /// CompileOptions::RowReadBack and RowOnlineSoftmax.
   bool RowReadBack = true;
   bool RowOnlineSoftmax = true;
+  /// CompileOptions::RowRereadThreads: threads a row for rows re-read per
+  /// stage that have at least 2 chunks a thread at that many (0: MaxRowThreads).
+  unsigned RowRereadThreads = 0;
   /// CompileOptions::RowWelford; unset: Welford where a row's stage inputs
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;

@@ -86,6 +86,12 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowReadBack = Opts.RowReadBack;
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;
+  if (Opts.RowRereadThreads) {
+    unsigned T = *Opts.RowRereadThreads;
+    if (T < 32 || T > 1024 || (T & (T - 1)) != 0)
+      fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T);
+    P.RowRereadThreads = T;
+  }
   // Blocks of the longest rows' MaxRowThreads resident on each SM (2048
   // threads an SM on sm_80 and sm_90); without a device, the H200's share.
   if (T.L2Bytes > 0 && T.SmCount > 0)

@@ -91,6 +91,11 @@ struct CompileOptions {
   /// where the second read still hit L2 and won up to 1.26x beyond it.
   /// true / false: always / never, for comparisons.
   std::optional<bool> RowWelford;
+  /// Experiment: threads a row (a power of two, 32-1024) for static rows
+  /// re-read per stage, instead of the rule's (at most 512); each thread
+  /// keeps at least 2 chunks. For few long rows one block is one SM's
+  /// bandwidth, so more threads keep more loads in flight. Unset: the rule.
+  std::optional<unsigned> RowRereadThreads;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.
