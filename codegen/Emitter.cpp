@@ -474,8 +474,9 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     if (!Known && C.ColBase.empty() && Idx >= 0)
       Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel, Lead});
   }
-  std::string V = bind(
-      Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane)));
+  // A row kept in registers widens bf16 at each use (see loadConvert).
+  std::string V = bind(Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane),
+                                            P.CacheRow));
   remember(K, V);
   return V;
 }

@@ -13,8 +13,10 @@ namespace jitfuse::codegen {
 std::string computeType(DType T);
 /// The type a value of dtype T is stored as in device memory.
 std::string storageType(DType T);
-/// Converts a stored element expression to its compute type.
-std::string loadConvert(DType T, const std::string &Stored);
+/// Converts a stored element expression to its compute type. \p Pinned:
+/// bf16 widened by a PTX move the compiler does not hoist (rows kept in
+/// registers; jitfuse_device.cuh).
+std::string loadConvert(DType T, const std::string &Stored, bool Pinned = false);
 /// Converts a compute value of dtype T to its storage type.
 std::string storeConvert(DType T, const std::string &Value);
 /// Converts a compute value of dtype From to the compute type of To,

@@ -16,13 +16,17 @@ __device__ __forceinline__ jf_f16 jf_float_to_f16(float F) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(H) : "f"(F));
   return H;
 }
-// A PTX move (the bits in the high half) rather than a shift in C++: NVVM
-// treats the shift as free to hoist, so a bf16 row kept in registers was
-// widened once and held as f32 across the block reductions (LayerNorm bf16
-// x 6144: 114 registers, 2 blocks an SM, 0.75x torch.compile), where the
-// f16 row, converted by cvt at each use, needed 64. With the move, bf16
-// rows are held as bf16 too (64).
 __device__ __forceinline__ float jf_bf16_to_float(jf_bf16 H) {
+  return __uint_as_float(((unsigned)H) << 16);
+}
+// The same by a PTX move (the bits in the high half), for rows kept in
+// registers (codegen): NVVM treats the shift as free to hoist, so such a
+// bf16 row was widened once and held as f32 across the block reductions
+// (LayerNorm bf16 x 6144: 114 registers, 2 blocks an SM, 0.75x
+// torch.compile), where the f16 row, converted by cvt at each use, needed
+// 64; with the move, 64. Element-wise kernels keep the shift: the move made
+// bf16 RoPE 1.2x slower (BENCHMARKS.md schedule log).
+__device__ __forceinline__ float jf_bf16_to_float_mov(jf_bf16 H) {
   float F;
   asm("mov.b32 %0, {0, %1};" : "=f"(F) : "h"(H));
   return F;
