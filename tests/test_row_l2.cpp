@@ -265,17 +265,16 @@ TEST_CASE("GPU: outputs read back by a re-read row match the reference",
   checkCases(Cases, CheckOptions{});
 }
 
-TEST_CASE("a row read through a view is kept in registers", "[schedule]") {
+TEST_CASE("a row read through a view says why it is not kept in registers", "[schedule]") {
   // GroupNorm's row (the merged group, 40960 f16) is read through a reshape
-  // of x. The register cache used to count only inputs whose last dim is
-  // the row's, so this row was re-read from memory per stage (and the plan
-  // said "0 B a thread > RowCacheBytes"); codegen keeps every row load, so
-  // the relabeled input counts as one.
+  // of x: the register cache counts no input, so the plan must not claim
+  // "0 B a thread > RowCacheBytes" (it did). Counting it (160 B a thread)
+  // was measured slower on the H200 (20.8 vs 17.6 us), so it stays re-read.
   examples::ExampleGraph E = examples::buildExample("group_norm");
   GraphPlan P = planGraph(*E.G, PlanOptions{});
   REQUIRE(P.Kernels.size() == 1);
-  CHECK(P.Kernels[0].CacheRow);
-  CHECK(P.Kernels[0].Why.find("row kept in registers") != std::string::npos);
+  CHECK_FALSE(P.Kernels[0].CacheRow);
+  CHECK(P.Kernels[0].Why.find("no input has the row's last dim") != std::string::npos);
   CHECK(P.PlanText.find("(0 B a thread") == std::string::npos);
 }
 
