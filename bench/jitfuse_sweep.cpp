@@ -75,6 +75,7 @@ struct Options {
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
+  bool NoFewRows = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
@@ -392,6 +393,7 @@ int run(const Options &O) {
         CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
         if (O.Welford || O.NoWelford)
           CO.RowWelford = O.Welford;
+        CO.RowFewRowsClusters = !O.NoFewRows;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -476,6 +478,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--reread-threads", O.RereadThreads,
                  "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
                  "per stage)");
+  App.add_flag("--no-few-rows", O.NoFewRows,
+               "CompileOptions::RowFewRowsClusters = false (long rows: no cluster form for few "
+               "rows, for comparisons)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,

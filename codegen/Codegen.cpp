@@ -561,11 +561,30 @@ static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
 }
 
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
-  EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P)};
+  EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P), std::nullopt};
   for (size_t I = 0; I < P.Vecs.size(); ++I) {
     bool Peeled = P.peeledVariant(I);
     int V = P.Vecs[I];
-    K.Variants.push_back({V, P.variantName(V, Peeled), KernelWriter(G, P, V, Peeled).write()});
+    K.Variants.push_back(
+        {V, P.variantName(V, Peeled), KernelWriter(G, P, V, Peeled).write(), false});
+  }
+  if (P.FewRows) {
+    // The launch fills one argument list for either form: same parameters.
+    const KernelPlan &F = *P.FewRows;
+    std::vector<KernelParam> FP = kernelParams(G, F);
+    JITFUSE_CHECK(FP.size() == K.Params.size() && F.Vecs == P.Vecs &&
+                      std::equal(FP.begin(), FP.end(), K.Params.begin(),
+                                 [](const KernelParam &A, const KernelParam &B) {
+                                   return A.K == B.K && A.Index == B.Index && A.Type == B.Type;
+                                 }),
+                  "a kernel's few-rows form has its parameters and variants");
+    K.FewRowsLaunch = LaunchRule(F);
+    for (size_t I = 0; I < F.Vecs.size(); ++I) {
+      bool Peeled = F.peeledVariant(I);
+      int V = F.Vecs[I];
+      K.Variants.push_back(
+          {V, F.variantName(V, Peeled), KernelWriter(G, F, V, Peeled).write(), true});
+    }
   }
   return K;
 }

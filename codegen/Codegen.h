@@ -10,6 +10,7 @@
 #include "codegen/KernelPlan.h"
 #include "codegen/LaunchRule.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,16 +34,30 @@ struct EmittedKernel {
     int Vec;          // elements per vector access
     std::string Name; // the __global__ function's name
     std::string Text; // its definition
+    /// Of the few-rows form (KernelPlan::FewRows), after every plain one.
+    bool FewRows = false;
   };
   /// Comment block: what it computes, its params. A horizontal launch's
   /// header also defines the parts' device functions its variants call
   /// (joinProgram and splitProgram put the header before the variants in
   /// every program that holds one).
   std::string Header;
-  std::vector<Variant> Variants; // widest first; the last has Vec 1
+  /// Widest first; the last plain one has Vec 1. Then the few-rows form's
+  /// variants, if any, in the same order (the launch picks the same index
+  /// among them).
+  std::vector<Variant> Variants;
   std::vector<KernelParam> Params;
   LaunchRule Launch;
+  /// The few-rows form's launch rule (KernelPlan::FewRows).
+  std::optional<LaunchRule> FewRowsLaunch;
 
+  /// How many variants are of the plain form (the first ones).
+  size_t plainVariants() const {
+    size_t N = 0;
+    while (N < Variants.size() && !Variants[N].FewRows)
+      ++N;
+    return N;
+  }
   /// Header and every variant: the kernel's part of the program.
   std::string source() const;
 };

@@ -10,6 +10,7 @@
 #include "ir/Graph.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,12 @@ struct KernelPlan {
   bool FastMath = false;
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
+  /// RowReduce of long rows, one block a row: the same kernel with each row
+  /// split over a cluster (ClusterX > 1), launched instead when a run has
+  /// at most codegen::launch::FewRowsPerSm rows an SM, when one block a row
+  /// would leave most SMs idle. Its variants follow this plan's in the
+  /// emitted kernel (codegen), in the same order.
+  std::shared_ptr<const KernelPlan> FewRows;
 
   std::string variantName(int Vec, bool Peeled = false) const {
     return Name + (Peeled ? "_p" : "_v") + std::to_string(Vec);

@@ -47,6 +47,13 @@ inline constexpr int FullReduceBlocksPerSm = 8;
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
 inline constexpr int MaxClusterBlocks = 8;
+/// A long-row kernel with a few-rows form (KernelPlan::FewRows) launches it
+/// at most this many rows an SM: one block a row fills an SM's 512 threads
+/// with one row's loads (softmax bf16 128 x 128256: 0.69x eager).
+inline constexpr int FewRowsPerSm = 1;
+/// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
+/// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).
+inline constexpr int FewRowsMinChunksPerThread = 8;
 /// Column reductions (codegen/ColumnReduce.h): a block is ColumnThreads
 /// threads across a tile of columns, each owning ColumnWidth adjacent columns
 /// (KernelPlan::ColumnWidth: one 16-byte vector of the widest input, so a

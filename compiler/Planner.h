@@ -43,6 +43,7 @@ struct PlanOptions {
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;
   unsigned RowRereadThreads = 0;
+  bool FewRowsClusters = false;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

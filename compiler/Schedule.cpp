@@ -320,8 +320,8 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   return P;
 }
 
-KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
-                           const ScheduleOptions &Opts) {
+static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
+                              const ScheduleOptions &Opts) {
   KernelPlan P;
   P.Kind = C.Kind;
   P.Nodes = C.Nodes;
@@ -631,6 +631,46 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   }
+  return P;
+}
+
+KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
+                           const ScheduleOptions &Opts) {
+  KernelPlan P = scheduleOne(G, C, Index, Opts);
+  // Few rows of a long row, one block each, leave most SMs idle (softmax
+  // bf16 1 x 128256: 52.8 us, eager 37.0); split over a cluster they took
+  // 2-5x less (BENCHMARKS.md, session 5), but many rows lost 1.3-1.8x. So
+  // such a kernel gets both forms and the launch picks by the run's rows.
+  const Dim &Last = P.Domain.empty() ? Dim() : P.Domain.back();
+  if (!Opts.FewRowsClusters || P.Kind != KernelKind::RowReduce || Last.isDynamic() ||
+      P.ClusterX != 1 || P.RowsPerBlock != 1 || P.CacheRow || !P.RowSharedInputs.empty() ||
+      P.ThreadsX != codegen::launch::MaxRowThreads)
+    return P;
+  int64_t Chunks = (Last.Size + P.Vecs.front() - 1) / P.Vecs.front();
+  if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) * P.ThreadsX)
+    return P;
+  std::optional<int64_t> Rows =
+      staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
+  // Static rows beyond any GPU's SMs (1024 is far above the H200's 132)
+  // never launch the split form: don't compile it.
+  if (Rows && *Rows > 1024 * codegen::launch::FewRowsPerSm)
+    return P;
+  ScheduleOptions Split = Opts;
+  Split.FewRowsClusters = false;
+  Split.Clusters = true;
+  Split.ForceCluster = codegen::launch::MaxClusterBlocks;
+  KernelPlan Twin = scheduleOne(G, C, Index, Split);
+  if (Twin.ClusterX != codegen::launch::MaxClusterBlocks || Twin.Vecs != P.Vecs ||
+      Twin.Peel != P.Peel)
+    return P;
+  Twin.Name += "_c" + std::to_string(Twin.ClusterX);
+  P.Why += fmt::format("; at most {} row{} an SM at run time: kernel {} instead, each row split "
+                       "over a cluster of {} blocks ({})",
+                       codegen::launch::FewRowsPerSm,
+                       codegen::launch::FewRowsPerSm == 1 ? "" : "s", Twin.Name, Twin.ClusterX,
+                       Twin.CacheRow ? "its part of the row kept in registers"
+                                     : "re-read per stage");
+  P.FewRows = std::make_shared<const KernelPlan>(std::move(Twin));
   return P;
 }
 

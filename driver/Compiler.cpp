@@ -86,6 +86,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowReadBack = Opts.RowReadBack;
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;
+  P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)
@@ -349,7 +350,9 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (size_t I = 0; I < Plan.Kernels.size(); ++I) {
     const KernelPlan &K = Plan.Kernels[I];
     X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
-                          K.RowsPerBlock, PartEmitted[I].source()});
+                          K.RowsPerBlock, PartEmitted[I].source(), 0,
+                          K.FewRows ? K.FewRows->Name : std::string(),
+                          K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u});
   }
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])

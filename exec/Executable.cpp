@@ -174,8 +174,16 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
   for (LaunchPlan &L : Launches) {
     if (L.Parts.empty()) {
       codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
-      for (size_t V = 0; V < L.Vecs.size(); ++V)
+      for (size_t V = 0; V < L.NumPlain; ++V)
         L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
+      // The few-rows form (codegen::launch::FewRowsPerSm): only its shapes
+      // are computed when this run will launch it.
+      L.FewNow = L.FewRule && SmCount > 0 &&
+                 Sizes.Rows <= int64_t(codegen::launch::FewRowsPerSm) * SmCount;
+      for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V)
+        L.Shapes[V] = L.FewNow ? L.FewRule->shape(Sizes, L.Vecs[V], SmCount,
+                                                  L.FewRule->peeled(V - L.NumPlain))
+                               : std::nullopt;
     } else {
       prepareHorizontalShapes(L, Dims);
     }
@@ -348,6 +356,8 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
     for (size_t J = 0; J < L.PartOffsets[V].size(); ++J)
       L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
   }
+  if (L.FewNow)
+    V += L.NumPlain;
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;

@@ -43,6 +43,11 @@ struct KernelInfo {
   /// The launch running it (several kernels share one when horizontally
   /// fused; Executable::numLaunches).
   unsigned Launch = 0;
+  /// Its few-rows form (KernelPlan::FewRows: each row split over a
+  /// cluster, launched instead for at most one row an SM): the name and
+  /// how many variants it adds ("" and 0 when there is none).
+  std::string FewRowsName;
+  unsigned FewRowsVariants = 0;
 };
 
 struct CompileStats {

@@ -93,6 +93,12 @@ struct LaunchPlan {
   SizeExpr RowLen;  // the last domain dim
   SizeExpr Numel;   // whole domain
   std::vector<int> Vecs;
+  /// The plain form's variants come first; a kernel with a few-rows form
+  /// (KernelPlan::FewRows) has as many more, launched by FewRule instead
+  /// when FewNow (set with the dims: at most FewRowsPerSm rows an SM).
+  size_t NumPlain = 0;
+  std::optional<codegen::LaunchRule> FewRule;
+  bool FewNow = false;
   std::vector<std::string> FnNames; // per variant, widest first
   std::vector<CUfunction> Fns;      // per variant, once loaded
   std::vector<ArgSlot> Slots;

@@ -122,6 +122,8 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   L.Name = K.Name;
   for (const codegen::EmittedKernel::Variant &V : E.Variants)
     L.Vecs.push_back(V.Vec);
+  L.NumPlain = E.plainVariants();
+  L.FewRule = E.FewRowsLaunch;
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);
@@ -141,6 +143,7 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
   L.Name.erase(L.Name.rfind('_')); // the variant suffix
   for (const codegen::EmittedKernel::Variant &V : E.Variants)
     L.Vecs.push_back(V.Vec);
+  L.NumPlain = L.Vecs.size();
   for (unsigned I : Group) {
     const KernelPlan &K = Plans[I];
     const codegen::EmittedKernel &PE = PartEmitted[I];
@@ -196,7 +199,8 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
 /// A row kept in shared memory or an occupancy pad: variant V's kernel opts
 /// in to its bytes.
 static void allowShared(const LaunchPlan &L, size_t V) {
-  if (int64_t Bytes = L.Rule.dynamicSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
+  const codegen::LaunchRule &R = V < L.NumPlain ? L.Rule : *L.FewRule;
+  if (int64_t Bytes = R.dynamicSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
     rt::allowDynamicShared(L.Fns[V], static_cast<unsigned>(Bytes), L.FnNames[V]);
 }
 
@@ -255,8 +259,13 @@ void ExecutableImpl::prepareHotPath() {
   ValidDims.reserve(DynDims.size());
   DimsValid = false;
   for (LaunchPlan &L : Launches) {
-    JITFUSE_CHECK(!L.Vecs.empty(), "every launch has a variant");
-    for (int V : L.Vecs) {
+    JITFUSE_CHECK(L.NumPlain > 0 && L.NumPlain <= L.Vecs.size() &&
+                      (L.NumPlain == L.Vecs.size()) == !L.FewRule &&
+                      (!L.FewRule || L.Vecs.size() == 2 * L.NumPlain),
+                  "every launch has a plain variant, and a few-rows form as many");
+    // Pointers pick among the plain variants; the few-rows form mirrors them.
+    for (size_t I = 0; I < L.NumPlain; ++I) {
+      int V = L.Vecs[I];
       JITFUSE_CHECK(V > 0 && llvm::isPowerOf2_32(unsigned(V)), "vector widths are powers of two");
       L.VecShift.push_back(static_cast<int>(llvm::Log2_32(unsigned(V))));
     }

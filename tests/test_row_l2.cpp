@@ -391,6 +391,66 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
   }
 }
 
+TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedule][codegen][fewrows]") {
+  SECTION("softmax bf16 x 128256: the plain kernel and a cluster-of-8 form") {
+    KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), PlanOptions{});
+    CHECK(K.FewRows == nullptr); // PlanOptions: no clusters unless the target has them
+    PlanOptions O;
+    O.FewRowsClusters = true;
+    K = onlyKernel(softmax(DType::BF16, 128256), O);
+    REQUIRE(K.FewRows);
+    CHECK(K.ClusterX == 1);
+    CHECK(K.FewRows->ClusterX == 8);
+    CHECK(K.FewRows->Name == K.Name + "_c8");
+    CHECK(K.FewRows->Vecs == K.Vecs);
+    CHECK(K.Why.find("at most 1 row an SM at run time: kernel " + K.FewRows->Name) !=
+          std::string::npos);
+    // Split 8 ways, a thread's part of the row (4 chunks) fits registers.
+    CHECK(K.FewRows->CacheRow);
+  }
+  SECTION("compiled for sm_90: both forms' variants, cluster dims on the second") {
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(softmax(DType::F32, 128256), Opts);
+    CHECK(E.numKernels() == 1);
+    CHECK(E.numLaunches() == 1);
+    const std::string &Src = E.source();
+    CHECK(Src.find("jf_k0_div_c8_v4(") != std::string::npos);
+    CHECK(Src.find("jf_k0_div_c8_p4(") != std::string::npos);
+    CHECK(Src.find("__cluster_dims__(8, 1, 1) jf_k0_div_c8_v4(") != std::string::npos);
+    Opts.RowFewRowsClusters = false;
+    Executable Off = testCompiler().compile(softmax(DType::F32, 128256), Opts);
+    CHECK(Off.source().find("_c8_") == std::string::npos);
+  }
+  SECTION("rows kept in registers, short rows and many static rows have one form") {
+    PlanOptions O;
+    O.FewRowsClusters = true;
+    CHECK(onlyKernel(softmax(DType::BF16, 4096), O).FewRows == nullptr);
+    CHECK(onlyKernel(layerNorm(DType::BF16, 6144), O).FewRows == nullptr);
+    Graph G;
+    Value X = G.input("x", DType::BF16, {2048, 128256});
+    G.output("y", nn::softmax(X));
+    CHECK(onlyKernel(G, O).FewRows == nullptr);
+  }
+}
+
+TEST_CASE("GPU: few long rows (cluster form) and many (plain) match the reference",
+          "[gpu][fewrows]") {
+  // One row an SM or fewer launch the cluster form: both sides of the line
+  // on the H200 (132 SMs), aligned and misaligned (checkCases).
+  std::vector<Case> Cases;
+  Cases.push_back({softmax(DType::BF16, 128256), {{"B", 1}}});
+  Cases.push_back({softmax(DType::F32, 50257), {{"B", 9}}});
+  Cases.push_back({layerNorm(DType::F16, 128256), {{"B", 132}}});
+  Cases.push_back({addRmsNorm(DType::BF16, 40009), {{"B", 133}}});
+  Cases.push_back({addRmsNorm(DType::F32, 32768), {{"B", 3}}});
+  PlanOptions O;
+  O.FewRowsClusters = true;
+  for (const Case &C : Cases)
+    REQUIRE(onlyKernel(C.G, O).FewRows != nullptr);
+  checkCases(Cases, CheckOptions{});
+}
+
 TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
   std::vector<Case> Cases;
   Cases.push_back({layerNorm(DType::F32, 32064), {{"B", 3}}});
