@@ -138,9 +138,9 @@ struct KernelPlan {
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
   /// RowReduce of long rows, one block a row: the same kernel with each row
-  /// split over a cluster (ClusterX > 1), launched instead when a run has
-  /// at most codegen::launch::FewRowsPerSm rows an SM, when one block a row
-  /// would leave most SMs idle. Its variants follow this plan's in the
+  /// split over a cluster (ClusterX > 1), launched instead when a run's
+  /// split blocks are all resident at once (codegen::launch::useFewRows),
+  /// where one block a row would leave most SMs idle. Its variants follow this plan's in the
   /// emitted kernel (codegen), in the same order.
   std::shared_ptr<const KernelPlan> FewRows;
 

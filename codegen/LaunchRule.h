@@ -47,10 +47,16 @@ inline constexpr int FullReduceBlocksPerSm = 8;
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
 inline constexpr int MaxClusterBlocks = 8;
-/// A long-row kernel with a few-rows form (KernelPlan::FewRows) launches it
-/// at most this many rows an SM: one block a row fills an SM's 512 threads
-/// with one row's loads (softmax bf16 128 x 128256: 0.69x eager).
-inline constexpr int FewRowsPerSm = 1;
+/// A long-row kernel with a few-rows form (KernelPlan::FewRows, each row
+/// split over a cluster of K blocks) launches it when all its blocks are
+/// resident at once: Rows * K <= SMs * FewRowsBlocksPerSm (blocks of 512
+/// threads an SM). Measured on the H200 (BENCHMARKS.md, session 11): 1-8
+/// rows of 128256 ran 3-8x faster split; 128-132 rows (two waves of
+/// split blocks) from 1.30x faster (softmax) to 0.85x (add + RMSNorm).
+inline constexpr int FewRowsBlocksPerSm = 4;
+inline bool useFewRows(int64_t Rows, int ClusterX, int SmCount) {
+  return SmCount > 0 && Rows * ClusterX <= int64_t(SmCount) * FewRowsBlocksPerSm;
+}
 /// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
 /// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).
 inline constexpr int FewRowsMinChunksPerThread = 8;
@@ -196,6 +202,7 @@ public:
   int64_t dynamicSharedBytes(int Vec) const { return rowSharedBytes(Vec) + RowPadBytes; }
 
   KernelKind kind() const { return Kind; }
+  int clusterX() const { return ClusterX; }
 
 private:
   KernelKind Kind;

@@ -651,9 +651,9 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     return P;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
-  // Static rows beyond any GPU's SMs (1024 is far above the H200's 132)
+  // Static rows too many for any GPU (1024 SMs, far above the H200's 132)
   // never launch the split form: don't compile it.
-  if (Rows && *Rows > 1024 * codegen::launch::FewRowsPerSm)
+  if (Rows && !codegen::launch::useFewRows(*Rows, codegen::launch::MaxClusterBlocks, 1024))
     return P;
   ScheduleOptions Split = Opts;
   Split.FewRowsClusters = false;
@@ -664,10 +664,10 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
       Twin.Peel != P.Peel)
     return P;
   Twin.Name += "_c" + std::to_string(Twin.ClusterX);
-  P.Why += fmt::format("; at most {} row{} an SM at run time: kernel {} instead, each row split "
-                       "over a cluster of {} blocks ({})",
-                       codegen::launch::FewRowsPerSm,
-                       codegen::launch::FewRowsPerSm == 1 ? "" : "s", Twin.Name, Twin.ClusterX,
+  P.Why += fmt::format("; when a run's rows x {} <= SMs x {} (every split block resident at "
+                       "once): kernel {} instead, each row split over a cluster of {} blocks ({})",
+                       Twin.ClusterX, codegen::launch::FewRowsBlocksPerSm, Twin.Name,
+                       Twin.ClusterX,
                        Twin.CacheRow ? "its part of the row kept in registers"
                                      : "re-read per stage");
   P.FewRows = std::make_shared<const KernelPlan>(std::move(Twin));

@@ -176,10 +176,10 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
       codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
       for (size_t V = 0; V < L.NumPlain; ++V)
         L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
-      // The few-rows form (codegen::launch::FewRowsPerSm): only its shapes
+      // The few-rows form (codegen::launch::useFewRows): only its shapes
       // are computed when this run will launch it.
-      L.FewNow = L.FewRule && SmCount > 0 &&
-                 Sizes.Rows <= int64_t(codegen::launch::FewRowsPerSm) * SmCount;
+      L.FewNow = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
+                                                           SmCount);
       for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V)
         L.Shapes[V] = L.FewNow ? L.FewRule->shape(Sizes, L.Vecs[V], SmCount,
                                                   L.FewRule->peeled(V - L.NumPlain))

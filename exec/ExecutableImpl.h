@@ -95,7 +95,7 @@ struct LaunchPlan {
   std::vector<int> Vecs;
   /// The plain form's variants come first; a kernel with a few-rows form
   /// (KernelPlan::FewRows) has as many more, launched by FewRule instead
-  /// when FewNow (set with the dims: at most FewRowsPerSm rows an SM).
+  /// when FewNow (set with the dims: codegen::launch::useFewRows).
   size_t NumPlain = 0;
   std::optional<codegen::LaunchRule> FewRule;
   bool FewNow = false;
