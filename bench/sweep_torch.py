@@ -11,8 +11,8 @@ offset of offset_bytes / element size. Writes one JSON object per point
 
 torch.compile compiles once per shape, which costs seconds: it stops after
 --compile-budget-s seconds and later points record compile as null with
-"compile_skipped": "time budget" (the points list puts the aligned 16384-row
-grid first).
+"compile_skipped": "time budget". Points moving >= 64 MB are compiled first
+(sweep_points.compile_order).
 
 Needs a CUDA GPU, torch and triton. Run from the repo root:
     gpu-carry/jitfuse_sweep --list > /tmp/points.json
@@ -43,6 +43,9 @@ def parse_args(argv=None):
 
 ARGS = parse_args()
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="jitfuse-sweep-inductor-"))
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_points import compile_order, numel, shapes  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -103,37 +106,6 @@ FNS = {"add_rmsnorm": add_rmsnorm, "layernorm": layernorm, "softmax": softmax,
        "sum_abs_amax": sum_abs_amax}
 
 
-def rope_head_dim(h):
-    return 128 if h % 128 == 0 else 64
-
-
-def shapes(pattern, h, rows):
-    """(input shapes, output shapes) of a point, as jitfuse_sweep builds them."""
-    if pattern == "add_rmsnorm":
-        return [(rows, h), (rows, h), (h,)], [(rows, h), (rows, h)]
-    if pattern == "layernorm":
-        return [(rows, h), (h,), (h,)], [(rows, h)]
-    if pattern == "softmax":
-        return [(rows, h)], [(rows, h)]
-    if pattern == "silu_mul":
-        return [(rows, h), (rows, h)], [(rows, h)]
-    if pattern == "rope":
-        d = rope_head_dim(h)
-        return [(rows, h // d, d), (rows, d // 2), (rows, d // 2)], [(rows, h // d, d)]
-    if pattern == "bias_gelu":
-        return [(rows, h), (h,)], [(rows, h)]
-    if pattern == "sum_abs_amax":
-        return [(rows, h)], [(rows,), (rows,)]
-    raise ValueError(f"unknown pattern {pattern}")
-
-
-def numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 def offset_tensor(shape, dtype, offset_bytes):
     """Uniform [-2, 2) values in a view offset_bytes into a larger buffer."""
     esize = torch.finfo(dtype).bits // 8
@@ -186,17 +158,6 @@ def bench(fn, args):
         torch.cuda.synchronize()
         return do_bench(lambda: fn(*args), warmup=ARGS.warmup_ms, rep=ARGS.rep_ms,
                         return_mode="median") * 1e3
-
-
-def compile_order(points):
-    """torch.compile's order within its budget: bf16 first, then the other
-    dtypes; round-robin over the patterns so each gets its share."""
-    rank, seen = [], {}
-    for i, p in enumerate(points):
-        k = (p["dtype"] != "bf16", p["pattern"])
-        seen[k] = seen.get(k, 0) + 1
-        rank.append((p["dtype"] != "bf16", seen[k], p["pattern"], i))
-    return [points[r[3]] for r in sorted(rank)]
 
 
 def main():

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The shape sweep's Python side without a GPU: the torch.compile order
+(bench/sweep_points.py) and the report's counts (bench/sweep_report.py).
+Run by CTest: python3 tests/test_sweep_tools.py"""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
+sys.path.insert(0, BENCH)
+
+import sweep_points  # noqa: E402
+import sweep_report  # noqa: E402
+
+
+def point(pattern, dtype, h, rows, offset=0):
+    return {"id": f"{pattern}/{dtype}/H{h}/R{rows}/o{offset}", "pattern": pattern, "H": h,
+            "rows": rows, "offset": offset, "dtype": dtype}
+
+
+class CompileOrder(unittest.TestCase):
+    def test_bytes_by_hand(self):
+        # add + RMSNorm bf16 [4, 8]: x, residual, w (8) in; r, y out.
+        self.assertEqual(sweep_points.point_bytes(point("add_rmsnorm", "bf16", 8, 4)),
+                         (32 + 32 + 8 + 32 + 32) * 2)
+        # sum/amax f32 [3, 5]: x in, two [3] out.
+        self.assertEqual(sweep_points.point_bytes(point("sum_abs_amax", "f32", 5, 3)),
+                         (15 + 3 + 3) * 4)
+
+    def test_big_points_first_then_bf16(self):
+        small_bf16 = point("softmax", "bf16", 4096, 8)            # 128 KB
+        big_f32 = point("layernorm", "f32", 32064, 2092)          # 537 MB
+        big_bf16 = point("add_rmsnorm", "bf16", 32064, 4185)      # 1 GB
+        small_f32 = point("rope", "f32", 4096, 1)
+        order = sweep_points.compile_order([small_bf16, small_f32, big_f32, big_bf16])
+        self.assertEqual([p["id"] for p in order],
+                         [big_bf16["id"], big_f32["id"], small_bf16["id"], small_f32["id"]])
+
+    def test_round_robin_within_a_group(self):
+        pts = [point("softmax", "bf16", 32064, 4185 + i) for i in range(3)]
+        pts += [point("layernorm", "bf16", 32064, 4185 + i) for i in range(2)]
+        order = [p["pattern"] for p in sweep_points.compile_order(pts)]
+        self.assertEqual(order, ["layernorm", "softmax", "layernorm", "softmax", "softmax"])
+
+
+class Report(unittest.TestCase):
+    def write(self, d, name, recs):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            for r in recs:
+                f.write(json.dumps(r) + "\n")
+        return path
+
+    def test_ratio_min_and_points_without_compile(self):
+        a = point("softmax", "bf16", 32064, 4185)
+        b = point("softmax", "bf16", 32064, 4186)
+        with tempfile.TemporaryDirectory() as d:
+            jf = self.write(d, "jf.jsonl", [dict(a, us=100.0, bytes=1 << 30, status="ok"),
+                                            dict(b, us=100.0, bytes=1 << 30, status="ok")])
+            # a: eager 150, compile 80 -> 0.80x vs compile; b: eager only.
+            tr = self.write(d, "tr.jsonl", [{"id": a["id"], "eager_us": 150.0},
+                                            {"id": a["id"], "compile_us": 80.0},
+                                            {"id": b["id"], "eager_us": 120.0},
+                                            {"id": b["id"], "compile_skipped": "budget"}])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", jf, "--torch", tr, "--md", md])
+            with open(md) as f:
+                text = f.read()
+        row = [l for l in text.splitlines() if l.startswith("| softmax |")][0]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        self.assertEqual(cells[1], "2")        # points with a ratio
+        self.assertEqual(cells[2], "0.80x")    # min, against torch.compile
+        self.assertIn("vs compile", cells[3])
+        self.assertEqual(cells[6], "1")        # >= 64 MB points below 1.0x
+        self.assertEqual(cells[7], "1")        # points without torch.compile
+
+
+if __name__ == "__main__":
+    unittest.main()
