@@ -91,10 +91,11 @@ struct CompileOptions {
   /// where the second read still hit L2 and won up to 1.26x beyond it.
   /// true / false: always / never, for comparisons.
   std::optional<bool> RowWelford;
-  /// A row kernel of long rows (at least 8 chunks a thread at 512 threads)
-  /// also gets a form that splits each row over a cluster of 8 blocks
-  /// (sm_90), launched instead when a run has at most one row an SM: one
-  /// block a row leaves the GPU mostly idle. false: one form, for
+  /// A row kernel of long rows (at least 8 chunks a thread at 512 threads,
+  /// not kept in registers) also gets a form that splits each row over a
+  /// cluster of 8 blocks (sm_90), launched instead when every split block
+  /// is resident at once (rows x 8 <= SMs x 4: 66 rows on the H200), where
+  /// one block a row leaves the GPU mostly idle. false: one form, for
   /// same-run comparisons.
   bool RowFewRowsClusters = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows

@@ -44,8 +44,9 @@ struct KernelInfo {
   /// fused; Executable::numLaunches).
   unsigned Launch = 0;
   /// Its few-rows form (KernelPlan::FewRows: each row split over a
-  /// cluster, launched instead for at most one row an SM): the name and
-  /// how many variants it adds ("" and 0 when there is none).
+  /// cluster, launched instead when the run's rows are few enough,
+  /// codegen::launch::useFewRows): the name and how many variants it adds
+  /// ("" and 0 when there is none).
   std::string FewRowsName;
   unsigned FewRowsVariants = 0;
 };
