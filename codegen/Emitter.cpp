@@ -436,12 +436,8 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   std::string VecVar;
   if (Cached) {
     auto F = Cached->find(GroupKey);
-    // A row part in shared memory ("sv", RowKernel) is read as one 16-byte
-    // vector: element reads of it became 2-byte ld.shared once bf16 is
-    // widened by a PTX move (jf_bf16_to_float).
     if (F != Cached->end())
-      VecVar = llvm::StringRef(F->second).startswith("sv") ? "jf_sread(" + F->second + "[j])"
-                                                             : F->second + "[j]";
+      VecVar = F->second + "[j]";
   }
   if (VecVar.empty())
     VecVar = lookup(GroupKey);

@@ -378,7 +378,7 @@ void KernelWriter::rowBody() {
     if (SharedRow)
       E.line("extern __shared__ __align__(16) unsigned char jf_dyn[];");
     for (const RowLoad &L : Dry.E.seenRowLoads()) {
-      std::string Var = (SharedRow ? "sv" : "cv") + std::to_string(CacheVars.size());
+      std::string Var = "cv" + std::to_string(CacheVars.size());
       std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
       if (SharedRow) {
         if (!llvm::is_contained(P.RowSharedInputs, L.InputIdx) ||

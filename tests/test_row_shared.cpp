@@ -123,7 +123,7 @@ TEST_CASE("a row kept in shared memory: kernel text, NVRTC, one launch per kerne
   CHECK(Src.find("extern __shared__ __align__(16) unsigned char jf_dyn[];") !=
         std::string::npos);
   // x and residual: two parts of 8 x 512 chunks of 16 B, the second at 64 KB.
-  CHECK(Src.find("jf_shared_row<jf_vec<jf_bf16, 8>, 512> sv0{reinterpret_cast<jf_vec<jf_bf16, "
+  CHECK(Src.find("jf_shared_row<jf_vec<jf_bf16, 8>, 512> cv0{reinterpret_cast<jf_vec<jf_bf16, "
                  "8> *>(jf_dyn + 0) + tx};") != std::string::npos);
   CHECK(Src.find("(jf_dyn + 65536) + tx}") != std::string::npos);
   CHECK(E.plan().find("kept in shared memory") != std::string::npos);

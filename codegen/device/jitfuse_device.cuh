@@ -210,25 +210,6 @@ template <typename V, int Stride> struct jf_shared_row {
   V *P;
   __device__ __forceinline__ V &operator[](int J) const { return P[J * Stride]; }
 };
-// A chunk of a shared row, read whole (one ld.shared.v4 for 16 bytes).
-template <typename V> __device__ __forceinline__ V jf_sread(const V &R) {
-  if constexpr (sizeof(V) == 16) {
-    // In PTX: a C++ copy of the chunk is split back into its 2-byte uses.
-    // Volatile with a memory clobber, so it stays after this thread's
-    // stores of the chunk.
-    V Out;
-    uint4 &U = *reinterpret_cast<uint4 *>(&Out);
-    unsigned long long G = reinterpret_cast<unsigned long long>(&R), S;
-    asm("cvta.to.shared.u64 %0, %1;" : "=l"(S) : "l"(G));
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(U.x), "=r"(U.y), "=r"(U.z), "=r"(U.w)
-                 : "l"(S)
-                 : "memory");
-    return Out;
-  } else {
-    return R;
-  }
-}
 // The element phase of a tensor: its index 0 sits this many elements past
 // an N-element boundary.
 template <typename T, int N>
