@@ -47,15 +47,18 @@ inline constexpr int FullReduceBlocksPerSm = 8;
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
 inline constexpr int MaxClusterBlocks = 8;
+/// Blocks of MaxRowThreads an SM holds at once (2048 threads an SM on
+/// sm_80 and sm_90): the L2 share of a resident long row
+/// (ScheduleOptions::RowL2ShareBytes) and the few-rows line below.
+inline constexpr int ResidentRowBlocksPerSm = 2048 / MaxRowThreads;
 /// A long-row kernel with a few-rows form (KernelPlan::FewRows, each row
 /// split over a cluster of K blocks) launches it when all its blocks are
-/// resident at once: Rows * K <= SMs * FewRowsBlocksPerSm (blocks of 512
-/// threads an SM). Measured on the H200 (BENCHMARKS.md, session 11): 1-8
-/// rows of 128256 ran 3-8x faster split; 128-132 rows (two waves of
-/// split blocks) from 1.30x faster (softmax) to 0.85x (add + RMSNorm).
-inline constexpr int FewRowsBlocksPerSm = 4;
+/// resident at once: Rows * K <= SMs * ResidentRowBlocksPerSm. Measured on
+/// the H200 (BENCHMARKS.md, session 11): 1-8 rows of 128256 ran 3-8x
+/// faster split; 128-132 rows (two waves of split blocks) from 1.30x
+/// faster (softmax) to 0.85x (add + RMSNorm).
 inline bool useFewRows(int64_t Rows, int ClusterX, int SmCount) {
-  return SmCount > 0 && Rows * ClusterX <= int64_t(SmCount) * FewRowsBlocksPerSm;
+  return SmCount > 0 && Rows * ClusterX <= int64_t(SmCount) * ResidentRowBlocksPerSm;
 }
 /// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
 /// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).

@@ -666,7 +666,7 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
   Twin.Name += "_c" + std::to_string(Twin.ClusterX);
   P.Why += fmt::format("; when a run's rows x {} <= SMs x {} (every split block resident at "
                        "once): kernel {} instead, each row split over a cluster of {} blocks ({})",
-                       Twin.ClusterX, codegen::launch::FewRowsBlocksPerSm, Twin.Name,
+                       Twin.ClusterX, codegen::launch::ResidentRowBlocksPerSm, Twin.Name,
                        Twin.ClusterX,
                        Twin.CacheRow ? "its part of the row kept in registers"
                                      : "re-read per stage");

@@ -1,6 +1,7 @@
 //===- compiler/Schedule.h - cluster -> kernel plan -------------*- C++ -*-===//
 #pragma once
 
+#include "codegen/LaunchRule.h"
 #include "compiler/Partition.h"
 
 #include <optional>
@@ -43,11 +44,13 @@ struct ScheduleOptions {
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;
   /// The L2 bytes each resident row block has on the target: L2 size over
-  /// (SMs x blocks of MaxRowThreads an SM). A re-read row longer than this
-  /// is evicted before its next read, so a read saved is an HBM read saved.
+  /// (SMs x codegen::launch::ResidentRowBlocksPerSm). A re-read row longer
+  /// than this is evicted before its next read, so a read saved is an HBM
+  /// read saved.
   int64_t RowL2ShareBytes = DefaultRowL2ShareBytes;
   /// The H200's share: 60 MiB / (132 SMs x 4 blocks of 512 threads).
-  static constexpr int64_t DefaultRowL2ShareBytes = (60ll << 20) / (132 * 4);
+  static constexpr int64_t DefaultRowL2ShareBytes =
+      (60ll << 20) / (132 * codegen::launch::ResidentRowBlocksPerSm);
 };
 
 /// Chooses domain, vector widths, block shape and index width for one

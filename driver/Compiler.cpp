@@ -93,10 +93,10 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
       fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T);
     P.RowRereadThreads = T;
   }
-  // Blocks of the longest rows' MaxRowThreads resident on each SM (2048
-  // threads an SM on sm_80 and sm_90); without a device, the H200's share.
+  // Without a device, the H200's share.
   if (T.L2Bytes > 0 && T.SmCount > 0)
-    P.RowL2ShareBytes = T.L2Bytes / (int64_t(T.SmCount) * (2048 / codegen::launch::MaxRowThreads));
+    P.RowL2ShareBytes =
+        T.L2Bytes / (int64_t(T.SmCount) * codegen::launch::ResidentRowBlocksPerSm);
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
     P.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));
