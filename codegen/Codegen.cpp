@@ -562,12 +562,15 @@ static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
 
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P), std::nullopt};
-  for (size_t I = 0; I < P.Vecs.size(); ++I) {
-    bool Peeled = P.peeledVariant(I);
-    int V = P.Vecs[I];
-    K.Variants.push_back(
-        {V, P.variantName(V, Peeled), KernelWriter(G, P, V, Peeled).write(), false});
-  }
+  auto AddVariants = [&](const KernelPlan &Form, bool FewRows) {
+    for (size_t I = 0; I < Form.Vecs.size(); ++I) {
+      bool Peeled = Form.peeledVariant(I);
+      int V = Form.Vecs[I];
+      K.Variants.push_back({V, Form.variantName(V, Peeled),
+                            KernelWriter(G, Form, V, Peeled).write(), FewRows});
+    }
+  };
+  AddVariants(P, false);
   if (P.FewRows) {
     // The launch fills one argument list for either form: same parameters.
     const KernelPlan &F = *P.FewRows;
@@ -579,12 +582,7 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
                                  }),
                   "a kernel's few-rows form has its parameters and variants");
     K.FewRowsLaunch = LaunchRule(F);
-    for (size_t I = 0; I < F.Vecs.size(); ++I) {
-      bool Peeled = F.peeledVariant(I);
-      int V = F.Vecs[I];
-      K.Variants.push_back(
-          {V, F.variantName(V, Peeled), KernelWriter(G, F, V, Peeled).write(), true});
-    }
+    AddVariants(F, true);
   }
   return K;
 }

@@ -242,10 +242,14 @@ static std::string rereadSchedule(const Graph &G, const Cluster &C, KernelPlan &
                              Welford ? ">" : "<=", Opts.RowL2ShareBytes);
   }
   if (P.ClusterX == 1) {
-    P.RowPairs = rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, Welford);
-    if (!Welford && !WelfordWhy.empty() &&
-        !rowPairs(G, C.Nodes, C.Outputs, false, true).empty())
-      Why += ", mean and variance in two loops (" + WelfordWhy + ")";
+    // Every candidate pair, so the plan can say why a Welford pair is not
+    // taken.
+    for (const RowPair &RP : rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, true)) {
+      if (!RP.Welford || Welford)
+        P.RowPairs.push_back(RP);
+      else if (!WelfordWhy.empty())
+        Why += ", mean and variance in two loops (" + WelfordWhy + ")";
+    }
   }
   for (const RowPair &RP : P.RowPairs)
     Why += fmt::format(", {} accumulated with the row {} in one loop ({}{})",
