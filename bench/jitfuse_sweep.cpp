@@ -68,6 +68,9 @@ struct Options {
   int MaxPoints = 0;
   /// Keep only rows of at least this many elements (0: all).
   int64_t MinRow = 0;
+  /// Keep only points that run the peeled variant (an offset, or a row the
+  /// 16-byte vector does not divide).
+  bool PeeledOnly = false;
   double BudgetS = 220;
   bool CompileOnly = false;
   std::string Shard;
@@ -156,6 +159,10 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
     });
   if (O.MinRow > 0)
     llvm::erase_if(Pts, [&](const Point &P) { return P.H < O.MinRow; });
+  if (O.PeeledOnly)
+    llvm::erase_if(Pts, [&](const Point &P) {
+      return P.Offset == 0 && P.H % (16 / dtypeBytes(P.Type)) == 0;
+    });
   if (O.MaxPoints > 0 && static_cast<int64_t>(Pts.size()) > O.MaxPoints)
     Pts.resize(O.MaxPoints);
   return Pts;
@@ -461,6 +468,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--max-points", O.MaxPoints, "Keep only the first N points (0: all)");
   App.add_option("--min-row", O.MinRow,
                  "Keep only points whose row has at least this many elements (0: all)");
+  App.add_flag("--peeled-only", O.PeeledOnly,
+               "Keep only points that run the peeled variant (a pointer offset, or a row "
+               "the 16-byte vector does not divide)");
   App.add_option("--budget-s", O.BudgetS,
                  "Stop timing after this many seconds (later points: skipped)");
   App.add_flag("--compile-only", O.CompileOnly,
