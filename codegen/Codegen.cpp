@@ -177,7 +177,12 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
     E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
                        Vec, O, Base, SV, E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
   else
-    E.line(fmt::format("jf_store<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+    // A concat's branches store to the same address: NVVM sank both stores
+    // past the branch and split them into 2-byte stores once the chunks of
+    // RoPE's halves went piece by piece (bf16 3x slower, BENCHMARKS.md
+    // schedule log); the PTX store keeps each branch's one wide store.
+    E.line(fmt::format("jf_store{}<{}, {}>(out_{} + {}, {});",
+                       hoistableConcat() ? "_wide" : "", ST, Vec, O, Base, SV));
 }
 
 void KernelWriter::storeStrided(size_t O, bool Vector) {
@@ -312,27 +317,53 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     return;
   }
   std::string L = E.dimExpr(P.Domain.back());
-  // Peeled: a row starts at its own phase, so it spans up to one chunk more.
-  E.line(Peel ? fmt::format("const {} cpr = ({} + {}) / {};", IT, L, 2 * Vec - 2, Vec)
-              : fmt::format("const {} cpr = {} / {};", IT, L, Vec));
-  if (!Exit.empty())
-    E.line(fmt::format("if (chunk >= ({})({}) * cpr) {};", IT, rowsExpr(), Exit.str()));
-  E.line(fmt::format("const {} row = chunk / cpr;", IT));
+  // Peeled: a row starts at its own phase, so it spans up to one chunk more
+  // (not when its chunks stay at the row start, below).
+  bool RowStartChunks = Peel && hoistableConcat();
+  if (!Peel)
+    E.line(fmt::format("const {} cpr = {} / {};", IT, L, Vec));
+  else
+    E.line(fmt::format("const {} cpr = ({} + {}) / {};", IT, L,
+                       RowStartChunks ? Vec - 1 : 2 * Vec - 2, Vec));
+  // Rows whose chunks go piece by piece (concatRowGroup): chunk = group,
+  // piece, row in the group, chunk in the piece.
+  int64_t Group = hoistableConcat() ? concatRowGroup(P.ConcatPiece, Vec) : 1;
+  if (Group > 1) {
+    int64_t PieceChunks = P.ConcatPiece / Vec;
+    E.line(fmt::format("const {0} jf_g = chunk / ({1} * cpr);", IT, Group));
+    E.line(fmt::format("const int jf_r = (int)(chunk - jf_g * ({} * cpr));", Group));
+    E.line(fmt::format("const int jf_q = jf_r % {};", Group * PieceChunks));
+    E.line(fmt::format("const {} row = jf_g * {} + jf_q / {};", IT, Group, PieceChunks));
+    if (!Exit.empty())
+      E.line(fmt::format("if (row >= ({})({})) {};", IT, rowsExpr(), Exit.str()));
+  } else {
+    if (!Exit.empty())
+      E.line(fmt::format("if (chunk >= ({})({}) * cpr) {};", IT, rowsExpr(), Exit.str()));
+    E.line(fmt::format("const {} row = chunk / cpr;", IT));
+  }
+  std::string RowChunk =
+      Group > 1 ? fmt::format("(jf_r / {0} * {1} + jf_q % {1})", Group * (P.ConcatPiece / Vec),
+                              P.ConcatPiece / Vec)
+                : std::string("(chunk - row * cpr)");
   if (Peel) {
     // Chunks aligned to the lead's phase would straddle the pieces of a
     // row-wide concat whose pieces are Vec-aligned (RoPE's halves) and send
     // every lane down the per-lane concat path (0.61x of torch.compile on
     // offset pointers, BENCHMARKS.md run 5): such rows keep chunks at the
     // row start, and the misaligned tensors fall back per access instead.
-    E.line(hoistableConcat() ? std::string("const int jf_o = 0;")
+    // Such chunks are not aligned to the lead either: no access may assume
+    // it.
+    if (RowStartChunks)
+      E.setLeadInput(-1);
+    E.line(RowStartChunks ? std::string("const int jf_o = 0;")
                              : fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});",
                                            L, Vec));
-    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {} - jf_o;", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = {} * {} - jf_o;", IT, RowChunk, Vec));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= {}) {};", L, Exit.str()));
     chunkLanes(L);
   } else {
-    E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {};", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const {} col = {} * {};", IT, RowChunk, Vec));
   }
   outerCoords("row");
   std::string Base = fmt::format("row * {} + col", L);
@@ -348,17 +379,25 @@ void KernelWriter::storeChunk(const std::string &Base) {
       continue;
     const Node &Nd = G.node(N);
     int64_t Lo = 0, Hi = 0;
+    ChunkKind Saved = E.chunk();
+    bool MarkWhole = Peel && Saved == ChunkKind::Either && P.Kind == KernelKind::Elementwise;
     for (size_t I = 0; I < Nd.Operands.size(); ++I) {
       Hi += G.node(Nd.Operands[I]).Dims.back().Size;
       bool Last = I + 1 == Nd.Operands.size();
       // Peeled: a chunk off the operands' boundaries (a misaligned row)
-      // takes the per-lane path below.
+      // takes the per-lane path below; in an element-wise kernel one inside
+      // a piece is whole (col is in [0, row length - Vec]), so its accesses
+      // are wide at any address (jf_load_whole, jf_store_whole) and never
+      // branch per tensor.
       if (Peel)
         E.open(fmt::format("{}if (col >= {} && col + {} <= {})", I ? "else " : "", Lo, Vec, Hi));
       else
         E.open(Last ? "else" : fmt::format("{}if (col < {})", I ? "else " : "", Hi));
+      if (MarkWhole)
+        E.setChunk(ChunkKind::Whole);
       E.setConcatChoice(N, static_cast<int>(I));
       storeOutputs(true, Base);
+      E.setChunk(Saved);
       E.close();
       Lo = Hi;
     }

@@ -91,6 +91,12 @@ struct KernelPlan {
   /// row is one block). A split row's blocks combine their block results
   /// through distributed shared memory, in rank order.
   int ClusterX = 1;
+  /// Elementwise by rows: the length of each piece when the domain row is a
+  /// concat of equal pieces (RoPE's halves), else 0. When a piece is fewer
+  /// chunks than a warp has threads, warps take chunks of one piece from
+  /// several rows (codegen::concatRowGroup), so the branch on the piece does
+  /// not split a warp.
+  int64_t ConcatPiece = 0;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one

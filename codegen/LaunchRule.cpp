@@ -30,6 +30,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     RowSharedElemBytes = P.RowSharedElemBytes;
   }
   RowPadBytes = P.RowPadSharedBytes;
+  ConcatPiece = P.ConcatPiece;
 }
 
 
@@ -81,9 +82,13 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
   // more; the ladder's variants divide the row (the scheduler makes Vec
   // divide it).
   int64_t Extra = Peel ? Vec - 1 : 0;
+  // Rows ordered piece by piece come in groups (concatRowGroup): the last
+  // group is launched whole, its rows past the end exit.
+  int64_t Group = concatRowGroup(ConcatPiece, Vec);
   auto Chunks = [&] {
     return Flat ? (S.Numel + Extra + Vec - 1) / Vec
-                : S.Rows * (Peel ? (S.RowLen + Extra + Vec - 1) / Vec : S.RowLen / Vec);
+                : (S.Rows + Group - 1) / Group * Group *
+                      (Peel ? (S.RowLen + Extra + Vec - 1) / Vec : S.RowLen / Vec);
   };
   switch (Kind) {
   case KernelKind::Elementwise: {

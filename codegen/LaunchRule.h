@@ -94,6 +94,23 @@ inline constexpr int TileWarp = 32;
 inline constexpr int TileRows = 8;
 } // namespace launch
 
+/// Rows whose chunks an element-wise kernel orders piece by piece
+/// (KernelPlan::ConcatPiece): a warp's 32 threads then take chunks of one
+/// piece of 32 / (Piece / Vec) rows instead of both pieces of fewer rows, and
+/// never branch apart on the piece. RoPE bf16, head dim 128: 8 chunks a
+/// half, so a warp held the two halves of 2 heads and ran both branches
+/// (20 of 32 threads active, ncu; 132 us against torch.compile's 112,
+/// BENCHMARKS.md schedule log). 1: natural order (no concat, a piece of at
+/// least a warp's chunks, or one that is no power of two).
+inline int64_t concatRowGroup(int64_t Piece, int Vec) {
+  if (Piece <= 0 || Vec <= 1 || Piece % Vec != 0)
+    return 1;
+  int64_t Chunks = Piece / Vec;
+  if (Chunks >= 32 || 32 % Chunks != 0)
+    return 1;
+  return 32 / Chunks;
+}
+
 /// How many blocks share each column tile of a column reduction of [R, C]:
 /// split s sums rows [s * K, min(R, (s + 1) * K)), K = ceil(R / splits).
 /// A function of the shape and the constants above only (not of the
@@ -221,6 +238,7 @@ private:
   /// and the bytes of one row element over the cached inputs (0: none).
   int64_t StaticRowLen = 0, RowSharedElemBytes = 0;
   int64_t RowPadBytes = 0; // KernelPlan::RowPadSharedBytes
+  int64_t ConcatPiece = 0; // KernelPlan::ConcatPiece
 };
 
 } // namespace jitfuse::codegen

@@ -324,6 +324,25 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   return P;
 }
 
+/// The piece length when the kernel's domain row is a concat of equal
+/// pieces over the whole domain (RoPE's halves), else 0
+/// (KernelPlan::ConcatPiece).
+static int64_t equalConcatPiece(const Graph &G, const KernelPlan &P) {
+  for (NodeId N : P.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Nd.Kind != Op::Concat || llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain))
+      continue;
+    const Dim &First = G.node(Nd.Operands.front()).Dims.back();
+    if (First.isDynamic())
+      return 0;
+    for (NodeId O : Nd.Operands)
+      if (G.node(O).Dims.back().isDynamic() || G.node(O).Dims.back().Size != First.Size)
+        return 0;
+    return First.Size;
+  }
+  return 0;
+}
+
 static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                               const ScheduleOptions &Opts) {
   KernelPlan P;
@@ -479,6 +498,13 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     P.ThreadsX = codegen::launch::FlatThreads;
     P.Why += fmt::format("; {}, {} threads a block", P.Flat ? "one flat range" : "by rows",
                          P.ThreadsX);
+    if (C.Kind == KernelKind::Elementwise && !P.Flat) {
+      P.ConcatPiece = equalConcatPiece(G, P);
+      if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1)
+        P.Why += fmt::format("; the row is a concat of pieces of {}: a warp takes one piece of "
+                             "{} rows",
+                             P.ConcatPiece, Rows);
+    }
     if (C.Kind == KernelKind::FullReduce)
       P.Why += "; two stages, per-block partials combined in a fixed order";
     return P;

@@ -224,6 +224,31 @@ TEST_CASE("rope, both styles", "[gpu][nn]") {
   }
 }
 
+TEST_CASE("rope: warps take one half of several heads, any head count, dtype and offset",
+          "[gpu][nn]") {
+  // The halves' chunks go piece by piece over groups of rows
+  // (codegen::concatRowGroup: 2 to 8 heads for these head dims and types);
+  // T x heads below leaves the last group part empty, and offsets run the
+  // peeled variant, whose chunks stay at the head start.
+  haveGpu();
+  std::vector<std::vector<unsigned>> Layouts = {{0}, {1}, {3, 0, 1, 2}};
+  for (DType T : {DType::F32, DType::BF16, DType::F16})
+    for (auto [Heads, D] : {std::pair<int64_t, int64_t>{3, 128}, {5, 64}, {1, 32}}) {
+      INFO("dtype " << dtypeName(T).str() << ", " << Heads << " heads of " << D);
+      Graph G;
+      Value Q = G.input("q", T, {"T", Heads, D});
+      Value Cos = G.input("cos", T, {"T", D / 2});
+      Value Sin = G.input("sin", T, {"T", D / 2});
+      G.output("half", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+      for (const std::vector<unsigned> &L : Layouts) {
+        INFO("offsets " << fmt::format("{}", fmt::join(L, "/")));
+        CheckOptions Opts;
+        Opts.MisalignEach = L;
+        checkGraph(G, randomBindings(G, {{"T", 7}}, {}), Opts);
+      }
+    }
+}
+
 TEST_CASE("full reductions are bitwise deterministic run to run", "[gpu][ops]") {
   if (!haveGpu())
     return;

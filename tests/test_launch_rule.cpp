@@ -34,6 +34,45 @@ void checkShape(const std::optional<LaunchShape> &S, unsigned Grid, unsigned Blo
 
 } // namespace
 
+TEST_CASE("Launch rule: RoPE's halves go piece by piece over groups of heads", "[launch]") {
+  // bf16, head dim 128: a half is 8 chunks of 8, so a warp takes the first
+  // (or second) halves of 4 heads; the grid covers whole groups of 4 rows.
+  Graph G;
+  Value Q = G.input("q", bf16, {"T", 3, 128});
+  Value Cos = G.input("cos", bf16, {"T", 64});
+  Value Sin = G.input("sin", bf16, {"T", 64});
+  G.output("q_rot", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+  EmittedKernel K = onlyKernel(G);
+  REQUIRE(K.Launch.kind() == KernelKind::Elementwise);
+  CHECK(concatRowGroup(64, 8) == 4);
+  CHECK(concatRowGroup(64, 4) == 2);  // f32: 16 chunks a half
+  CHECK(concatRowGroup(32, 8) == 8);  // bf16, head dim 64
+  CHECK(concatRowGroup(256, 8) == 1); // a half of 32 chunks fills a warp
+  CHECK(concatRowGroup(48, 8) == 1);  // 6 chunks: warps would straddle
+  CHECK(concatRowGroup(0, 8) == 1);   // no concat
+  // Two halves make groups of 64 chunks, which divide a block of 256, so
+  // the grid is that of the rows alone: 66 rows x 16 chunks, 5 blocks.
+  checkShape(K.Launch.shape({22 * 3 * 128, 66, 128}, 8, 132), 5, 256, 1);
+  // The kernel reads its chunk's row and column from the group.
+  CHECK(K.source().find("const long long row = jf_g * 4 + jf_q / 8;") != std::string::npos);
+}
+
+TEST_CASE("Launch rule: a concat of three pieces rounds the rows up to whole groups",
+          "[launch]") {
+  // Pieces of 16 bf16 = 2 chunks: a warp takes one piece of 16 rows, a
+  // group is 16 rows x 6 chunks = 96 chunks. 42 rows alone are 252 chunks,
+  // 1 block; rounded up to 48 rows, 288 chunks, 2 blocks.
+  Graph G;
+  Value A = G.input("a", bf16, {"B", 16});
+  G.output("y", concat({A * 2.0, A + 1.0, A - 1.0}));
+  EmittedKernel K = onlyKernel(G);
+  REQUIRE(K.Launch.kind() == KernelKind::Elementwise);
+  checkShape(K.Launch.shape({42 * 48, 42, 48}, 8, 132), 2, 256, 1);
+  checkShape(K.Launch.shape({48 * 48, 48, 48}, 8, 132), 2, 256, 1);
+  // 85 rows: 510 chunks would be 2 blocks; 96 rows, 576 chunks, 3.
+  checkShape(K.Launch.shape({85 * 48, 85, 48}, 8, 132), 3, 256, 1);
+}
+
 TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   Graph G;
   Value X = G.input("x", f32, {"N"});

@@ -148,10 +148,88 @@ __device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int L
     if (K >= Lo && K < Hi)
       P[K] = V.V[K];
 }
+// A whole 16-byte chunk at an address off its 16-byte boundary (a tensor
+// at another phase than the lead, or every tensor of a row whose chunks
+// stay at the row start): the two aligned 16-byte blocks that hold it,
+// shifted into place, instead of one access per lane (RoPE bf16 at a 2-byte
+// offset: 8 two-byte loads a chunk, 0.56x torch.compile). Both blocks hold
+// bytes of the chunk, so the read never leaves the 16-byte blocks (nor the
+// pages) the tensor's own bytes lie in; the neighbour's bytes it reads are
+// dropped. The second block is the next chunk's first: it is read through
+// L1 (no L2 hint, which would skip L1). An aligned P reads one block and
+// shifts by 0, so a caller need not branch (see jf_load_whole).
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_shifted(const T *P) {
+  static_assert(sizeof(jf_vec<T, N>) == 16, "16-byte chunks only");
+  const unsigned long long A = reinterpret_cast<unsigned long long>(P);
+  // In PTX: loaded through the integer address, NVVM lost the global
+  // space and emitted generic ld.v4.
+  const unsigned S = static_cast<unsigned>(A & 15); // bytes past the boundary
+  uint4 X, Y = make_uint4(0, 0, 0, 0);
+  asm("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(X.x), "=r"(X.y), "=r"(X.z), "=r"(X.w)
+      : "l"(A & ~15ull));
+  // The second block only off the boundary (predicated, not a branch);
+  // at S = 0 the words below take nothing from it.
+  asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %4, 0;\n\t"
+      "@p ld.global.v4.b32 {%0, %1, %2, %3}, [%5+16];\n\t}"
+      : "+r"(Y.x), "+r"(Y.y), "+r"(Y.z), "+r"(Y.w)
+      : "r"(S), "l"(A & ~15ull));
+  // Words S/4 .. S/4+4 of X:Y without indexing registers at run time.
+  const bool Two = S & 8, One = S & 4;
+  const unsigned V0 = Two ? X.z : X.x, V1 = Two ? X.w : X.y, V2 = Two ? Y.x : X.z,
+                 V3 = Two ? Y.y : X.w, V4 = Two ? Y.z : Y.x, V5 = Two ? Y.w : Y.y;
+  const unsigned U0 = One ? V1 : V0, U1 = One ? V2 : V1, U2 = One ? V3 : V2,
+                 U3 = One ? V4 : V3, U4 = One ? V5 : V4;
+  const unsigned R = (S & 3) * 8; // bits; 0 leaves the low word
+  jf_vec<T, N> Out;
+  *reinterpret_cast<uint4 *>(&Out) =
+      make_uint4(__funnelshift_r(U0, U1, R), __funnelshift_r(U1, U2, R),
+                 __funnelshift_r(U2, U3, R), __funnelshift_r(U3, U4, R));
+  return Out;
+}
+// The store of a whole 16-byte chunk off its boundary, in the widest
+// accesses its address allows (stores cannot write a neighbour's bytes):
+// two 8-byte, four 4-byte, or 2 + 3 x 4 + 2 bytes for 16-bit elements at
+// an odd element offset, instead of one store per lane.
+template <typename T, int N>
+__device__ __forceinline__ void jf_store_split(T *P, const jf_vec<T, N> &V) {
+  static_assert(sizeof(jf_vec<T, N>) == 16, "16-byte chunks only");
+  const unsigned long long A = reinterpret_cast<unsigned long long>(P);
+  const unsigned *W = reinterpret_cast<const unsigned *>(&V);
+  char *C = reinterpret_cast<char *>(P);
+  if (A % 8 == 0) {
+    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(C), "r"(W[0]), "r"(W[1]));
+    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(C + 8), "r"(W[2]), "r"(W[3]));
+    return;
+  }
+  if (sizeof(T) >= 4 || A % 4 == 0) { // 4-byte elements are 4-byte aligned
+#pragma unroll
+    for (int K = 0; K < 4; ++K)
+      asm volatile("st.global.b32 [%0], %1;" ::"l"(C + 4 * K), "r"(W[K]));
+    return;
+  }
+  if constexpr (sizeof(T) == 2) {
+    asm volatile("st.global.b16 [%0], %1;" ::"l"(C), "h"((unsigned short)W[0]));
+#pragma unroll
+    for (int K = 0; K < 3; ++K)
+      asm volatile("st.global.b32 [%0], %1;" ::"l"(C + 2 + 4 * K),
+                   "r"(__funnelshift_r(W[K], W[K + 1], 16)));
+    asm volatile("st.global.b16 [%0], %1;" ::"l"(C + 14), "h"((unsigned short)(W[3] >> 16)));
+  } else {
+#pragma unroll
+    for (int K = 0; K < N; ++K)
+      P[K] = V.V[K];
+  }
+}
 template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load_chunk(const T *P, int Lo, int Hi) {
   if (jf_chunk_wide<T, N>(P, Lo, Hi))
     return jf_load<T, N, H>(P);
+  // Not jf_load_shifted here: its shifts use the loads at once, inside this
+  // branch, so each tensor's load waited for the one before (RoPE at an
+  // offset 1.4-1.6x slower, BENCHMARKS.md schedule log); the lanes' loads
+  // are only used after the branches join.
   return jf_load_part<T, N>(P, Lo, Hi);
 }
 // The wide store of a chunk, spelled in PTX: written as a struct store,
@@ -179,18 +257,33 @@ __device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int 
     jf_store_wide<T, N>(P, V);
     return;
   }
+  if constexpr (sizeof(jf_vec<T, N>) == 16)
+    if (Lo == 0 && Hi == N) {
+      jf_store_split<T, N>(P, V);
+      return;
+    }
   jf_store_part<T, N>(P, V, Lo, Hi);
 }
 // A chunk known to be whole: wide when this tensor is aligned there too.
+// 16-byte chunks of 16-bit elements go through jf_load_shifted at any
+// address, without a branch: with one (wide or shifted), ptxas spilled
+// LayerNorm bf16 x 50257's unrolled stage loop (the weight and bias at
+// another phase than the row) at 40 registers. 4-byte elements keep the
+// branch and load a misaligned chunk per lane: shifted, the cluster-split
+// f32 LayerNorm x 14336 spilled, and they need only N = 4 loads.
 template <typename T, int N, int H = 0>
 __device__ __forceinline__ jf_vec<T, N> jf_load_whole(const T *P) {
-  if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0)
-    return jf_load<T, N, H>(P);
-  jf_vec<T, N> R;
+  if constexpr (sizeof(jf_vec<T, N>) == 16 && sizeof(T) <= 2) {
+    return jf_load_shifted<T, N>(P);
+  } else {
+    if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0)
+      return jf_load<T, N, H>(P);
+    jf_vec<T, N> R;
 #pragma unroll
-  for (int K = 0; K < N; ++K)
-    R.V[K] = P[K];
-  return R;
+    for (int K = 0; K < N; ++K)
+      R.V[K] = P[K];
+    return R;
+  }
 }
 template <typename T, int N>
 __device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
@@ -198,9 +291,13 @@ __device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
     jf_store_wide<T, N>(P, V);
     return;
   }
+  if constexpr (sizeof(jf_vec<T, N>) == 16) {
+    jf_store_split<T, N>(P, V);
+  } else {
 #pragma unroll
-  for (int K = 0; K < N; ++K)
-    P[K] = V.V[K];
+    for (int K = 0; K < N; ++K)
+      P[K] = V.V[K];
+  }
 }
 // A thread's chunks of a row kept in dynamic shared memory (KernelPlan::
 // RowSharedInputs): chunk j of thread tx at P[j * Stride] with P already
