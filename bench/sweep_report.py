@@ -10,7 +10,14 @@ the shapes where they occur. Writes a markdown table (--md) and, when
 matplotlib is importable, a heatmap PNG (--png) of the minimum ratio per
 pattern x row length.
 
-    python3 bench/sweep_report.py --jitfuse J.jsonl --torch T.jsonl [--md M] [--png P]
+--jitfuse and --torch take several files (later files win for the same id
+and key: the latest measurement of each point). --baseline adds a table of
+the change against another jitfuse run of the same points (run in the same
+device call: per pattern, median, minimum and maximum of baseline time /
+jitfuse time, > 1 means faster now) and the slowest-down points.
+
+    python3 bench/sweep_report.py --jitfuse J.jsonl [J2.jsonl ...] --torch T.jsonl [...]
+        [--baseline OLD.jsonl] [--md M] [--png P]
 """
 
 import argparse
@@ -20,6 +27,15 @@ import sys
 
 BIG = 64 << 20
 PEERS = ("eager_us", "compile_us", "liger_us")
+
+
+def read_all(paths):
+    """read_jsonl over several files, later ones updating earlier ones."""
+    recs = {}
+    for path in paths:
+        for pid, r in read_jsonl(path).items():
+            recs.setdefault(pid, {}).update(r)
+    return recs
 
 
 def read_jsonl(path):
@@ -122,6 +138,42 @@ def markdown(rows, summ, hm):
     return "\n".join(lines) + "\n"
 
 
+def change(jf, base, worst=10):
+    """Per pattern: the points timed by both runs and the median, minimum
+    and maximum of base time / jitfuse time; and the `worst` points overall
+    (the largest slowdowns)."""
+    pairs = []
+    for pid, j in jf.items():
+        b = base.get(pid, {})
+        us, bus = j.get("us"), b.get("us")
+        if isinstance(us, (int, float)) and us > 0 and isinstance(bus, (int, float)) and bus > 0:
+            pairs.append((bus / us, pid, j.get("pattern", pid.split("/")[0]), bus, us))
+    per = {}
+    for p in pairs:
+        per.setdefault(p[2], []).append(p)
+    out = {}
+    for pat, ps in per.items():
+        ps.sort()
+        n = len(ps)
+        med = ps[n // 2][0] if n % 2 else (ps[n // 2 - 1][0] + ps[n // 2][0]) / 2
+        out[pat] = {"n": n, "median": med, "min": ps[0], "max": ps[-1]}
+    return out, sorted(pairs)[:worst]
+
+
+def change_markdown(per, worst):
+    lines = ["", "Change against the baseline run (baseline time / jitfuse time; > 1: faster now):",
+             "", "| pattern | points | median | min | at | max | at |",
+             "|---|---:|---:|---:|---|---:|---|"]
+    for pat in sorted(per):
+        c = per[pat]
+        lines.append(f"| {pat} | {c['n']} | {fmt_ratio(c['median'])} | {fmt_ratio(c['min'][0])} | "
+                     f"{c['min'][1]} | {fmt_ratio(c['max'][0])} | {c['max'][1]} |")
+    if worst:
+        lines += ["", "Largest slowdowns:", ""]
+        lines += [f"- {r[1]}: {r[3]:.1f} -> {r[4]:.1f} us ({fmt_ratio(r[0])})" for r in worst]
+    return "\n".join(lines) + "\n"
+
+
 def write_png(hm, path):
     try:
         import matplotlib
@@ -159,14 +211,20 @@ def write_png(hm, path):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--jitfuse", required=True, help="jitfuse_sweep --jsonl output")
-    p.add_argument("--torch", required=True, help="sweep_torch.py --jsonl output")
+    p.add_argument("--jitfuse", required=True, nargs="+",
+                   help="jitfuse_sweep --jsonl output(s); later files win")
+    p.add_argument("--torch", required=True, nargs="+",
+                   help="sweep_torch.py --jsonl output(s); later files win")
+    p.add_argument("--baseline", help="jitfuse_sweep --jsonl of another binary, same points")
     p.add_argument("--md", help="write the markdown tables here")
     p.add_argument("--png", help="write the heatmap here (needs matplotlib)")
     a = p.parse_args(argv)
-    rows = join(read_jsonl(a.jitfuse), read_jsonl(a.torch))
+    jf = read_all(a.jitfuse)
+    rows = join(jf, read_all(a.torch))
     summ, hm = summary(rows), heat(rows)
     md = markdown(rows, summ, hm)
+    if a.baseline:
+        md += change_markdown(*change(jf, read_jsonl(a.baseline)))
     print(md)
     if a.md:
         with open(a.md, "w") as f:

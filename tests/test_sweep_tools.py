@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The shape sweep's Python side without a GPU: the torch.compile order
-(bench/sweep_points.py) and the report's counts (bench/sweep_report.py).
+(bench/sweep_points.py) and the report's counts and same-call change table
+(bench/sweep_report.py).
 Run by CTest: python3 tests/test_sweep_tools.py"""
 
 import json
@@ -76,6 +77,37 @@ class Report(unittest.TestCase):
         self.assertIn("vs compile", cells[3])
         self.assertEqual(cells[6], "1")        # >= 64 MB points below 1.0x
         self.assertEqual(cells[7], "1")        # points without torch.compile
+
+    def test_latest_file_wins_and_change_against_a_baseline(self):
+        a = point("rope", "bf16", 6144, 16384)
+        b = point("rope", "bf16", 6144, 16384, offset=2)
+        c = point("softmax", "f32", 4096, 8)
+        with tempfile.TemporaryDirectory() as d:
+            old = self.write(d, "old.jsonl", [dict(a, us=140.0), dict(b, us=290.0),
+                                              dict(c, us=10.0)])
+            first = self.write(d, "jf1.jsonl", [dict(a, us=999.0, bytes=1 << 30),
+                                                dict(b, us=250.0, bytes=1 << 30),
+                                                dict(c, us=12.5, bytes=1 << 10)])
+            # A later run of a alone: its time replaces the first file's.
+            later = self.write(d, "jf2.jsonl", [dict(a, us=100.0, bytes=1 << 30)])
+            tr = self.write(d, "tr.jsonl", [{"id": a["id"], "compile_us": 110.0}])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", first, later, "--torch", tr, "--baseline", old,
+                               "--md", md])
+            with open(md) as f:
+                text = f.read()
+        summary_part, change_part = text.split("Change against the baseline")
+        rope = [l for l in summary_part.splitlines() if l.startswith("| rope |")]
+        # Summary: a at 100 us against torch.compile's 110 -> 1.10x.
+        self.assertIn("| 1.10x |", rope[0])
+        # Change: a 140 -> 100 (1.40x), b 290 -> 250 (1.16x): median 1.28x.
+        row = [l for l in change_part.splitlines() if l.startswith("| rope |")][0]
+        cells = [x.strip() for x in row.strip("|").split("|")]
+        self.assertEqual(cells[1:4], ["2", "1.28x", "1.16x"])
+        self.assertEqual(cells[4], b["id"])
+        self.assertEqual(cells[5], "1.40x")
+        # The largest slowdown first: softmax 10 -> 12.5 us, 0.80x.
+        self.assertIn(f"- {c['id']}: 10.0 -> 12.5 us (0.80x)", text)
 
 
 if __name__ == "__main__":
