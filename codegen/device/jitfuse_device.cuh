@@ -162,9 +162,9 @@ template <typename T, int N>
 __device__ __forceinline__ jf_vec<T, N> jf_load_shifted(const T *P) {
   static_assert(sizeof(jf_vec<T, N>) == 16, "16-byte chunks only");
   const unsigned long long A = reinterpret_cast<unsigned long long>(P);
+  const unsigned S = static_cast<unsigned>(A & 15); // bytes past the boundary
   // In PTX: loaded through the integer address, NVVM lost the global
   // space and emitted generic ld.v4.
-  const unsigned S = static_cast<unsigned>(A & 15); // bytes past the boundary
   uint4 X, Y = make_uint4(0, 0, 0, 0);
   asm("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];"
       : "=r"(X.x), "=r"(X.y), "=r"(X.z), "=r"(X.w)
@@ -196,7 +196,7 @@ __device__ __forceinline__ jf_vec<T, N> jf_load_shifted(const T *P) {
 // +4 B ran 1.09x slower, measured).
 template <typename T, int N>
 __device__ __forceinline__ void jf_store_split(T *P, const jf_vec<T, N> &V) {
-  static_assert(sizeof(jf_vec<T, N>) == 16, "16-byte chunks only");
+  static_assert(sizeof(jf_vec<T, N>) == 16 && sizeof(T) <= 2, "16-byte chunks of 1-2 B");
   const unsigned long long A = reinterpret_cast<unsigned long long>(P);
   const unsigned *W = reinterpret_cast<const unsigned *>(&V);
   char *C = reinterpret_cast<char *>(P);
@@ -205,7 +205,7 @@ __device__ __forceinline__ void jf_store_split(T *P, const jf_vec<T, N> &V) {
     asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(C + 8), "r"(W[2]), "r"(W[3]));
     return;
   }
-  if (sizeof(T) >= 4 || A % 4 == 0) { // 4-byte elements are 4-byte aligned
+  if (A % 4 == 0) {
 #pragma unroll
     for (int K = 0; K < 4; ++K)
       asm volatile("st.global.b32 [%0], %1;" ::"l"(C + 4 * K), "r"(W[K]));
