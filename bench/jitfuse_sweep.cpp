@@ -79,6 +79,7 @@ struct Options {
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
   bool NoFewRows = false;
+  bool NoConcatGroups = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
@@ -401,6 +402,7 @@ int run(const Options &O) {
         if (O.Welford || O.NoWelford)
           CO.RowWelford = O.Welford;
         CO.RowFewRowsClusters = !O.NoFewRows;
+        CO.ConcatRowGroups = !O.NoConcatGroups;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -491,6 +493,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-few-rows", O.NoFewRows,
                "CompileOptions::RowFewRowsClusters = false (long rows: no cluster form for few "
                "rows, for comparisons)");
+  App.add_flag("--no-concat-groups", O.NoConcatGroups,
+               "CompileOptions::ConcatRowGroups = false (RoPE's halves in natural chunk order, "
+               "for comparisons)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,

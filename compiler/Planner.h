@@ -44,6 +44,7 @@ struct PlanOptions {
   std::optional<bool> RowWelford;
   unsigned RowRereadThreads = 0;
   bool FewRowsClusters = false;
+  bool ConcatRowGroups = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

@@ -498,7 +498,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     P.ThreadsX = codegen::launch::FlatThreads;
     P.Why += fmt::format("; {}, {} threads a block", P.Flat ? "one flat range" : "by rows",
                          P.ThreadsX);
-    if (C.Kind == KernelKind::Elementwise && !P.Flat) {
+    if (C.Kind == KernelKind::Elementwise && !P.Flat && Opts.ConcatRowGroups) {
       P.ConcatPiece = equalConcatPiece(G, P);
       if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1)
         P.Why += fmt::format("; the row is a concat of pieces of {}: a warp takes one piece of "

@@ -40,6 +40,9 @@ struct ScheduleOptions {
   /// Long rows get a few-rows form split over a cluster (sm_90;
   /// CompileOptions::RowFewRowsClusters).
   bool FewRowsClusters = false;
+  /// Element-wise rows of a concat: chunks piece by piece over groups of
+  /// rows (CompileOptions::ConcatRowGroups).
+  bool ConcatRowGroups = true;
   /// CompileOptions::RowWelford; unset: Welford where a row's stage inputs
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;

@@ -87,6 +87,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;
   P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
+  P.ConcatRowGroups = Opts.ConcatRowGroups;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

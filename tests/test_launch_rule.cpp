@@ -55,6 +55,18 @@ TEST_CASE("Launch rule: RoPE's halves go piece by piece over groups of heads", "
   checkShape(K.Launch.shape({22 * 3 * 128, 66, 128}, 8, 132), 5, 256, 1);
   // The kernel reads its chunk's row and column from the group.
   CHECK(K.source().find("const long long row = jf_g * 4 + jf_q / 8;") != std::string::npos);
+
+  // ScheduleOptions::ConcatRowGroups = false (CompileOptions::
+  // ConcatRowGroups): natural order, the grid of the rows alone.
+  ScheduleOptions Natural;
+  Natural.ConcatRowGroups = false;
+  Partition Part = fuseGraph(G);
+  KernelPlan Plan = scheduleCluster(G, Part.Clusters[0], 0, Natural);
+  CHECK(Plan.ConcatPiece == 0);
+  CHECK(Plan.Why.find("a warp takes") == std::string::npos);
+  EmittedKernel N = emitKernel(G, Plan);
+  CHECK(N.source().find("jf_g") == std::string::npos);
+  CHECK(N.source().find("const long long row = chunk / cpr;") != std::string::npos);
 }
 
 TEST_CASE("Launch rule: a concat of three pieces rounds the rows up to whole groups",
