@@ -10,8 +10,9 @@ the shapes where they occur. Writes a markdown table (--md) and, when
 matplotlib is importable, a heatmap PNG (--png) of the minimum ratio per
 pattern x row length.
 
---jitfuse and --torch take several files (later files win for the same id
-and key: the latest measurement of each point). --baseline adds a table of
+--jitfuse and --torch take several files: for jitfuse later files win for
+the same id and key (the latest measurement of each point), for the peers
+each point keeps its fastest time over the files. --baseline adds a table of
 the change against another jitfuse run of the same points (run in the same
 device call: per pattern, median, minimum and maximum of baseline time /
 jitfuse time, > 1 means faster now) and the slowest-down points.
@@ -29,12 +30,21 @@ BIG = 64 << 20
 PEERS = ("eager_us", "compile_us", "liger_us")
 
 
-def read_all(paths):
-    """read_jsonl over several files, later ones updating earlier ones."""
+def read_all(paths, keep_min=()):
+    """read_jsonl over several files, later ones updating earlier ones, except
+    the keys in keep_min, which keep their smallest value (a peer's best time
+    over calls: torch.compile timed the same point 183.6 us in one call and
+    285.3 in another, and the report must not pick the slower one)."""
     recs = {}
     for path in paths:
         for pid, r in read_jsonl(path).items():
-            recs.setdefault(pid, {}).update(r)
+            cur = recs.setdefault(pid, {})
+            for k, v in r.items():
+                old = cur.get(k)
+                if (k in keep_min and isinstance(v, (int, float)) and isinstance(old, (int, float))
+                        and old <= v):
+                    continue
+                cur[k] = v
     return recs
 
 
@@ -220,7 +230,7 @@ def main(argv=None):
     p.add_argument("--png", help="write the heatmap here (needs matplotlib)")
     a = p.parse_args(argv)
     jf = read_all(a.jitfuse)
-    rows = join(jf, read_all(a.torch))
+    rows = join(jf, read_all(a.torch, keep_min=PEERS))
     summ, hm = summary(rows), heat(rows)
     md = markdown(rows, summ, hm)
     if a.baseline:

@@ -90,9 +90,11 @@ class Report(unittest.TestCase):
                                                 dict(c, us=12.5, bytes=1 << 10)])
             # A later run of a alone: its time replaces the first file's.
             later = self.write(d, "jf2.jsonl", [dict(a, us=100.0, bytes=1 << 30)])
+            # The peer keeps its fastest time over the files: 110, not 130.
             tr = self.write(d, "tr.jsonl", [{"id": a["id"], "compile_us": 110.0}])
+            tr2 = self.write(d, "tr2.jsonl", [{"id": a["id"], "compile_us": 130.0}])
             md = os.path.join(d, "t.md")
-            sweep_report.main(["--jitfuse", first, later, "--torch", tr, "--baseline", old,
+            sweep_report.main(["--jitfuse", first, later, "--torch", tr, tr2, "--baseline", old,
                                "--md", md])
             with open(md) as f:
                 text = f.read()
