@@ -325,11 +325,11 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   else
     E.line(fmt::format("const {} cpr = ({} + {}) / {};", IT, L,
                        RowStartChunks ? Vec - 1 : 2 * Vec - 2, Vec));
-  // Rows whose chunks go piece by piece (concatRowGroup): chunk = group,
-  // piece, row in the group, chunk in the piece.
-  int64_t Group = hoistableConcat() ? concatRowGroup(P.ConcatPiece, Vec) : 1;
+  // Rows whose chunks go piece by piece (concatRowGroup, the launch rule's
+  // own test): chunk = group, piece, row in the group, chunk in the piece.
+  int64_t Group = concatRowGroup(P.ConcatPiece, Vec);
+  int64_t PieceChunks = Group > 1 ? P.ConcatPiece / Vec : 0;
   if (Group > 1) {
-    int64_t PieceChunks = P.ConcatPiece / Vec;
     E.line(fmt::format("const {0} jf_g = chunk / ({1} * cpr);", IT, Group));
     E.line(fmt::format("const int jf_r = (int)(chunk - jf_g * ({} * cpr));", Group));
     E.line(fmt::format("const int jf_q = jf_r % {};", Group * PieceChunks));
@@ -342,8 +342,7 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
   }
   std::string RowChunk =
-      Group > 1 ? fmt::format("(jf_r / {0} * {1} + jf_q % {1})", Group * (P.ConcatPiece / Vec),
-                              P.ConcatPiece / Vec)
+      Group > 1 ? fmt::format("(jf_r / {0} * {1} + jf_q % {1})", Group * PieceChunks, PieceChunks)
                 : std::string("(chunk - row * cpr)");
   if (Peel) {
     // Chunks aligned to the lead's phase would straddle the pieces of a
