@@ -317,7 +317,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   size_t NumVariants = 0;
   for (const codegen::EmittedKernel &K : Emitted)
     NumVariants += K.Variants.size();
-  if (Opts.DeferVariants && !WantPtx && NumVariants > Emitted.size()) {
+  // A CUBIN dump holds every variant, so nothing is left to the background.
+  if (Opts.DeferVariants && !WantPtx && !Env.DumpCubin && NumVariants > Emitted.size()) {
     auto CompileFirst = [&] {
       std::vector<codegen::EmittedKernel> Eager, Rest;
       X->Stats.DeferredVariants = static_cast<unsigned>(splitVariants(Emitted, Eager, Rest));
@@ -336,6 +337,10 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     X->Ptx = rt::compileCuda(X->Source, "jitfuse", X->NvrtcOptions, true).Ptx;
   if (Env.DumpPtx)
     writeDump(Env, X->Key, "ptx", X->Ptx);
+  if (Env.DumpCubin)
+    writeCubinDump(Env, X->Key,
+                   X->Entry->Deferred.valid() ? X->Entry->Deferred.get()->Image
+                                              : X->Entry->Image);
 
   // Stage "load": the executable's tables, then (with a device) the module.
   X->Device = Opts.Device;

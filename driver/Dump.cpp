@@ -1,11 +1,13 @@
-//===- driver/Dump.cpp - JITFUSE_DUMP=graph,plan,cuda,ptx -----------------===//
+//===- driver/Dump.cpp - JITFUSE_DUMP=graph,plan,cuda,ptx,cubin -----------===//
 #include "driver/Dump.h"
 
 #include "runtime/CacheIO.h"
+#include "runtime/ImageBundle.h"
 #include "support/Log.h"
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <cstdio>
 #include <filesystem>
 
@@ -27,6 +29,31 @@ void writeDump(const Settings &S, llvm::StringRef Key, llvm::StringRef Ext,
   if (!Err.empty())
     warnOnce("dump-dir:" + S.DumpDir,
              fmt::format("could not write dump file '{}' ({})", Path, Err));
+}
+
+void writeCubinDump(const Settings &S, llvm::StringRef Key, llvm::ArrayRef<char> Image) {
+  if (S.DumpDir.empty()) {
+    warnOnce("dump-cubin-stderr", "JITFUSE_DUMP=cubin writes CUBINs only to a directory; set "
+                                  "JITFUSE_DUMP_DIR (no CUBIN written)");
+    return;
+  }
+  auto Bytes = [](llvm::ArrayRef<char> B) { return llvm::StringRef(B.data(), B.size()); };
+  if (!rt::isImageBundle(Image)) {
+    writeDump(S, Key, "cubin", Bytes(Image));
+    return;
+  }
+  std::string Why;
+  std::optional<std::vector<rt::BundledImage>> Parts = rt::parseImageBundle(Image, &Why);
+  // The image came from this process's compile or a checksummed cache
+  // entry; a bundle that does not parse is a bug, not a user error.
+  assert(Parts && "a cache entry's image bundle does not parse");
+  if (!Parts) {
+    warnOnce("dump-cubin-bundle", "JITFUSE_DUMP=cubin: the image bundle does not parse (" + Why +
+                                      "); no CUBIN written");
+    return;
+  }
+  for (size_t I = 0; I < Parts->size(); ++I)
+    writeDump(S, Key, fmt::format("{}.cubin", I), Bytes((*Parts)[I].Image));
 }
 
 } // namespace jitfuse

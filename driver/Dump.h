@@ -1,8 +1,9 @@
-//===- driver/Dump.h - JITFUSE_DUMP=graph,plan,cuda,ptx ---------*- C++ -*-===//
+//===- driver/Dump.h - JITFUSE_DUMP=graph,plan,cuda,ptx,cubin ---*- C++ -*-===//
 #pragma once
 
 #include "support/Settings.h"
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 
 #include <functional>
@@ -15,5 +16,11 @@ namespace jitfuse {
 /// names never collide and never carry user text.
 void writeDump(const Settings &S, llvm::StringRef Key, llvm::StringRef Ext,
                llvm::StringRef Text);
+
+/// Writes the CUBINs of a cache entry's image \p Image in S.DumpDir:
+/// `jitfuse_<key16>.cubin` for one CUBIN, `jitfuse_<key16>.<i>.cubin` for
+/// part i of an image bundle (runtime/ImageBundle.h). CUBINs are binary, so
+/// without a directory nothing is written and one warning says so.
+void writeCubinDump(const Settings &S, llvm::StringRef Key, llvm::ArrayRef<char> Image);
 
 } // namespace jitfuse

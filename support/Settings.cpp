@@ -111,13 +111,14 @@ void readDump(Settings &S) {
     Set("plan", S.DumpPlan);
     Set("cuda", S.DumpCuda);
     Set("ptx", S.DumpPtx);
+    Set("cubin", S.DumpCubin);
     if (!Known && !W.empty())
       Unknown += (Unknown.empty() ? "'" : ", '") + W.str() + "'";
   }
   if (!Unknown.empty())
     warnOnce(fmt::format("JITFUSE_DUMP={}", V->str()),
              fmt::format("JITFUSE_DUMP='{}': ignoring {}; expected a comma-separated list of "
-                         "graph, plan, cuda, ptx, all",
+                         "graph, plan, cuda, ptx, cubin, all",
                          V->str(), Unknown));
 }
 

@@ -35,8 +35,10 @@ struct Settings {
   /// Default min(hardware threads, 8).
   unsigned CompileThreads = 1;
   static constexpr unsigned kMaxCompileThreads = 64;
-  /// JITFUSE_DUMP: comma-separated words graph, plan, cuda, ptx, all.
-  bool DumpGraph = false, DumpPlan = false, DumpCuda = false, DumpPtx = false;
+  /// JITFUSE_DUMP: comma-separated words graph, plan, cuda, ptx, cubin,
+  /// all. CUBINs are binary: written only to JITFUSE_DUMP_DIR.
+  bool DumpGraph = false, DumpPlan = false, DumpCuda = false, DumpPtx = false,
+       DumpCubin = false;
   /// JITFUSE_DUMP_DIR: dumps go to files there instead of stderr.
   std::string DumpDir;
   /// JITFUSE_LOG = off|info|debug (also 0|1|2). Default off.

@@ -29,7 +29,7 @@ TEST_CASE("Settings: defaults when nothing is set", "[settings]") {
   CHECK_FALSE(S.CacheShared);
   CHECK(S.CompileThreads >= 1);
   CHECK(S.CompileThreads <= 8);
-  CHECK_FALSE((S.DumpGraph || S.DumpPlan || S.DumpCuda || S.DumpPtx));
+  CHECK_FALSE((S.DumpGraph || S.DumpPlan || S.DumpCuda || S.DumpPtx || S.DumpCubin));
   CHECK(S.DumpDir.empty());
   CHECK(S.Log == LogLevel::Off);
   CHECK(Diag.lines().empty());
@@ -56,7 +56,7 @@ TEST_CASE("Settings: good values are taken", "[settings]") {
   CHECK(Diag.lines().empty());
   ScopedEnv All("JITFUSE_DUMP", "all");
   S = Settings::fromEnv();
-  CHECK((S.DumpGraph && S.DumpPlan && S.DumpCuda && S.DumpPtx));
+  CHECK((S.DumpGraph && S.DumpPlan && S.DumpCuda && S.DumpPtx && S.DumpCubin));
 }
 
 TEST_CASE("Settings: a bad value warns once, naming it, and keeps the default",
@@ -113,7 +113,7 @@ TEST_CASE("Settings: unknown JITFUSE_DUMP words are named; known ones still coun
   CHECK_FALSE(S.DumpCuda);
   CHECK_FALSE(S.DumpGraph);
   REQUIRE(Diag.lines().size() == 1);
-  CHECK_THAT(Diag.lines()[0], Contains("'cuad', 'graphs'") && Contains("graph, plan, cuda, ptx, all"));
+  CHECK_THAT(Diag.lines()[0], Contains("'cuad', 'graphs'") && Contains("graph, plan, cuda, ptx, cubin, all"));
 }
 
 namespace {
