@@ -80,6 +80,7 @@ struct Options {
   unsigned RereadThreads = 0;
   bool NoFewRows = false;
   bool NoConcatGroups = false;
+  bool AlignedRowCopy = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
@@ -403,6 +404,7 @@ int run(const Options &O) {
           CO.RowWelford = O.Welford;
         CO.RowFewRowsClusters = !O.NoFewRows;
         CO.ConcatRowGroups = !O.NoConcatGroups;
+        CO.AlignedRowCopy = O.AlignedRowCopy;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -496,6 +498,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-concat-groups", O.NoConcatGroups,
                "CompileOptions::ConcatRowGroups = false (RoPE's halves in natural chunk order, "
                "for comparisons)");
+  App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
+               "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
+               "of the chunk loops for rows whose tensors sit at the lead's alignment)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,

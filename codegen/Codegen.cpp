@@ -173,7 +173,10 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
   std::string SV = E.fresh("sv");
   E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
   lanes(true, [&](int K) { E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N))); });
-  if (Peel)
+  if (Peel && E.chunk() == ChunkKind::Whole &&
+      E.alignedWide(ST, fmt::format("out_{} + {}", O, Base)))
+    E.line(fmt::format("jf_store_wide<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
+  else if (Peel)
     E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
                        Vec, O, Base, SV, E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
   else

@@ -449,7 +449,7 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     std::string TA = fmt::format("{}, {}", ST, Vec);
     if (L2Hint != 0 && sameNumel(Dims, P.Domain))
       TA += fmt::format(", {}", L2Hint);
-    if (Peel && Chunk == ChunkKind::Whole && Lead)
+    if (Peel && Chunk == ChunkKind::Whole && (Lead || alignedWide(ST, Addr)))
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{3}>({4});", ST, Vec, VecVar, TA,
                        Addr));
     else if (Peel && Chunk == ChunkKind::Whole)

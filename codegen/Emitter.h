@@ -65,6 +65,14 @@ struct RowLoad {
   bool Lead = false;   // the lead input at the domain's coordinates
 };
 
+/// A whole chunk's access of a tensor other than the lead that the aligned
+/// copy of a peeled row's chunk loop makes plain wide (KernelPlan::
+/// AlignedRowCopy): its storage type and its address at `col`.
+struct AlignedAccess {
+  std::string Type;
+  std::string Addr;
+};
+
 class Emitter {
 public:
   Emitter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled);
@@ -87,6 +95,27 @@ public:
   void setChunk(ChunkKind K) { Chunk = K; }
   ChunkKind chunk() const { return Chunk; }
   void setLeadInput(int I) { LeadInput = I; }
+  /// Peeled row kernels (KernelPlan::AlignedRowCopy): inside the aligned
+  /// copy of a chunk loop, a whole chunk's access of another tensor than the
+  /// lead whose address is in \p Aligned is a plain wide load or store (the
+  /// kernel's jf_al holds only when each of those addresses is aligned);
+  /// \p Record, when set, collects every access that would otherwise be
+  /// shifted or split. Both null: off.
+  void setAlignedCopy(const std::set<std::string> *Aligned, std::vector<AlignedAccess> *Record) {
+    AlignedSet = Aligned;
+    AlignedRecord = Record;
+  }
+  /// Whether the whole-chunk access of type \p ST at \p Addr is plain wide
+  /// (setAlignedCopy); records it.
+  bool alignedWide(const std::string &ST, const std::string &Addr) {
+    if (AlignedRecord)
+      AlignedRecord->push_back({ST, Addr});
+    bool Wide = AlignedSet && AlignedSet->count(Addr);
+    AlignedHits += Wide;
+    return Wide;
+  }
+  /// How many accesses alignedWide made plain wide so far.
+  unsigned alignedHits() const { return AlignedHits; }
   int leadInput() const { return LeadInput; }
   bool peeled() const { return Peel; }
   void setVectorLoads(bool On) { VectorLoads = On; }
@@ -232,6 +261,9 @@ private:
   std::vector<ScalarLoad> SeenScalar;
   bool KeptActive = true;
   std::pair<NodeId, int> ConcatChoice{0, -1};
+  const std::set<std::string> *AlignedSet = nullptr;
+  std::vector<AlignedAccess> *AlignedRecord = nullptr;
+  unsigned AlignedHits = 0;
 };
 
 } // namespace jitfuse::codegen

@@ -97,6 +97,11 @@ struct KernelPlan {
   /// several rows (codegen::concatRowGroup), so the branch on the piece does
   /// not split a warp.
   int64_t ConcatPiece = 0;
+  /// RowReduce with a peeled variant: each chunk loop of that variant has a
+  /// second copy with plain wide accesses, run by a warp whose rows have
+  /// every chunked tensor at the lead's alignment (jf_al;
+  /// CompileOptions::AlignedRowCopy).
+  bool AlignedRowCopy = false;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one

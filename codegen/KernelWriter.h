@@ -111,6 +111,14 @@ private:
   /// Cached rows: registers holding a thread's head/tail element of each
   /// input (element expression -> variable), loaded with the chunks.
   std::map<std::string, std::string> ScalarCache;
+  /// Peeled rows with KernelPlan::AlignedRowCopy: the kernel computed
+  /// jf_al, and rowLoop emits each chunk loop twice, plainly wide for the
+  /// accesses at AlignedAddrs when jf_al holds.
+  bool AlignedCopy = false;
+  std::set<std::string> AlignedAddrs;
+  /// Emits jf_al from the accesses a dry run of the row's loops would
+  /// shift or split (KernelPlan::AlignedRowCopy); sets AlignedCopy.
+  void alignedRowFlag(const std::map<NodeId, int> &Stages);
   /// Values of P.CachedValues not yet stored by a stage's loop.
   std::vector<NodeId> KeepPending;
   /// storeOutputs: which outputs this loop stores (KernelPlan::RowReadBack:

@@ -18,6 +18,7 @@
 #include <llvm/ADT/STLExtras.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
@@ -120,27 +121,49 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
     // copy of the body: a warp holding a row's first or last chunk ran both
     // copies, and the chunk a shifted row adds was re-read in every stage);
     // the row's head and tail elements follow, one per thread.
-    std::string Guard = fmt::format("const {} jf_c = {};", IT, rowChunk());
-    E.setChunk(ChunkKind::Whole);
-    if (R.isDynamic()) {
-      E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
-      E.line(fmt::format("[[maybe_unused]] const {0} col = jf_h + (({0})j * {1} + tx) * {2};", IT, P.ThreadsX,
-                         Vec));
-      Body();
+    auto WholeChunks = [&] {
+      E.setChunk(ChunkKind::Whole);
+      if (R.isDynamic()) {
+        E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
+        E.line(fmt::format("[[maybe_unused]] const {0} col = jf_h + (({0})j * {1} + tx) * {2};",
+                           IT, P.ThreadsX, Vec));
+        Body();
+        E.close();
+      } else {
+        int64_t Iters = staticRowIters();
+        if (Iters <= 16)
+          E.line("#pragma unroll");
+        E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
+        E.line(fmt::format("const {} jf_c = {};", IT, rowChunk()));
+        E.open("if (jf_c < jf_nw)");
+        E.line(fmt::format("[[maybe_unused]] const {} col = jf_h + jf_c * {};", IT, Vec));
+        Body();
+        E.close();
+        E.close();
+      }
+      E.setChunk(ChunkKind::Either);
+    };
+    if (AlignedCopy) {
+      // jf_al is warp-uniform: no warp runs both copies. A loop whose
+      // chunked accesses are all the lead's is the same in both: once.
+      size_t Mark = E.text().size();
+      unsigned Hits = E.alignedHits();
+      E.open("if (jf_al)");
+      E.setAlignedCopy(&AlignedAddrs, nullptr);
+      WholeChunks();
+      E.setAlignedCopy(nullptr, nullptr);
       E.close();
+      if (E.alignedHits() == Hits) {
+        E.text().resize(Mark);
+        WholeChunks();
+      } else {
+        E.open("else");
+        WholeChunks();
+        E.close();
+      }
     } else {
-      int64_t Iters = staticRowIters();
-      if (Iters <= 16)
-        E.line("#pragma unroll");
-      E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
-      E.line(Guard);
-      E.open("if (jf_c < jf_nw)");
-      E.line(fmt::format("[[maybe_unused]] const {} col = jf_h + jf_c * {};", IT, Vec));
-      Body();
-      E.close();
-      E.close();
+      WholeChunks();
     }
-    E.setChunk(ChunkKind::Either);
     if (OwnChunks)
       return;
     const std::map<std::string, std::string> *Cache = E.rowCache();
@@ -357,6 +380,8 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("const int jf_ns = (int)(R - jf_nw * {});", Vec));
   }
   outerCoords("rowc");
+  if (Peel && P.AlignedRowCopy)
+    alignedRowFlag(Stages);
 
   // Keep the row's loads in registers between stages when they fit: a dry
   // run of the stages finds which loads there are.
@@ -402,12 +427,13 @@ void KernelWriter::rowBody() {
       rowLoop([&] {
         for (const RowLoad &L : Kept) {
           std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
+          std::string Addr = fmt::format("in_{}{} + col", L.InputIdx,
+                                         L.Address.empty() ? "" : " + " + L.Address);
           std::string Fn = "jf_load";
-          if (Peel && !(L.Lead && E.chunk() == ChunkKind::Whole))
+          if (Peel && !(E.chunk() == ChunkKind::Whole && (L.Lead || E.alignedWide(ST, Addr))))
             Fn += std::string("_") + chunkSuffix(E.chunk());
           bool Lanes = Peel && E.chunk() != ChunkKind::Whole;
-          E.line(fmt::format("{}[j] = {}<{}, {}>(in_{}{} + col{});", CacheVars[L.Key], Fn, ST,
-                             Vec, L.InputIdx, L.Address.empty() ? "" : " + " + L.Address,
+          E.line(fmt::format("{}[j] = {}<{}, {}>({}{});", CacheVars[L.Key], Fn, ST, Vec, Addr,
                              Lanes ? ", jf_lo, jf_hi" : ""));
         }
       }, /*OwnChunks=*/true);
@@ -475,6 +501,75 @@ void KernelWriter::rowBody() {
   // shared memory.
   if (P.ClusterX > 1)
     E.line("jf_cluster_sync();");
+}
+
+/// Whether \p Addr names only what a row kernel defines before its loops:
+/// parameters (in_N, out_N, d_N), the row (rowc, R, cN outer coordinates)
+/// and `col`, which jf_al binds to the row's first whole chunk.
+static bool rowInvariantAddress(llvm::StringRef Addr) {
+  auto IsWordChar = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+  while (!Addr.empty()) {
+    if (!IsWordChar(Addr.front())) {
+      Addr = Addr.drop_front();
+      continue;
+    }
+    size_t N = 1;
+    while (N < Addr.size() && IsWordChar(Addr[N]))
+      ++N;
+    llvm::StringRef Word = Addr.take_front(N);
+    Addr = Addr.drop_front(N);
+    if (std::isdigit(static_cast<unsigned char>(Word.front())))
+      continue; // a number, with its suffix
+    bool Numbered = (Word.startswith("in_") && !Word.drop_front(3).getAsInteger(10, N)) ||
+                    (Word.startswith("out_") && !Word.drop_front(4).getAsInteger(10, N)) ||
+                    (Word.startswith("d_") && !Word.drop_front(2).getAsInteger(10, N)) ||
+                    (Word.startswith("c") && !Word.drop_front(1).getAsInteger(10, N));
+    if (!Numbered && Word != "rowc" && Word != "R" && Word != "col" && Word != "long" &&
+        Word != "int")
+      return false;
+  }
+  return true;
+}
+
+void KernelWriter::alignedRowFlag(const std::map<NodeId, int> &Stages) {
+  // A dry run of the stages and the epilogue, without register caches:
+  // every whole-chunk access the real loops can make (a cached row's loads
+  // are among them).
+  KernelWriter Dry(G, P, Vec, Peel);
+  Dry.E.setLeadInput(E.leadInput());
+  std::vector<AlignedAccess> Found;
+  Dry.E.setAlignedCopy(nullptr, &Found);
+  Dry.rowStages(Stages);
+  if (!P.RowReadBack.empty())
+    Dry.StoreOnly = Dry.readBackMask(false);
+  Dry.rowLoop([&] { Dry.storeChunk("rowc * R + col"); });
+  std::vector<AlignedAccess> Checks;
+  for (AlignedAccess &A : Found)
+    if (AlignedAddrs.insert(A.Addr).second)
+      Checks.push_back(std::move(A));
+  // jf_al evaluates the addresses before the loops: each may name only the
+  // kernel's parameters and the row's variables, never a value of the loop.
+  for (const AlignedAccess &A : Checks)
+    if (!rowInvariantAddress(A.Addr)) {
+      AlignedAddrs.clear();
+      return;
+    }
+  if (Checks.empty())
+    return; // every chunked access is the lead's: one copy serves
+  // A chunked tensor's chunks of a row are 16-byte (or 32-byte) steps apart,
+  // so its first whole chunk's alignment is every chunk's. The warp takes
+  // the plain copy only when all its rows do, so no warp runs both.
+  E.line("// Every chunked tensor of this warp's rows at the lead's alignment: the");
+  E.line("// chunk loops' plain wide copy (KernelPlan::AlignedRowCopy).");
+  E.open("const bool jf_al = __all_sync(__activemask(), [&]");
+  E.line(fmt::format("[[maybe_unused]] const {} col = jf_h;", E.indexType()));
+  std::string All;
+  for (const AlignedAccess &A : Checks)
+    All += fmt::format("{}jf_chunk_wide<{}, {}>({}, 0, {})", All.empty() ? "" : " &&\n    ",
+                       A.Type, Vec, A.Addr, Vec);
+  E.line("return " + All + ";");
+  E.close("());");
+  AlignedCopy = true;
 }
 
 void KernelWriter::epilogueValues() {

@@ -45,6 +45,7 @@ struct PlanOptions {
   unsigned RowRereadThreads = 0;
   bool FewRowsClusters = false;
   bool ConcatRowGroups = true;
+  bool AlignedRowCopy = false;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

@@ -661,6 +661,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   }
+  if (P.Peel && Opts.AlignedRowCopy) {
+    P.AlignedRowCopy = true;
+    P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "
+             "chunked tensors all sit at the lead's alignment (AlignedRowCopy)";
+  }
   return P;
 }
 

@@ -43,6 +43,9 @@ struct ScheduleOptions {
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;
+  /// Peeled row kernels: an aligned copy of the chunk loops
+  /// (CompileOptions::AlignedRowCopy).
+  bool AlignedRowCopy = false;
   /// CompileOptions::RowWelford; unset: Welford where a row's stage inputs
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;

@@ -88,6 +88,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowWelford = Opts.RowWelford;
   P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
   P.ConcatRowGroups = Opts.ConcatRowGroups;
+  P.AlignedRowCopy = Opts.AlignedRowCopy;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

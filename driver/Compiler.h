@@ -104,6 +104,13 @@ struct CompileOptions {
   /// branches (codegen::concatRowGroup; bf16 RoPE 1.1-1.35x on the H200).
   /// false: natural order, for same-run comparisons.
   bool ConcatRowGroups = true;
+  /// Experiment: a peeled row kernel's chunk loops get a second copy with
+  /// plain wide loads and stores, which a warp runs when every tensor it
+  /// reads or writes in chunks sits at the lead tensor's alignment in its
+  /// rows (all at the same offset, the row a multiple of 16 bytes), instead
+  /// of shifting or splitting each chunk (codegen/RowKernel.cpp). Doubles
+  /// the peeled variant's loop code. Default off until measured on the H200.
+  bool AlignedRowCopy = false;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

@@ -124,6 +124,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowL2Hints = Opts.RowL2Hints;
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
     CO.RowWelford = Opts.RowWelford;
+    CO.AlignedRowCopy = Opts.AlignedRowCopy;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

@@ -48,6 +48,8 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
+  /// CompileOptions::AlignedRowCopy.
+  bool AlignedRowCopy = false;
   /// CompileOptions::RowOnlineSoftmax and RowWelford (the defaults).
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;
