@@ -102,6 +102,10 @@ struct KernelPlan {
   /// every chunked tensor at the lead's alignment (jf_al;
   /// CompileOptions::AlignedRowCopy).
   bool AlignedRowCopy = false;
+  /// RowReduce, one block a row of more than a warp: the block reductions
+  /// of each stage share two barriers (jf_block_partial, jf_block_combine;
+  /// CompileOptions::JointReduce).
+  bool JointReduce = false;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one

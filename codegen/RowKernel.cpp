@@ -279,6 +279,38 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       E.keepValue(N, "kv" + std::to_string(N));
       KeepPending.erase(std::find(KeepPending.begin(), KeepPending.end(), N));
     }
+    // KernelPlan::JointReduce: two or more block reductions of the stage
+    // share two barriers; each result is then its scratch's last slot. A
+    // pair's First carries both of its values (accp); its Second has none.
+    // One reduction keeps jf_block_reduce: ptxas allocated softmax f32
+    // x 14336's cached row differently around the split form and spilled.
+    std::vector<NodeId> Own;
+    for (NodeId N : Reds)
+      if (!pairSecond(N))
+        Own.push_back(N);
+    bool Joint = P.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1 && Own.size() > 1;
+    if (Joint) {
+      auto OpOf = [&](NodeId N) {
+        const RowPair *RP = pairOf(N);
+        if (!RP)
+          return reduceFunctor(G.node(N).Kind);
+        return fmt::format("{}<{}>()", RP->Welford ? "jf_welford_op" : "jf_online_op",
+                           computeType(G.node(N).Type));
+      };
+      for (NodeId N : Own)
+        E.line(fmt::format("jf_block_partial<{}>(acc{}{}, {}, jf_smem{});", P.ThreadsX,
+                           pairOf(N) ? "p" : "", N, OpOf(N), N));
+      E.line("__syncthreads();");
+      for (NodeId N : Own) {
+        const Node &Nd = G.node(N);
+        const RowPair *RP = pairOf(N);
+        E.line(fmt::format("jf_block_combine<{}>({}, {}, jf_smem{});", P.ThreadsX, OpOf(N),
+                           RP ? pairIdentity(RP->Welford, Nd.Type)
+                              : reduceIdentity(Nd.Kind, Nd.Type),
+                           N));
+      }
+      E.line("__syncthreads();");
+    }
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
@@ -292,7 +324,8 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         std::string Op = fmt::format("{}<{}>()", Welford ? "jf_welford_op" : "jf_online_op", AT);
         E.line(fmt::format(
             "const {} rp{} = {};", pairType(Welford, Nd.Type), N,
-            P.ThreadsX <= 32
+            Joint ? fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32)
+            : P.ThreadsX <= 32
                 ? fmt::format("jf_group_reduce<{}>(accp{}, {})", P.ThreadsX, N, Op)
                 : fmt::format("jf_block_reduce<{}>(accp{}, {}, {}, jf_smem{})", P.ThreadsX,
                               N, Op, pairIdentity(Welford, Nd.Type), N)));
@@ -308,7 +341,8 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         continue;
       }
       std::string Red =
-          P.ThreadsX <= 32
+          Joint ? fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32)
+          : P.ThreadsX <= 32
               ? fmt::format("jf_group_reduce<{}>(acc{}, {})", P.ThreadsX, N,
                             reduceFunctor(Nd.Kind))
               : fmt::format("jf_block_reduce<{}>(acc{}, {}, {}, jf_smem{})",

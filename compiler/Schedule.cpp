@@ -661,6 +661,10 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   }
+  if (Opts.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1) {
+    P.JointReduce = true;
+    P.Why += "; each stage's block reductions share two barriers (JointReduce)";
+  }
   if (P.Peel && Opts.AlignedRowCopy) {
     P.AlignedRowCopy = true;
     P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "

@@ -46,6 +46,9 @@ struct ScheduleOptions {
   /// Peeled row kernels: an aligned copy of the chunk loops
   /// (CompileOptions::AlignedRowCopy).
   bool AlignedRowCopy = false;
+  /// Row kernels: a stage's block reductions share their barriers
+  /// (CompileOptions::JointReduce).
+  bool JointReduce = false;
   /// CompileOptions::RowWelford; unset: Welford where a row's stage inputs
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;

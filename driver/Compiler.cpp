@@ -89,6 +89,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
   P.ConcatRowGroups = Opts.ConcatRowGroups;
   P.AlignedRowCopy = Opts.AlignedRowCopy;
+  P.JointReduce = Opts.JointReduce;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

@@ -125,6 +125,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
     CO.RowWelford = Opts.RowWelford;
     CO.AlignedRowCopy = Opts.AlignedRowCopy;
+    CO.JointReduce = Opts.JointReduce;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

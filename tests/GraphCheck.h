@@ -48,8 +48,9 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  /// CompileOptions::AlignedRowCopy.
+  /// CompileOptions::AlignedRowCopy and JointReduce.
   bool AlignedRowCopy = false;
+  bool JointReduce = false;
   /// CompileOptions::RowOnlineSoftmax and RowWelford (the defaults).
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;

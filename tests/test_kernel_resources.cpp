@@ -54,15 +54,16 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
     for (DType T : {DType::F32, DType::BF16})
       for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(14336), int64_t(50257),
                         int64_t(128256)})
-        for (int Option = 0; Option < 4; ++Option) {
+        for (int Option = 0; Option < 5; ++Option) {
           CompileOptions Opts;
           Opts.Arch = "sm_90";
           Opts.DeferVariants = false;
           Opts.RowSharedMemory = Option == 1;
           Opts.RowClusters = Option == 2;
           Opts.AlignedRowCopy = Option == 3;
+          Opts.JointReduce = Option == 4;
           // RowSharedMemory and RowClusters change only long row kernels'
-          // schedules; AlignedRowCopy any peeled row kernel's.
+          // schedules; AlignedRowCopy and JointReduce any row kernel's.
           bool RowPattern = std::string(Name) != "bias_gelu" && std::string(Name) != "silu_mul";
           if (Option > 0 && (!RowPattern || (Option < 3 && H < 14336)))
             continue;

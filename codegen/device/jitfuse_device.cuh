@@ -436,6 +436,29 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
   return R;
 }
 
+// The same in two phases, so that the reductions of a row stage share their
+// barriers (KernelPlan::JointReduce): each warp's partial of each reduction
+// to its Scratch, one barrier, warp 0 combines each into
+// Scratch[Threads / 32], one barrier, every thread reads that slot. Each
+// reduction of a one-row block has its own Scratch, used once, so no third
+// barrier guards its reuse. The order of the operations is
+// jf_block_reduce's: the same result to the bit.
+template <int Threads, typename T, typename Op>
+__device__ __forceinline__ void jf_block_partial(T V, Op F, T *Scratch) {
+  V = jf_group_reduce<32>(V, F);
+  if (threadIdx.x % 32 == 0)
+    Scratch[threadIdx.x / 32] = V;
+}
+template <int Threads, typename T, typename Op>
+__device__ __forceinline__ void jf_block_combine(Op F, T Identity, T *Scratch) {
+  if (threadIdx.x < 32) {
+    T W = threadIdx.x < Threads / 32 ? Scratch[threadIdx.x] : Identity;
+    W = jf_group_reduce<32>(W, F);
+    if (threadIdx.x == 0)
+      Scratch[Threads / 32] = W;
+  }
+}
+
 // Online softmax (KernelPlan::RowPairs): a running max M and the sum S
 // of exp(v - M) over the values seen, S rescaled by exp(Mold - Mnew) when
 // M grows. A -inf value adds 0 and a -inf running max scales by 0, so rows
