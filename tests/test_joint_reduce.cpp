@@ -77,6 +77,16 @@ TEST_CASE("JointReduce: a stage's block reductions share two barriers",
   // The results are the scratch arrays' last slots (256 / 32).
   CHECK(countOf(K.Source, "[8] / (float)R;") == 2 * Variants);
 
+  // In a horizontal launch (a decode layer's row part beside its SwiGLU):
+  // the part's barriers are its own threads' (codegen/Horizontal.cpp).
+  Graph L = twoNorms(DType::BF16, 4096);
+  L.output("act", nn::siluMul(L.input("gate", DType::BF16, {"T", 11008}),
+                              L.input("up", DType::BF16, {"T", 11008})));
+  Executable Launch = compileWith(L, true);
+  CHECK(Launch.numKernels() == 2);
+  CHECK(Launch.numLaunches() == 1);
+  CHECK(countOf(Launch.source(), "jf_block_partial<256>(") >= 2);
+
   // Softmax's online pair beside a row sum: one partial of the pair type
   // (its Second has none) and one of the sum.
   Graph S;
@@ -144,6 +154,9 @@ TEST_CASE("JointReduce: the same bits as three barriers a reduction, and the ref
       G.output("p", nn::softmax(X));
       G.output("ln", nn::layerNorm(X, G.input("lw", T, {H}), G.input("lb", T, {H}),
                                    G.scalar("eps2", f32)));
+      // An independent element-wise part: at few rows, one launch with the
+      // row kernel (horizontal fusion).
+      G.output("act", nn::siluMul(G.input("gate", T, {"T", 1000}), G.input("up", T, {"T", 1000})));
       for (int64_t Rows : {1, 7, 300}) {
         INFO(Rows << " rows");
         Bindings B = randomBindings(G, {{"T", Rows}}, {{"eps", 1e-6}, {"eps2", 1e-5}});
