@@ -223,23 +223,29 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--jitfuse", required=True, nargs="+",
                    help="jitfuse_sweep --jsonl output(s); later files win")
-    p.add_argument("--torch", required=True, nargs="+",
-                   help="sweep_torch.py --jsonl output(s); later files win")
+    p.add_argument("--torch", nargs="+", default=[],
+                   help="sweep_torch.py --jsonl output(s); a peer keeps its fastest time "
+                        "(required unless --baseline: then without it, only the change table)")
     p.add_argument("--baseline", help="jitfuse_sweep --jsonl of another binary, same points")
     p.add_argument("--md", help="write the markdown tables here")
     p.add_argument("--png", help="write the heatmap here (needs matplotlib)")
     a = p.parse_args(argv)
+    if not a.torch and not a.baseline:
+        p.error("--torch is required (or --baseline, for the change table alone)")
     jf = read_all(a.jitfuse)
-    rows = join(jf, read_all(a.torch, keep_min=PEERS))
-    summ, hm = summary(rows), heat(rows)
-    md = markdown(rows, summ, hm)
+    hm = {}
+    md = ""
+    if a.torch:
+        rows = join(jf, read_all(a.torch, keep_min=PEERS))
+        summ, hm = summary(rows), heat(rows)
+        md = markdown(rows, summ, hm)
     if a.baseline:
         md += change_markdown(*change(jf, read_jsonl(a.baseline)))
     print(md)
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
-    if a.png:
+    if a.png and hm:
         write_png(hm, a.png)
     return 0
 

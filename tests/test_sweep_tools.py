@@ -111,6 +111,23 @@ class Report(unittest.TestCase):
         # The largest slowdown first: softmax 10 -> 12.5 us, 0.80x.
         self.assertIn(f"- {c['id']}: 10.0 -> 12.5 us (0.80x)", text)
 
+    def test_change_alone_without_torch(self):
+        # An A/B of two jitfuse runs (bench/run_ab.sh): no peer file, only
+        # the change table; without either, an error.
+        a = point("layernorm", "bf16", 32064, 4185, offset=2)
+        with tempfile.TemporaryDirectory() as d:
+            base = self.write(d, "a.jsonl", [dict(a, us=232.0)])
+            new = self.write(d, "b.jsonl", [dict(a, us=200.0)])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", new, "--baseline", base, "--md", md])
+            with open(md) as f:
+                text = f.read()
+            with self.assertRaises(SystemExit):
+                sweep_report.main(["--jitfuse", new])
+        self.assertNotIn("| pattern | points | min", text.split("Change against")[0])
+        row = [l for l in text.splitlines() if l.startswith("| layernorm |")][0]
+        self.assertIn("| 1 | 1.16x |", row)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Same-binary A/B of a jitfuse_sweep option on the GPU machine, from the repo
+# root: the points timed without the option (A), with it (B), then A again,
+# each point's A time the faster of its two runs (drift between the runs
+# shows as A1 vs A2 in the log), and the change table B against A.
+#   here:  scripts/gpu-check build && strip -o gpu-carry/jitfuse_sweep build-gpu/bench/jitfuse_sweep
+#   GPU:   run(command="bench/run_ab.sh --aligned-row-copy --peeled-only --only layernorm,add_rmsnorm",
+#              carry=["gpu-carry"])
+# The first argument is the option under test; the rest go to every
+# jitfuse_sweep run (the point selection). Writes $OUT/{ab_a1,ab_b,ab_a2,
+# ab_a}.jsonl, their logs and ab_table.md. Time limits: 60 s of compiles a
+# side (8 shards), 150 s of timing a run: at most ~9 minutes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+flag=${1:?usage: bench/run_ab.sh OPTION [jitfuse_sweep arguments...]}
+shift
+out=${OUT:-/tmp/jitfuse-ab}
+mkdir -p "$out"
+bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
+export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-ab-cache}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+start=$(date +%s)
+
+for side in A B; do
+  extra=()
+  [ "$side" = B ] && extra=("$flag")
+  echo "== compile $side (8 shards) ${extra[*]:-}"
+  pids=()
+  for k in 0 1 2 3 4 5 6 7; do
+    timeout 60 "$bin" --compile-only --shard "$k/8" "${extra[@]}" "$@" \
+      > "$out/ab_compile_${side}_$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || echo "compile shard (pid $p) exit $?"; done
+done
+echo "compiles done after $(( $(date +%s) - start )) s"
+
+run() { # name, extra jitfuse_sweep arguments...
+  local name=$1
+  shift
+  echo "== $name $*"
+  timeout 160 "$bin" --jsonl "$out/ab_$name.jsonl" --budget-s 150 "$@" \
+    > "$out/ab_$name.log" 2>&1
+  echo "$name exit $? after $(( $(date +%s) - start )) s"
+  tail -n 1 "$out/ab_$name.log"
+}
+run a1 "$@"
+run b "$flag" "$@"
+run a2 "$@"
+
+# A: each point's faster time over the two A runs.
+python3 - "$out" <<'EOF'
+import json, sys
+out = sys.argv[1]
+best = {}
+for name in ("ab_a1", "ab_a2"):
+    try:
+        lines = open(f"{out}/{name}.jsonl").read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        r = json.loads(line)
+        us = r.get("us")
+        if isinstance(us, (int, float)) and us > 0:
+            if r["id"] not in best or us < best[r["id"]]["us"]:
+                best[r["id"]] = r
+with open(f"{out}/ab_a.jsonl", "w") as f:
+    for r in best.values():
+        f.write(json.dumps(r) + "\n")
+print(f"A: {len(best)} points, the faster of two runs each")
+EOF
+timeout 30 python3 bench/sweep_report.py --jitfuse "$out/ab_b.jsonl" --baseline "$out/ab_a.jsonl" \
+  --md "$out/ab_table.md"
+echo "run_ab.sh: done in $(( $(date +%s) - start )) s; results in $out"
