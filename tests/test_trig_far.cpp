@@ -11,7 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 
+#include "codegen/Codegen.h"
 #include "ir/Half.h"
+#include "runtime/Nvrtc.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -100,6 +102,41 @@ TEST_CASE("sin and cos keep the far-argument reduction out of every kernel",
       CHECK(std::distance(std::sregex_iterator(E.ptx().begin(), E.ptx().end(), Func),
                           std::sregex_iterator()) == 1);
     }
+  }
+}
+
+TEST_CASE("f32 sin and cos: the near branch written out is the library's, to the PTX register",
+          "[codegen][trig]") {
+  // jf_sinf/jf_cosf spell out libdevice's fast path (jitfuse_device.cuh,
+  // jf_trigf_near) so NVVM need not inline the library's slow path in every
+  // call only to fold it away. The same kernel with the library call in the
+  // near branch must compile to the same PTX: the same instructions on the
+  // same registers, hence the same results. A new libdevice that changed
+  // its fast path fails here.
+  for (const char *Fn : {"sin", "cos"}) {
+    INFO(Fn);
+    auto Program = [&](const std::string &Near) {
+      return codegen::deviceHelpers() +
+             fmt::format("extern \"C\" __global__ void k(const float *x, float *y) {{\n"
+                         "  const float v = x[threadIdx.x];\n"
+                         "  y[threadIdx.x] = fabsf(v) >= 105615.0f ? jf_{0}f_far(v) : {1};\n"
+                         "}}\n",
+                         Fn, Near);
+    };
+    std::vector<std::string> Options = rt::defaultNvrtcOptions(9, 0);
+    std::string Library =
+        rt::compileCuda(Program(fmt::format("{}f(v)", Fn)), "library", Options, true).Ptx;
+    std::string Ours = rt::compileCuda(
+        Program(fmt::format("jf_trigf_near(v, {})", Fn[0] == 's' ? 0 : 1)), "ours", Options,
+        true).Ptx;
+    std::map<std::string, std::string> L = entries(Library), O = entries(Ours);
+    REQUIRE(L.count("k"));
+    REQUIRE(O.count("k"));
+    CHECK(L["k"] == O["k"]);
+    // And jf_sinf/jf_cosf are that branch.
+    std::string Jf = rt::compileCuda(Program(fmt::format("jf_{}f(v)", Fn)), "jf", Options,
+                                     true).Ptx;
+    CHECK(entries(Jf)["k"].find("__local_depot") == std::string::npos);
   }
 }
 

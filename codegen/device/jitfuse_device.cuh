@@ -335,17 +335,43 @@ __device__ __forceinline__ float jf_div_row(float A, float B) {
 // Here far arguments and +-Inf call one out-of-line copy (NaN compares
 // false and stays inline: the library's fast path returns it); in the near
 // branch NVVM folds the library's own test (the same fabs and compare) to
-// false and drops its inlined slow path. Both branches call the library
-// function on the same argument, so every result is the library's.
+// false and drops its inlined slow path (f64; f32's near branch is the
+// library's fast path written out, below). Every result is the library's.
 __device__ __noinline__ float jf_sinf_far(float X) { return sinf(X); }
 __device__ __noinline__ float jf_cosf_far(float X) { return cosf(X); }
 __device__ __noinline__ double jf_sin_far(double X) { return sin(X); }
 __device__ __noinline__ double jf_cos_far(double X) { return cos(X); }
+// The f32 near branch is libdevice's __nv_sinf/__nv_cosf for |x| < 105615
+// (no FTZ) written out, Shift 0 for sin and 1 for cos: the same operations
+// in the same order, so NVVM emits the same PTX, register for register, as
+// the library call in this branch ([codegen][trig] compares them), without
+// inlining the library's slow path first only to fold it away (NVRTC time:
+// BENCHMARKS.md schedule log).
+__device__ __forceinline__ float jf_trigf_near(float A, int Shift) {
+  const float Q = A * 0x1.45f306p-1f;
+  const int J0 = __float2int_rn(Q);
+  const float FJ = (float)J0;
+  float T = __fmaf_rn(FJ, -0x1.921fb4p+0f, A);
+  T = __fmaf_rn(FJ, -0x1.4442d0p-24f, T);
+  T = __fmaf_rn(FJ, -0x1.84698ap-48f, T);
+  const int J = J0 + Shift;
+  const float T2 = __fmul_rn(T, T);
+  const bool Even = (J & 1) == 0;
+  const float S = Even ? T : 1.0f;
+  const float U = __fmaf_rn(T2, S, 0.0f);
+  float P = Even ? -0x1.9a82a6p-13f : __fmaf_rn(0x1.9758p-16f, T2, -0x1.6c0fdap-10f);
+  P = __fmaf_rn(P, T2, Even ? 0x1.110bc8p-7f : 0x1.555576p-5f);
+  P = __fmaf_rn(P, T2, Even ? -0x1.55555p-3f : -0x1.fffffep-2f);
+  float R = __fmaf_rn(P, U, S);
+  if (J & 2)
+    R = __fmaf_rn(R, -1.0f, 0.0f);
+  return R;
+}
 __device__ __forceinline__ float jf_sinf(float X) {
-  return fabsf(X) >= 105615.0f ? jf_sinf_far(X) : sinf(X);
+  return fabsf(X) >= 105615.0f ? jf_sinf_far(X) : jf_trigf_near(X, 0);
 }
 __device__ __forceinline__ float jf_cosf(float X) {
-  return fabsf(X) >= 105615.0f ? jf_cosf_far(X) : cosf(X);
+  return fabsf(X) >= 105615.0f ? jf_cosf_far(X) : jf_trigf_near(X, 1);
 }
 __device__ __forceinline__ double jf_sin(double X) {
   return fabs(X) >= 2147483648.0 ? jf_sin_far(X) : sin(X);
