@@ -35,23 +35,43 @@ using namespace jitfuse::bench;
 
 namespace {
 
+/// The transcendentals of the mixed chain, and pow (of the chain's value and
+/// y), by name: `--per-op` times a chain of each alone.
+const std::vector<std::pair<std::string, std::function<Value(Value, Value)>>> &
+transcendentals() {
+  static const std::vector<std::pair<std::string, std::function<Value(Value, Value)>>> Ops = {
+      {"sin", [](Value A, Value) { return sin(A); }},
+      {"exp", [](Value A, Value) { return exp(A); }},
+      {"tanh", [](Value A, Value) { return tanh(A); }},
+      {"erf", [](Value A, Value) { return erf(A); }},
+      {"cos", [](Value A, Value) { return cos(A); }},
+      {"log", [](Value A, Value) { return log(A); }},
+      {"rsqrt", [](Value A, Value) { return rsqrt(A); }},
+      {"sigmoid", [](Value A, Value) { return sigmoid(A); }},
+      {"gelu_tanh", [](Value A, Value) { return geluTanh(A); }},
+      {"exp2", [](Value A, Value) { return exp2(A); }},
+      {"pow", [](Value A, Value Y) { return pow(A, Y); }}};
+  return Ops;
+}
+
 /// An element-wise chain of Ops ops over two [B, 4096] inputs; every
-/// SinEvery-th op is a sin (with Mixed, the next of ten transcendentals),
-/// the others alternate v * y and v + y.
-void buildChain(Graph &G, DType T, int Ops, int SinEvery, bool Mixed = false) {
+/// SinEvery-th op is a sin (with Mixed, the next of the first ten
+/// transcendentals; with Only, that one), the others alternate v * y and
+/// v + y.
+void buildChain(Graph &G, DType T, int Ops, int SinEvery, bool Mixed = false,
+                const std::string &Only = "") {
   Value X = G.input("x", T, {"B", 4096});
   Value Y = G.input("y", T, {"B", 4096});
   Value V = X;
-  const std::function<Value(Value)> Transcendental[] = {
-      [](Value A) { return sin(A); },     [](Value A) { return exp(A); },
-      [](Value A) { return tanh(A); },    [](Value A) { return erf(A); },
-      [](Value A) { return cos(A); },     [](Value A) { return log(A); },
-      [](Value A) { return rsqrt(A); },   [](Value A) { return sigmoid(A); },
-      [](Value A) { return geluTanh(A); }, [](Value A) { return exp2(A); }};
   int Next = 0;
   for (int I = 1; I <= Ops; ++I) {
-    if (I % SinEvery == 0)
-      V = Mixed ? Transcendental[Next++ % std::size(Transcendental)](V) : sin(V);
+    if (I % SinEvery == 0 && !Only.empty())
+      for (const auto &[Name, Op] : transcendentals()) {
+        if (Name == Only)
+          V = Op(V, Y);
+      }
+    else if (I % SinEvery == 0)
+      V = Mixed ? transcendentals()[Next++ % 10].second(V, Y) : sin(V);
     else if (I % 2)
       V = V * Y;
     else
@@ -81,8 +101,8 @@ std::function<Graph()> built(std::function<void(Graph &)> Build) {
   };
 }
 
-std::vector<Case> allCases() {
-  return {
+std::vector<Case> allCases(bool PerOp) {
+  std::vector<Case> Cases = {
       {"add_rmsnorm", "C1: residual add + RMSNorm, bf16, H=4096",
        built([](Graph &G) { buildAddRmsNorm(G, DType::BF16, 4096); })},
       {"chain50_f32", "50 element-wise ops, 10 sin, f32 [B,4096]",
@@ -103,6 +123,13 @@ std::vector<Case> allCases() {
       {"transpose_add", "W15, transpose + 1 (tiles)",
        [] { return workloadGraph("W15"); }},
   };
+  if (PerOp)
+    for (const auto &Op : transcendentals()) {
+      std::string Name = Op.first;
+      Cases.push_back({"chain50_" + Name, fmt::format("50 element-wise ops, 10 {}, f32", Name),
+                       built([Name](Graph &G) { buildChain(G, DType::F32, 50, 5, false, Name); })});
+    }
+  return Cases;
 }
 
 /// NVRTC's `--time` file: a header "File name, phase name, metric, unit",
@@ -133,7 +160,10 @@ int main(int Argc, char **Argv) {
   int Reps = 3;
   bool Phases = true;
   bool DeferVariants = true;
+  bool PerOp = false;
   App.add_option("--case", Names, "Cases to run (default all)");
+  App.add_flag("--per-op", PerOp,
+               "Also a 50-op f32 chain of each transcendental alone (chain50_<op>)");
   App.add_option("--reps", Reps, "Cold compiles per case (median)");
   App.add_flag("!--no-phases", Phases, "Skip the NVRTC --time breakdown");
   App.add_flag("!--no-defer", DeferVariants, "CompileOptions::DeferVariants = false");
@@ -145,7 +175,7 @@ int main(int Argc, char **Argv) {
     // Load NVRTC once, so the first case is not charged its start-up.
     (void)rt::compileCuda("extern \"C\" __global__ void k() {}", "warm",
                           rt::defaultNvrtcOptions(9, 0));
-    for (const Case &C : allCases()) {
+    for (const Case &C : allCases(PerOp)) {
       if (!Names.empty() && std::find(Names.begin(), Names.end(), C.Name) == Names.end())
         continue;
       Graph G = C.Make();
