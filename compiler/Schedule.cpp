@@ -343,6 +343,19 @@ static int64_t equalConcatPiece(const Graph &G, const KernelPlan &P) {
   return 0;
 }
 
+/// A row kernel's opt-in experiments, static or dynamic rows alike.
+static void rowExperiments(KernelPlan &P, const ScheduleOptions &Opts) {
+  if (Opts.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1) {
+    P.JointReduce = true;
+    P.Why += "; each stage's block reductions share two barriers (JointReduce)";
+  }
+  if (P.Peel && Opts.AlignedRowCopy) {
+    P.AlignedRowCopy = true;
+    P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "
+             "chunked tensors all sit at the lead's alignment (AlignedRowCopy)";
+  }
+}
+
 static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                               const ScheduleOptions &Opts) {
   KernelPlan P;
@@ -539,6 +552,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                          Last.Name, P.ThreadsX);
     if (ReadAgain)
       P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
+    rowExperiments(P, Opts);
     return P;
   }
   // Threads follow the row's own chunks (a peeled row has no more whole
@@ -661,15 +675,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   }
-  if (Opts.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1) {
-    P.JointReduce = true;
-    P.Why += "; each stage's block reductions share two barriers (JointReduce)";
-  }
-  if (P.Peel && Opts.AlignedRowCopy) {
-    P.AlignedRowCopy = true;
-    P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "
-             "chunked tensors all sit at the lead's alignment (AlignedRowCopy)";
-  }
+  rowExperiments(P, Opts);
   return P;
 }
 

@@ -85,6 +85,14 @@ TEST_CASE("AlignedRowCopy: the flag, and a plain copy of the loops that shift or
   CHECK(countOf(General, "jf_load_whole<jf_bf16, 8>(in_1 + col)") == 1);
   CHECK(countOf(General, "jf_store_whole<jf_bf16, 8>(out_0 + rowc * R + col") == 1);
 
+  // A dynamic row length: the flag names the row's own variable.
+  Graph D;
+  Value DX = D.input("x", DType::F16, {"B", "H"});
+  D.output("y", nn::rmsNorm(DX, D.input("w", DType::F16, {"H"}), D.scalar("eps", f32)));
+  Executable Dyn = compileWith(D, true);
+  CHECK(countOf(Dyn.source(), "const bool jf_al = __all_sync(") == 1);
+  CHECK(Dyn.source().find("jf_chunk_wide<jf_f16, 8>(in_1 + col, 0, 8)") != std::string::npos);
+
   // Sums of |x| chunk only x, the lead: nothing to copy, no flag.
   Graph S;
   Value Y = S.input("x", DType::BF16, {"B", 4999});
@@ -150,6 +158,22 @@ TEST_CASE("AlignedRowCopy: fused vs unfused vs reference at offsets that take ei
         Opts.MisalignEach = L;
         Opts.AlignedRowCopy = true;
         checkGraph(G, B, Opts);
+      }
+    }
+    // A dynamic row length, bound to a multiple of 8 and to an odd one.
+    Graph D;
+    Value X = D.input("x", T, {"B", "H"});
+    D.output("y", nn::rmsNorm(X * D.input("g", T, {"B", "H"}), D.input("w", T, {"H"}),
+                              D.scalar("eps", f32)));
+    for (int64_t H : {2048, 3001}) {
+      INFO("dynamic row length " << H);
+      Bindings B = randomBindings(D, {{"B", 29}, {"H", H}}, {{"eps", 1e-5}});
+      for (const std::vector<unsigned> &L : Layouts) {
+        INFO("offsets " << fmt::format("{}", fmt::join(L, "/")));
+        CheckOptions Opts;
+        Opts.MisalignEach = L;
+        Opts.AlignedRowCopy = true;
+        checkGraph(D, B, Opts);
       }
     }
   }

@@ -106,6 +106,13 @@ TEST_CASE("JointReduce: a stage's block reductions share two barriers",
   CHECK(countOf(PS, "jf_block_partial<512>(") == 2 * PK.Vecs.size());
   CHECK(PS.find("jf_block_reduce<") == std::string::npos);
 
+  // A dynamic row length: the same.
+  Graph Dyn;
+  Value DX = Dyn.input("x", DType::BF16, {"B", "H"});
+  Dyn.output("s", sum(abs(DX)));
+  Dyn.output("m", reduceMax(abs(DX)));
+  CHECK(countOf(compileWith(Dyn, true).source(), "jf_block_partial<256>(") == 2);
+
   // A stage of one reduction keeps jf_block_reduce (its own three
   // barriers): split, ptxas spilled a cached f32 softmax row.
   Graph One;
@@ -175,6 +182,19 @@ TEST_CASE("JointReduce: the same bits as three barriers a reduction, and the ref
           CHECK(Tensor.Data == J.at(Name).Data);
         }
       }
+    }
+    // A dynamic row length (one variant, peeled).
+    Graph D;
+    Value X = D.input("x", T, {"B", "H"});
+    D.output("s", sum(abs(X)));
+    D.output("m", reduceMax(abs(X)));
+    D.output("p", nn::softmax(X));
+    for (int64_t H : {512, 4099}) {
+      INFO("dynamic row length " << H);
+      Bindings B = randomBindings(D, {{"B", 11}, {"H", H}}, {});
+      CheckOptions Opts;
+      Opts.JointReduce = true;
+      checkGraph(D, B, Opts);
     }
   }
 }
