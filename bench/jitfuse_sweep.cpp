@@ -7,7 +7,7 @@
 // point list, printed by --list, drives bench/sweep_torch.py, so both sides
 // time the same shapes; bench/sweep_report.py joins them. Every input and
 // output pointer is offset by the point's byte offset (each buffer is
-// allocated 16 bytes larger). Like triton.testing.do_bench, a 256 MB buffer
+// allocated 16 bytes larger; --offset-first-only: the first input only). Like triton.testing.do_bench, a 256 MB buffer
 // is cleared before every timed run, so no run finds its data in L2.
 // Without a CUDA driver it compiles the selected points' graphs and exits 0.
 //
@@ -82,6 +82,7 @@ struct Options {
   bool NoConcatGroups = false;
   bool AlignedRowCopy = false;
   bool JointReduce = false;
+  bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 
@@ -91,11 +92,16 @@ struct Point {
   int64_t Rows = 0;
   int64_t Offset = 0;
   DType Type = DType::F32;
+  /// Only the first input at Offset, every other tensor aligned
+  /// (--offset-first-only; id suffix "f"), instead of every tensor.
+  bool FirstOnly = false;
 
   std::string graphKey() const {
     return fmt::format("{}/{}/H{}", Pattern, dtypeName(Type), H);
   }
-  std::string id() const { return fmt::format("{}/R{}/o{}", graphKey(), Rows, Offset); }
+  std::string id() const {
+    return fmt::format("{}/R{}/o{}{}", graphKey(), Rows, Offset, FirstOnly && Offset ? "f" : "");
+  }
 };
 
 /// RoPE's row is heads x head dim, so H must split into heads of 128 (or 64).
@@ -128,6 +134,7 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
   std::set<std::string> Seen;
   auto Add = [&](Point P) {
     P.Rows = cappedRows(P.Rows, P.H, P.Type);
+    P.FirstOnly = O.OffsetFirstOnly;
     if (!validPoint(P) || !Seen.insert(P.id()).second)
       return;
     Pts.push_back(std::move(P));
@@ -216,6 +223,8 @@ Json pointJson(const Point &P) {
   J["H"] = P.H;
   J["rows"] = P.Rows;
   J["offset"] = P.Offset;
+  if (P.FirstOnly && P.Offset)
+    J["offset_first_only"] = true;
   J["dtype"] = dtypeName(P.Type).str();
   return J;
 }
@@ -266,14 +275,14 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
   for (const TensorDesc &T : X.inputs()) {
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
     Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
-    In.push_back(Bufs.back().ptr() + P.Offset);
+    In.push_back(Bufs.back().ptr() + (P.FirstOnly && !In.empty() ? 0 : P.Offset));
     Tm.Filler.fill(In.back(), T.Type, N, Salt++);
   }
   for (const TensorDesc &T : X.outputs()) {
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
     Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
     rt::memsetD8(Bufs.back().ptr(), 0xFF, Bufs.back().size());
-    Out.push_back(Bufs.back().ptr() + P.Offset);
+    Out.push_back(Bufs.back().ptr() + (P.FirstOnly ? 0 : P.Offset));
   }
   CUstream S = Tm.Stream->get();
   std::vector<rt::Event> Start(O.Iters), End(O.Iters);
@@ -500,6 +509,10 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-concat-groups", O.NoConcatGroups,
                "CompileOptions::ConcatRowGroups = false (RoPE's halves in natural chunk order, "
                "for comparisons)");
+  App.add_flag("--offset-first-only", O.OffsetFirstOnly,
+               "Only the first input of a point at its offset, the other tensors aligned (a "
+               "slice's phase against aligned weights and outputs; ids end in 'f'; "
+               "sweep_torch.py follows the points' offset_first_only)");
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
                "of the chunk loops for rows whose tensors sit at the lead's alignment)");

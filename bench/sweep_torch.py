@@ -196,7 +196,11 @@ def main():
                 ins, outs = shapes(p["pattern"], p["H"], p["rows"])
                 rec["bytes"] = sum(numel(s) for s in ins + outs) * esize
                 try:
-                    args = [offset_tensor(s, dtype, p["offset"]) for s in ins]
+                    # offset_first_only (jitfuse_sweep --offset-first-only): the
+                    # first input alone at the offset.
+                    first = p.get("offset_first_only", False)
+                    args = [offset_tensor(s, dtype, p["offset"] if i == 0 or not first else 0)
+                            for i, s in enumerate(ins)]
                     if pass_ == "eager":
                         rec["eager_us"] = bench(FNS[p["pattern"]], args)
                         if p["pattern"] in liger:
