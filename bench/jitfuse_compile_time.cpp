@@ -21,6 +21,7 @@
 #include "support/Settings.h"
 
 #include <CLI/CLI.hpp>
+#include <llvm/ADT/STLExtras.h>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -63,15 +64,18 @@ void buildChain(Graph &G, DType T, int Ops, int SinEvery, bool Mixed = false,
   Value X = G.input("x", T, {"B", 4096});
   Value Y = G.input("y", T, {"B", 4096});
   Value V = X;
+  // The op of every SinEvery-th place: Only's, or the next of the first ten
+  // (Mixed), or sin.
+  auto Named = llvm::find_if(transcendentals(), [&](const auto &Op) { return Op.first == Only; });
   int Next = 0;
+  auto Special = [&](Value A) {
+    if (Named != transcendentals().end())
+      return Named->second(A, Y);
+    return Mixed ? transcendentals()[Next++ % 10].second(A, Y) : sin(A);
+  };
   for (int I = 1; I <= Ops; ++I) {
-    if (I % SinEvery == 0 && !Only.empty())
-      for (const auto &[Name, Op] : transcendentals()) {
-        if (Name == Only)
-          V = Op(V, Y);
-      }
-    else if (I % SinEvery == 0)
-      V = Mixed ? transcendentals()[Next++ % 10].second(V, Y) : sin(V);
+    if (I % SinEvery == 0)
+      V = Special(V);
     else if (I % 2)
       V = V * Y;
     else

@@ -289,26 +289,37 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       if (!pairSecond(N))
         Own.push_back(N);
     bool Joint = P.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1 && Own.size() > 1;
+    // Reduction N's accumulator, operator and identity: a pair's, or its own.
+    auto AccOf = [&](NodeId N) { return fmt::format("acc{}{}", pairOf(N) ? "p" : "", N); };
+    auto OpOf = [&](NodeId N) {
+      const RowPair *RP = pairOf(N);
+      if (!RP)
+        return reduceFunctor(G.node(N).Kind);
+      return fmt::format("{}<{}>()", RP->Welford ? "jf_welford_op" : "jf_online_op",
+                         computeType(G.node(N).Type));
+    };
+    auto IdentityOf = [&](NodeId N) {
+      const RowPair *RP = pairOf(N);
+      return RP ? pairIdentity(RP->Welford, G.node(N).Type)
+                : reduceIdentity(G.node(N).Kind, G.node(N).Type);
+    };
+    // Reduction N's value over the row's threads (a cluster's block: over
+    // the block's).
+    auto ReducedOf = [&](NodeId N) {
+      if (Joint)
+        return fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32);
+      if (P.ThreadsX <= 32)
+        return fmt::format("jf_group_reduce<{}>({}, {})", P.ThreadsX, AccOf(N), OpOf(N));
+      return fmt::format("jf_block_reduce<{}>({}, {}, {}, jf_smem{})", P.ThreadsX, AccOf(N),
+                         OpOf(N), IdentityOf(N), N);
+    };
     if (Joint) {
-      auto OpOf = [&](NodeId N) {
-        const RowPair *RP = pairOf(N);
-        if (!RP)
-          return reduceFunctor(G.node(N).Kind);
-        return fmt::format("{}<{}>()", RP->Welford ? "jf_welford_op" : "jf_online_op",
-                           computeType(G.node(N).Type));
-      };
       for (NodeId N : Own)
-        E.line(fmt::format("jf_block_partial<{}>(acc{}{}, {}, jf_smem{});", P.ThreadsX,
-                           pairOf(N) ? "p" : "", N, OpOf(N), N));
+        E.line(fmt::format("jf_block_partial({}, {}, jf_smem{});", AccOf(N), OpOf(N), N));
       E.line("__syncthreads();");
-      for (NodeId N : Own) {
-        const Node &Nd = G.node(N);
-        const RowPair *RP = pairOf(N);
+      for (NodeId N : Own)
         E.line(fmt::format("jf_block_combine<{}>({}, {}, jf_smem{});", P.ThreadsX, OpOf(N),
-                           RP ? pairIdentity(RP->Welford, Nd.Type)
-                              : reduceIdentity(Nd.Kind, Nd.Type),
-                           N));
-      }
+                           IdentityOf(N), N));
       E.line("__syncthreads();");
     }
     for (NodeId N : Reds) {
@@ -321,14 +332,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         // row's sum is NaN when its max is -inf, as in the two-loop order.
         // Welford: the variance is M2 over the row length, as mean() is.
         auto [First, Second, Welford] = *RP;
-        std::string Op = fmt::format("{}<{}>()", Welford ? "jf_welford_op" : "jf_online_op", AT);
-        E.line(fmt::format(
-            "const {} rp{} = {};", pairType(Welford, Nd.Type), N,
-            Joint ? fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32)
-            : P.ThreadsX <= 32
-                ? fmt::format("jf_group_reduce<{}>(accp{}, {})", P.ThreadsX, N, Op)
-                : fmt::format("jf_block_reduce<{}>(accp{}, {}, {}, jf_smem{})", P.ThreadsX,
-                              N, Op, pairIdentity(Welford, Nd.Type), N)));
+        E.line(fmt::format("const {} rp{} = {};", pairType(Welford, Nd.Type), N, ReducedOf(N)));
         if (Welford) {
           E.line(fmt::format("const {} red{} = rp{}.Mean;", AT, N, N));
           E.line(fmt::format("const {0} red{1} = rp{2}.M2 / ({0})R;", AT, Second, N));
@@ -340,14 +344,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         E.setReduced(Second, "red" + std::to_string(Second));
         continue;
       }
-      std::string Red =
-          Joint ? fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32)
-          : P.ThreadsX <= 32
-              ? fmt::format("jf_group_reduce<{}>(acc{}, {})", P.ThreadsX, N,
-                            reduceFunctor(Nd.Kind))
-              : fmt::format("jf_block_reduce<{}>(acc{}, {}, {}, jf_smem{})",
-                            P.ThreadsX, N, reduceFunctor(Nd.Kind),
-                            reduceIdentity(Nd.Kind, Nd.Type), N);
+      std::string Red = ReducedOf(N);
       if (P.ClusterX > 1) {
         // Each block's result to its slot; after the cluster barrier every
         // block combines all slots in rank order (the same value in each).

@@ -200,13 +200,4 @@ ChildResult runInChild(FnT Fn, bool Unprivileged = false) {
   return R;
 }
 
-/// Occurrences of \p Needle in \p Text (warnings must appear once).
-inline size_t countOf(const std::string &Text, const std::string &Needle) {
-  size_t N = 0;
-  for (size_t At = Text.find(Needle); At != std::string::npos;
-       At = Text.find(Needle, At + 1))
-    ++N;
-  return N;
-}
-
 } // namespace jitfuse::test

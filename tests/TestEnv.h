@@ -11,6 +11,16 @@
 
 namespace jitfuse::test {
 
+/// Occurrences of \p Needle in \p Text (a warning that must appear once, a
+/// line of generated code that must appear so many times).
+inline size_t countOf(const std::string &Text, const std::string &Needle) {
+  size_t N = 0;
+  for (size_t At = Text.find(Needle); At != std::string::npos;
+       At = Text.find(Needle, At + 1))
+    ++N;
+  return N;
+}
+
 /// Sets an environment variable for one scope (nullptr unsets it),
 /// restoring the old value.
 class ScopedEnv {

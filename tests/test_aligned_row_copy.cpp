@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 #include "RandomGraph.h"
+#include "TestEnv.h"
 
 #include "ir/NN.h"
 
@@ -23,13 +24,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-size_t countOf(const std::string &Text, const std::string &What) {
-  size_t N = 0;
-  for (size_t At = Text.find(What); At != std::string::npos; At = Text.find(What, At + 1))
-    ++N;
-  return N;
-}
 
 Executable compileWith(const Graph &G, bool AlignedRowCopy) {
   CompileOptions Opts;

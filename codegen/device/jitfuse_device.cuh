@@ -469,7 +469,7 @@ __device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) 
 // reduction of a one-row block has its own Scratch, used once, so no third
 // barrier guards its reuse. The order of the operations is
 // jf_block_reduce's: the same result to the bit.
-template <int Threads, typename T, typename Op>
+template <typename T, typename Op>
 __device__ __forceinline__ void jf_block_partial(T V, Op F, T *Scratch) {
   V = jf_group_reduce<32>(V, F);
   if (threadIdx.x % 32 == 0)
