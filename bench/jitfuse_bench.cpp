@@ -54,7 +54,7 @@ struct Options {
   bool SkipJit = false;
   bool Ladder = false;
   bool NoHorizontal = false;
-  bool JointReduce = false, AlignedRowCopy = false;
+  bool NoJointReduce = false, AlignedRowCopy = false;
   uint64_t Seed = 20261129;
 };
 
@@ -289,7 +289,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.FastMath = UO.FastMath = W.FastMath;
     FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
-    FO.JointReduce = UO.JointReduce = Ctx.Opts.JointReduce;
+    FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
@@ -479,9 +479,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-horizontal", O.NoHorizontal,
                "Give every fused kernel its own launch (CompileOptions::HorizontalFusion off) "
                "for a same-run comparison with horizontal launches");
-  App.add_flag("--joint-reduce", O.JointReduce,
-               "CompileOptions::JointReduce (experiment), fused and unfused, for a same-binary "
-               "comparison");
+  App.add_flag("--no-joint-reduce", O.NoJointReduce,
+               "CompileOptions::JointReduce = false (three barriers per block reduction), fused "
+               "and unfused, for a same-binary comparison");
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment), fused and unfused, for a "
                "same-binary comparison");

@@ -81,7 +81,7 @@ struct Options {
   bool NoFewRows = false;
   bool NoConcatGroups = false;
   bool AlignedRowCopy = false;
-  bool JointReduce = false;
+  bool NoJointReduce = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -415,7 +415,7 @@ int run(const Options &O) {
         CO.RowFewRowsClusters = !O.NoFewRows;
         CO.ConcatRowGroups = !O.NoConcatGroups;
         CO.AlignedRowCopy = O.AlignedRowCopy;
-        CO.JointReduce = O.JointReduce;
+        CO.JointReduce = !O.NoJointReduce;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -516,9 +516,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
                "of the chunk loops for rows whose tensors sit at the lead's alignment)");
-  App.add_flag("--joint-reduce", O.JointReduce,
-               "CompileOptions::JointReduce (experiment: a row stage's block reductions share "
-               "their barriers)");
+  App.add_flag("--no-joint-reduce", O.NoJointReduce,
+               "CompileOptions::JointReduce = false (three barriers per block reduction, for "
+               "comparisons)");
   App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,

@@ -46,7 +46,7 @@ struct PlanOptions {
   bool FewRowsClusters = false;
   bool ConcatRowGroups = true;
   bool AlignedRowCopy = false;
-  bool JointReduce = false;
+  bool JointReduce = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

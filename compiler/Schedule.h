@@ -48,7 +48,7 @@ struct ScheduleOptions {
   bool AlignedRowCopy = false;
   /// Row kernels: a stage's block reductions share their barriers
   /// (CompileOptions::JointReduce).
-  bool JointReduce = false;
+  bool JointReduce = true;
   /// CompileOptions::RowWelford; unset: Welford where a row's stage inputs
   /// exceed RowL2ShareBytes.
   std::optional<bool> RowWelford;

@@ -111,12 +111,14 @@ struct CompileOptions {
   /// of shifting or splitting each chunk (codegen/RowKernel.cpp). Doubles
   /// the peeled variant's loop code. Default off until measured on the H200.
   bool AlignedRowCopy = false;
-  /// Experiment: the block-wide reductions of a row kernel's stage share
-  /// two barriers (each warp's partials, then warp 0's combine) instead of
-  /// three each (jf_block_partial/jf_block_combine): LLaMA's two RMSNorms
-  /// of one decode token, sum and max of a row. Same results to the bit.
-  /// Default off until measured on the H200.
-  bool JointReduce = false;
+  /// The block-wide reductions of a row kernel's stage share two barriers
+  /// (each warp's partials, then warp 0's combine) instead of three each
+  /// (jf_block_partial/jf_block_combine): LLaMA's two RMSNorms of one
+  /// decode token, sum and max of a row. Same results to the bit. On since
+  /// the H200 A/B of 2026-12-01 (BENCHMARKS.md): W9 faster in 5 of 5
+  /// pairs, the sweep's row patterns unchanged (median 1.00x); false: three
+  /// barriers a reduction, for comparisons.
+  bool JointReduce = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

@@ -48,9 +48,9 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
-  /// CompileOptions::AlignedRowCopy and JointReduce.
+  /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
-  bool JointReduce = false;
+  bool JointReduce = true;
   /// CompileOptions::RowOnlineSoftmax and RowWelford (the defaults).
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;
