@@ -94,6 +94,7 @@
 
 #include "codegen/LaunchRule.h"
 #include "ir/ReduceForm.h"
+#include "reference/Parallel.h"
 #include "reference/Tolerance.h"
 #include "support/Error.h"
 
@@ -528,26 +529,36 @@ void BoundWalker::elementwise(NodeId Id,
                               const std::vector<HostTensor> &Vals) {
   const Node &N = G.node(Id);
   const HostTensor &V = Vals[Id];
-  llvm::SmallVector<std::vector<double>, 3> X, E;
+  // Operands of the result's shape are read in place; others broadcast.
+  llvm::SmallVector<std::vector<double>, 6> Broadcast;
+  llvm::SmallVector<const double *, 3> X, E;
   llvm::SmallVector<DType, 3> OpT;
+  Broadcast.reserve(2 * N.Operands.size());
+  auto Operand = [&](const HostTensor &T) -> const double * {
+    if (T.Dims == V.Dims)
+      return T.Data.data();
+    Broadcast.push_back(broadcastValues(T, V.Dims));
+    return Broadcast.back().data();
+  };
   for (NodeId Op : N.Operands) {
-    X.push_back(broadcastValues(Vals[Op], V.Dims));
-    E.push_back(broadcastValues(Bnd[Op], V.Dims));
+    X.push_back(Operand(Vals[Op]));
+    E.push_back(Operand(Bnd[Op]));
     OpT.push_back(G.node(Op).Type);
   }
   HostTensor &Out = Bnd[Id];
   Out.Dims = V.Dims;
   Out.Data.resize(V.Data.size());
-  double Xi[3], Ei[3];
-  for (size_t I = 0; I < V.Data.size(); ++I) {
-    for (size_t K = 0; K < X.size(); ++K) {
-      Xi[K] = X[K][I];
-      Ei[K] = E[K][I];
+  parallelFor(V.numel(), ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+    double Xi[3], Ei[3];
+    for (int64_t I = Begin; I < End; ++I) {
+      for (size_t K = 0; K < X.size(); ++K) {
+        Xi[K] = X[K][I];
+        Ei[K] = E[K][I];
+      }
+      Out.Data[I] = element(N, llvm::ArrayRef<double>(Xi, X.size()),
+                            llvm::MutableArrayRef<double>(Ei, X.size()), OpT, V.Data[I]);
     }
-    Out.Data[I] = element(N, llvm::ArrayRef<double>(Xi, X.size()),
-                          llvm::MutableArrayRef<double>(Ei, X.size()), OpT,
-                          V.Data[I]);
-  }
+  });
 }
 
 double BoundWalker::element(const Node &N, llvm::ArrayRef<double> X,
@@ -673,34 +684,38 @@ void BoundWalker::reduction(NodeId Id,
     D = static_cast<double>(Depth);
   }
   double Gamma = D * U / (1 - D * U);
-  for (int64_t R = 0; R < Rows; ++R) {
-    const double *Xr = XBase + R * Len;
-    const double *Er = EBase + R * Len;
-    double &E = Out.Data[R];
-    if (!isFloat(N.Type)) {
-      for (int64_t I = 0; I < Len && E == 0; ++I)
-        if (Er[I] > 0)
-          E = Inf;
-      continue;
+  // Rows over threads, each row's bound summed in order by one of them.
+  int64_t RowsPerPiece = std::max<int64_t>(1, ReferenceElementsPerPiece / std::max<int64_t>(Len, 1));
+  parallelFor(Rows, RowsPerPiece, [&](int64_t RowBegin, int64_t RowEnd) {
+    for (int64_t R = RowBegin; R < RowEnd; ++R) {
+      const double *Xr = XBase + R * Len;
+      const double *Er = EBase + R * Len;
+      double &E = Out.Data[R];
+      if (!isFloat(N.Type)) {
+        for (int64_t I = 0; I < Len && E == 0; ++I)
+          if (Er[I] > 0)
+            E = Inf;
+        continue;
+      }
+      if (N.Kind == Op::ReduceMax || N.Kind == Op::ReduceMin) {
+        for (int64_t I = 0; I < Len; ++I)
+          E = std::max(E, promote(Xr[I], Er[I], OpT, C));
+        continue;
+      }
+      double SumE = 0, SumAbs = 0;
+      for (int64_t I = 0; I < Len; ++I) {
+        double Ei = promote(Xr[I], Er[I], OpT, C);
+        SumE += Ei;
+        SumAbs += std::fabs(Xr[I]) + Ei;
+      }
+      E = SumE + Gamma * SumAbs + D * Tiny;
+      if (N.Kind == Op::ReduceMean && Len > 0) {
+        double Em = E / static_cast<double>(Len);
+        double V = Vals[Id].Data[R];
+        E = Em + (std::isfinite(V) ? U * (std::fabs(V) + Em) + Tiny : 0);
+      }
     }
-    if (N.Kind == Op::ReduceMax || N.Kind == Op::ReduceMin) {
-      for (int64_t I = 0; I < Len; ++I)
-        E = std::max(E, promote(Xr[I], Er[I], OpT, C));
-      continue;
-    }
-    double SumE = 0, SumAbs = 0;
-    for (int64_t I = 0; I < Len; ++I) {
-      double Ei = promote(Xr[I], Er[I], OpT, C);
-      SumE += Ei;
-      SumAbs += std::fabs(Xr[I]) + Ei;
-    }
-    E = SumE + Gamma * SumAbs + D * Tiny;
-    if (N.Kind == Op::ReduceMean && Len > 0) {
-      double Em = E / static_cast<double>(Len);
-      double V = Vals[Id].Data[R];
-      E = Em + (std::isfinite(V) ? U * (std::fabs(V) + Em) + Tiny : 0);
-    }
-  }
+  });
 }
 
 void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
@@ -712,17 +727,20 @@ void BoundWalker::finish(NodeId Id, const std::vector<HostTensor> &Vals) {
   bool Stored = Half && !isView(N.Kind) && N.Kind != Op::Cast;
   double Max = maxFinite(Half ? T : computeOf(T));
   const std::vector<double> &V = Vals[Id].Data;
-  for (size_t I = 0; I < V.size(); ++I) {
-    double &E = Bnd[Id].Data[I];
-    if (std::isnan(E))
-      E = Inf;
-    if (E == Inf || !std::isfinite(V[I]))
-      continue;
-    if (Stored)
-      E += unitOf(T) * (std::fabs(V[I]) + E) + tinyOf(T);
-    if (std::fabs(V[I]) + E > Max)
-      E = Inf;
-  }
+  parallelFor(static_cast<int64_t>(V.size()), ReferenceElementsPerPiece,
+              [&](int64_t Begin, int64_t End) {
+                for (int64_t I = Begin; I < End; ++I) {
+                  double &E = Bnd[Id].Data[I];
+                  if (std::isnan(E))
+                    E = Inf;
+                  if (E == Inf || !std::isfinite(V[I]))
+                    continue;
+                  if (Stored)
+                    E += unitOf(T) * (std::fabs(V[I]) + E) + tinyOf(T);
+                  if (std::fabs(V[I]) + E > Max)
+                    E = Inf;
+                }
+              });
 }
 
 } // namespace

@@ -3,13 +3,16 @@
 // Straightforward by design: every node is materialized as a HostTensor of
 // doubles, operands are broadcast by copying, and each op's semantics is one
 // line in a switch. Speed matters only enough for test-sized tensors; what
-// matters is that each line can be checked against docs/NUMERICS.md.
+// matters is that each line can be checked against docs/NUMERICS.md. The
+// element and row loops run over threads (reference/Parallel.h): each
+// index's value depends on that index alone, so results are unchanged.
 //
 //===----------------------------------------------------------------------===//
 #include "reference/Interpreter.h"
 
 #include "ir/Half.h"
 #include "ir/Philox.h"
+#include "reference/Parallel.h"
 #include "support/Error.h"
 
 
@@ -154,19 +157,27 @@ std::vector<double> broadcastValues(const HostTensor &X,
   }
   int64_t N = numelOf(OutDims);
   std::vector<double> Out(static_cast<size_t>(N));
-  std::vector<int64_t> Index(R, 0);
-  int64_t Src = 0;
-  for (int64_t E = 0; E < N; ++E) {
-    Out[E] = X.Data[Src];
-    // Odometer increment over the output index, tracking the source offset.
-    for (size_t D = R; D-- > 0;) {
-      Src += Strides[D];
-      if (++Index[D] < OutDims[D])
-        break;
-      Src -= Strides[D] * OutDims[D];
-      Index[D] = 0;
+  parallelFor(N, ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+    // The output index of Begin and its source offset, then an odometer.
+    std::vector<int64_t> Index(R, 0);
+    int64_t Src = 0;
+    for (size_t D = R, Rest = static_cast<size_t>(Begin); D-- > 0;) {
+      Index[D] = static_cast<int64_t>(Rest % static_cast<size_t>(OutDims[D]));
+      Rest /= static_cast<size_t>(OutDims[D]);
+      Src += Index[D] * Strides[D];
     }
-  }
+    for (int64_t E = Begin; E < End; ++E) {
+      Out[E] = X.Data[Src];
+      // Odometer increment over the output index, tracking the source offset.
+      for (size_t D = R; D-- > 0;) {
+        Src += Strides[D];
+        if (++Index[D] < OutDims[D])
+          break;
+        Src -= Strides[D] * OutDims[D];
+        Index[D] = 0;
+      }
+    }
+  });
   return Out;
 }
 
@@ -386,8 +397,10 @@ HostTensor Evaluator::eval(NodeId Id,
     // The seed is an integer scalar; its double is exact below 2^53.
     int64_t Seed = asInt(Ops[0]->Data.at(0));
     Out.Data.resize(static_cast<size_t>(Out.numel()));
-    for (size_t I = 0; I < Out.Data.size(); ++I)
-      Out.Data[I] = philoxUniform(static_cast<int64_t>(I), N.A0, Seed);
+    parallelFor(Out.numel(), ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I)
+        Out.Data[I] = philoxUniform(I, N.A0, Seed);
+    });
     return Out;
   }
   }
@@ -420,52 +433,64 @@ HostTensor Evaluator::leaf(const Node &N, HostTensor Out) const {
 HostTensor Evaluator::elementwise(const Node &N,
                                   llvm::ArrayRef<const HostTensor *> Ops,
                                   HostTensor Out) const {
-  llvm::SmallVector<std::vector<double>, 3> In;
-  for (const HostTensor *T : Ops)
-    In.push_back(broadcastValues(*T, Out.Dims));
-  size_t Count = static_cast<size_t>(Out.numel());
-  Out.Data.resize(Count);
+  // Operands of the result's shape are read in place; others broadcast.
+  llvm::SmallVector<std::vector<double>, 3> Broadcast;
+  llvm::SmallVector<const double *, 3> In;
+  Broadcast.reserve(Ops.size());
+  for (const HostTensor *T : Ops) {
+    if (T->Dims == Out.Dims) {
+      In.push_back(T->Data.data());
+      continue;
+    }
+    Broadcast.push_back(broadcastValues(*T, Out.Dims));
+    In.push_back(Broadcast.back().data());
+  }
+  int64_t Count = Out.numel();
+  Out.Data.resize(static_cast<size_t>(Count));
   DType T = N.Type;
   bool IntNode = isInt(T);
+  double *Res = Out.Data.data();
 
   switch (opKind(N.Kind)) {
   case OpKind::Unary:
-    for (size_t I = 0; I < Count; ++I) {
-      double X = In[0][I];
-      if (N.Kind == Op::Cast)
-        Out.Data[I] = roundToDType(X, T);
-      else if (N.Kind == Op::Not)
-        Out.Data[I] = X == 0 ? 1.0 : 0.0;
-      else
-        Out.Data[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryReference(N.Kind, X);
-    }
+    parallelFor(Count, ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I) {
+        double X = In[0][I];
+        if (N.Kind == Op::Cast)
+          Res[I] = roundToDType(X, T);
+        else if (N.Kind == Op::Not)
+          Res[I] = X == 0 ? 1.0 : 0.0;
+        else
+          Res[I] = IntNode ? unaryInt(N.Kind, X, T) : unaryReference(N.Kind, X);
+      }
+    });
     return Out;
   case OpKind::Binary:
-    for (size_t I = 0; I < Count; ++I) {
-      double A = In[0][I], Bv = In[1][I];
-      if (opInfo(N.Kind).Result == ResultRule::Bool)
-        Out.Data[I] = predicate(N.Kind, A, Bv);
-      else
-        Out.Data[I] = IntNode ? binaryInt(N.Kind, A, Bv, T)
-                              : binaryFloat(N.Kind, A, Bv);
-    }
+    parallelFor(Count, ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I) {
+        double A = In[0][I], Bv = In[1][I];
+        if (opInfo(N.Kind).Result == ResultRule::Bool)
+          Res[I] = predicate(N.Kind, A, Bv);
+        else
+          Res[I] = IntNode ? binaryInt(N.Kind, A, Bv, T) : binaryFloat(N.Kind, A, Bv);
+      }
+    });
     return Out;
   case OpKind::Ternary:
-    for (size_t I = 0; I < Count; ++I) {
-      double A = In[0][I], Bv = In[1][I], C = In[2][I];
-      if (N.Kind == Op::Where) {
-        Out.Data[I] = A != 0 ? Bv : C;
-        continue;
+    JITFUSE_CHECK(N.Kind == Op::Where || N.Kind == Op::Fma, "unknown ternary op");
+    parallelFor(Count, ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I) {
+        double A = In[0][I], Bv = In[1][I], C = In[2][I];
+        if (N.Kind == Op::Where)
+          Res[I] = A != 0 ? Bv : C;
+        else if (IntNode)
+          Res[I] = wrapInt(static_cast<uint64_t>(asInt(A)) * static_cast<uint64_t>(asInt(Bv)) +
+                               static_cast<uint64_t>(asInt(C)),
+                           T);
+        else
+          Res[I] = std::fma(A, Bv, C);
       }
-      JITFUSE_CHECK(N.Kind == Op::Fma, "unknown ternary op");
-      if (IntNode)
-        Out.Data[I] = wrapInt(static_cast<uint64_t>(asInt(A)) *
-                                      static_cast<uint64_t>(asInt(Bv)) +
-                                  static_cast<uint64_t>(asInt(C)),
-                              T);
-      else
-        Out.Data[I] = std::fma(A, Bv, C);
-    }
+    });
     return Out;
   case OpKind::Leaf:
   case OpKind::Reduce:
@@ -498,45 +523,49 @@ HostTensor Evaluator::reduction(const Node &N, const HostTensor &X,
   Out.Data.resize(static_cast<size_t>(Rows));
   bool IntNode = isInt(N.Type);
   const double Inf = std::numeric_limits<double>::infinity();
-  for (int64_t R = 0; R < Rows; ++R) {
-    const double *Row = Src->Data.data() + R * Len;
-    double Acc = 0;
-    switch (N.Kind) {
-    case Op::ReduceSum:
-    case Op::ReduceMean:
-      if (IntNode) {
-        // Integer sums wrap at 64 bits like the kernel's i64 accumulator.
-        uint64_t S = 0;
+  // Rows over threads, each row summed in order by one of them.
+  int64_t RowsPerPiece = std::max<int64_t>(1, ReferenceElementsPerPiece / std::max<int64_t>(Len, 1));
+  parallelFor(Rows, RowsPerPiece, [&](int64_t RowBegin, int64_t RowEnd) {
+    for (int64_t R = RowBegin; R < RowEnd; ++R) {
+      const double *Row = Src->Data.data() + R * Len;
+      double Acc = 0;
+      switch (N.Kind) {
+      case Op::ReduceSum:
+      case Op::ReduceMean:
+        if (IntNode) {
+          // Integer sums wrap at 64 bits like the kernel's i64 accumulator.
+          uint64_t S = 0;
+          for (int64_t I = 0; I < Len; ++I)
+            S += static_cast<uint64_t>(asInt(Row[I]));
+          Acc = wrapInt(S, N.Type);
+        } else {
+          Acc = 0;
+          for (int64_t I = 0; I < Len; ++I)
+            Acc += Row[I];
+        }
+        if (N.Kind == Op::ReduceMean)
+          Acc /= static_cast<double>(Len); // empty: 0/0 = NaN
+        break;
+      case Op::ReduceMax:
+        // Empty: the identity -inf (for integers the type's lowest value).
+        Acc = IntNode ? roundToDType(-Inf, N.Type) : -Inf;
         for (int64_t I = 0; I < Len; ++I)
-          S += static_cast<uint64_t>(asInt(Row[I]));
-        Acc = wrapInt(S, N.Type);
-      } else {
-        Acc = 0;
+          Acc = maxPropagatingNaN(Acc, Row[I]);
+        break;
+      case Op::ReduceMin:
+        Acc = IntNode ? roundToDType(Inf, N.Type) : Inf;
         for (int64_t I = 0; I < Len; ++I)
-          Acc += Row[I];
-      }
-      if (N.Kind == Op::ReduceMean)
-        Acc /= static_cast<double>(Len); // empty: 0/0 = NaN
-      break;
-    case Op::ReduceMax:
-      // Empty: the identity -inf (for integers the type's lowest value).
-      Acc = IntNode ? roundToDType(-Inf, N.Type) : -Inf;
-      for (int64_t I = 0; I < Len; ++I)
-        Acc = maxPropagatingNaN(Acc, Row[I]);
-      break;
-    case Op::ReduceMin:
-      Acc = IntNode ? roundToDType(Inf, N.Type) : Inf;
-      for (int64_t I = 0; I < Len; ++I)
-        Acc = minPropagatingNaN(Acc, Row[I]);
-      break;
-    // Every op that is not a reduction.
+          Acc = minPropagatingNaN(Acc, Row[I]);
+        break;
+      // Every op that is not a reduction.
 #define JITFUSE_OP(Name, ...) case Op::Name:
 #define JITFUSE_REDUCE(...)
 #include "ir/Ops.def"
-      JITFUSE_UNREACHABLE("not a reduction");
+        JITFUSE_UNREACHABLE("not a reduction");
+      }
+      Out.Data[R] = Acc;
     }
-    Out.Data[R] = Acc;
-  }
+  });
   return Out;
 }
 
@@ -611,6 +640,14 @@ HostTensor Evaluator::view(const Node &N,
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// Rounds every element of \p T to its dtype.
+static void roundAll(HostTensor &T) {
+  parallelFor(T.numel(), ReferenceElementsPerPiece, [&](int64_t Begin, int64_t End) {
+    for (int64_t I = Begin; I < End; ++I)
+      T.Data[I] = roundToDType(T.Data[I], T.Type);
+  });
+}
+
 /// Evaluates every node some output depends on, calling Visit (if any)
 /// after each; a value is dropped after its last use so large graphs do not
 /// hold every intermediate.
@@ -641,8 +678,7 @@ static std::vector<HostTensor> evaluateLive(const Graph &G, const Bindings &B,
       continue;
     Vals[Id] = Eval.eval(Id, Vals);
     if (Opts.RoundEveryNode)
-      for (double &V : Vals[Id].Data)
-        V = roundToDType(V, Vals[Id].Type);
+      roundAll(Vals[Id]);
     if (Visit)
       (*Visit)(Id, Vals);
     for (NodeId Op : G.node(Id).Operands)
@@ -663,8 +699,7 @@ roundedOutputs(const Graph &G, const std::vector<HostTensor> &Vals) {
   std::map<std::string, HostTensor> Results;
   for (const GraphOutput &O : G.outputs()) {
     HostTensor T = Vals[O.Id];
-    for (double &V : T.Data)
-      V = roundToDType(V, T.Type);
+    roundAll(T);
     Results.emplace(O.Name, std::move(T));
   }
   return Results;
