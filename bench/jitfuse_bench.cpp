@@ -54,7 +54,7 @@ struct Options {
   bool SkipJit = false;
   bool Ladder = false;
   bool NoHorizontal = false;
-  bool NoJointReduce = false, AlignedRowCopy = false;
+  bool NoJointReduce = false, AlignedRowCopy = false, WideRows = false;
   uint64_t Seed = 20261129;
 };
 
@@ -291,6 +291,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
     FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
+    FO.RowWideRows = UO.RowWideRows = Ctx.Opts.WideRows;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -482,6 +483,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-joint-reduce", O.NoJointReduce,
                "CompileOptions::JointReduce = false (three barriers per block reduction), fused "
                "and unfused, for a same-binary comparison");
+  App.add_flag("--wide-rows", O.WideRows,
+               "CompileOptions::RowWideRows (experiment), fused and unfused, for a same-binary "
+               "comparison");
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment), fused and unfused, for a "
                "same-binary comparison");

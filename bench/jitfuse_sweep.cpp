@@ -82,6 +82,7 @@ struct Options {
   bool NoConcatGroups = false;
   bool AlignedRowCopy = false;
   bool NoJointReduce = false;
+  bool WideRows = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -416,6 +417,7 @@ int run(const Options &O) {
         CO.ConcatRowGroups = !O.NoConcatGroups;
         CO.AlignedRowCopy = O.AlignedRowCopy;
         CO.JointReduce = !O.NoJointReduce;
+        CO.RowWideRows = O.WideRows;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -516,6 +518,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
                "of the chunk loops for rows whose tensors sit at the lead's alignment)");
+  App.add_flag("--wide-rows", O.WideRows,
+               "CompileOptions::RowWideRows (experiment: long re-read rows also get a form of "
+               "1024 threads a row, launched when the rows are at most one block an SM)");
   App.add_flag("--no-joint-reduce", O.NoJointReduce,
                "CompileOptions::JointReduce = false (three barriers per block reduction, for "
                "comparisons)");

@@ -55,8 +55,10 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
 }
 
 std::string KernelWriter::signature() {
+  // A block of WideRowThreads runs alone on its SM (launch::useWideRows).
+  bool Alone = P.ThreadsX * P.RowsPerBlock == launch::WideRowThreads;
   std::string S = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}){} {}(", threads(),
+      "extern \"C\" __global__ void __launch_bounds__({}{}){} {}(", threads(), Alone ? ", 1" : "",
       P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX) : "",
       P.variantName(Vec, Peel));
   std::vector<std::string> Ps;
@@ -602,28 +604,37 @@ static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
 }
 
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
-  EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P), std::nullopt};
-  auto AddVariants = [&](const KernelPlan &Form, bool FewRows) {
+  EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P), std::nullopt,
+                  std::nullopt};
+  using Variant = EmittedKernel::Variant;
+  auto AddVariants = [&](const KernelPlan &Form, Variant::Form F) {
     for (size_t I = 0; I < Form.Vecs.size(); ++I) {
       bool Peeled = Form.peeledVariant(I);
       int V = Form.Vecs[I];
-      K.Variants.push_back({V, Form.variantName(V, Peeled),
-                            KernelWriter(G, Form, V, Peeled).write(), FewRows});
+      K.Variants.push_back(
+          {V, Form.variantName(V, Peeled), KernelWriter(G, Form, V, Peeled).write(), F});
     }
   };
-  AddVariants(P, false);
-  if (P.FewRows) {
-    // The launch fills one argument list for either form: same parameters.
-    const KernelPlan &F = *P.FewRows;
-    std::vector<KernelParam> FP = kernelParams(G, F);
-    JITFUSE_CHECK(FP.size() == K.Params.size() && F.Vecs == P.Vecs &&
-                      std::equal(FP.begin(), FP.end(), K.Params.begin(),
+  // The launch fills one argument list for any form: same parameters.
+  auto CheckTwin = [&](const KernelPlan &T) {
+    std::vector<KernelParam> TP = kernelParams(G, T);
+    JITFUSE_CHECK(TP.size() == K.Params.size() && T.Vecs == P.Vecs &&
+                      std::equal(TP.begin(), TP.end(), K.Params.begin(),
                                  [](const KernelParam &A, const KernelParam &B) {
                                    return A.K == B.K && A.Index == B.Index && A.Type == B.Type;
                                  }),
-                  "a kernel's few-rows form has its parameters and variants");
-    K.FewRowsLaunch = LaunchRule(F);
-    AddVariants(F, true);
+                  "a kernel's other form has its parameters and variants");
+  };
+  AddVariants(P, Variant::Plain);
+  if (P.FewRows) {
+    CheckTwin(*P.FewRows);
+    K.FewRowsLaunch = LaunchRule(*P.FewRows);
+    AddVariants(*P.FewRows, Variant::FewRows);
+  }
+  if (P.WideRows) {
+    CheckTwin(*P.WideRows);
+    K.WideRowsLaunch = LaunchRule(*P.WideRows);
+    AddVariants(*P.WideRows, Variant::WideRows);
   }
   return K;
 }

@@ -34,8 +34,9 @@ struct EmittedKernel {
     int Vec;          // elements per vector access
     std::string Name; // the __global__ function's name
     std::string Text; // its definition
-    /// Of the few-rows form (KernelPlan::FewRows), after every plain one.
-    bool FewRows = false;
+    /// The plain form's variants come first, then the few-rows form's
+    /// (KernelPlan::FewRows), then the wide form's (KernelPlan::WideRows).
+    enum Form : uint8_t { Plain, FewRows, WideRows } F = Plain;
   };
   /// Comment block: what it computes, its params. A horizontal launch's
   /// header also defines the parts' device functions its variants call
@@ -50,11 +51,13 @@ struct EmittedKernel {
   LaunchRule Launch;
   /// The few-rows form's launch rule (KernelPlan::FewRows).
   std::optional<LaunchRule> FewRowsLaunch;
+  /// The wide form's launch rule (KernelPlan::WideRows).
+  std::optional<LaunchRule> WideRowsLaunch;
 
   /// How many variants are of the plain form (the first ones).
   size_t plainVariants() const {
     size_t N = 0;
-    while (N < Variants.size() && !Variants[N].FewRows)
+    while (N < Variants.size() && Variants[N].F == Variant::Plain)
       ++N;
     return N;
   }

@@ -107,7 +107,8 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
       Header += asDeviceFunction(Plans[I], PartKernels[I].Variants[V]);
   }
 
-  EmittedKernel Out{Header, {}, {}, PartKernels[Parts.front()].Launch, std::nullopt};
+  EmittedKernel Out{Header, {}, {}, PartKernels[Parts.front()].Launch, std::nullopt,
+                    std::nullopt};
   std::vector<std::string> Decls;
   std::vector<std::vector<std::string>> Args(Parts.size());
   for (size_t J = 0; J < Parts.size(); ++J)
@@ -156,7 +157,7 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
         T += "    return;\n  }\n";
     }
     T += "}\n";
-    Out.Variants.push_back({Vec, VName, std::move(T), false});
+    Out.Variants.push_back({Vec, VName, std::move(T), EmittedKernel::Variant::Plain});
   }
   return Out;
 }

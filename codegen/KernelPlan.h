@@ -158,6 +158,12 @@ struct KernelPlan {
   /// where one block a row would leave most SMs idle. Its variants follow this plan's in the
   /// emitted kernel (codegen), in the same order.
   std::shared_ptr<const KernelPlan> FewRows;
+  /// RowReduce of long rows re-read per stage, one block of MaxRowThreads
+  /// a row (ScheduleOptions::WideRows, an experiment): the same kernel at
+  /// WideRowThreads a row, launched instead when FewRows is not and the
+  /// run's rows fit one wave (codegen::launch::useWideRows). Its variants
+  /// follow FewRows' (or this plan's), in the same order.
+  std::shared_ptr<const KernelPlan> WideRows;
 
   std::string variantName(int Vec, bool Peeled = false) const {
     return Name + (Peeled ? "_p" : "_v") + std::to_string(Vec);

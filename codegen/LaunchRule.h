@@ -60,6 +60,23 @@ inline constexpr int ResidentRowBlocksPerSm = 2048 / MaxRowThreads;
 inline bool useFewRows(int64_t Rows, int ClusterX, int SmCount) {
   return SmCount > 0 && Rows * ClusterX <= int64_t(SmCount) * ResidentRowBlocksPerSm;
 }
+/// Threads a row of a long row's wide form (KernelPlan::WideRows), one
+/// block an SM: its kernels declare __launch_bounds__(1024, 1), so ptxas
+/// may use 64 registers a thread (with the bound alone it kept 32 and
+/// spilled an f32 Welford row's pair).
+inline constexpr int WideRowThreads = 1024;
+/// A re-read long-row kernel with a wide form (KernelPlan::WideRows, an
+/// experiment) launches it when its few-rows form does not run and the
+/// rows are at most one wide block an SM: there one 512-thread block a row
+/// leaves each SM three quarters of its threads, and the wide block twice
+/// the loads in flight; from SMs + 1 rows on, two 512-thread blocks share
+/// an SM anyway. Forced for every row count on the H200 (BENCHMARKS.md,
+/// session 11), 1024 threads a row took softmax bf16 128 x 128256 66.0 ->
+/// 45.6 us, but lost where rows come in many waves (LayerNorm 16-bit x
+/// 50257 over 2670 rows 0.82x).
+inline bool useWideRows(int64_t Rows, int SmCount) {
+  return SmCount > 0 && Rows <= int64_t(SmCount);
+}
 /// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
 /// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).
 inline constexpr int FewRowsMinChunksPerThread = 8;

@@ -82,6 +82,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowL2ShareBytes = Opts.RowL2ShareBytes;
   SO.RowRereadThreads = Opts.RowRereadThreads;
   SO.FewRowsClusters = Opts.FewRowsClusters;
+  SO.WideRows = Opts.WideRows;
   SO.ConcatRowGroups = Opts.ConcatRowGroups;
   SO.AlignedRowCopy = Opts.AlignedRowCopy;
   SO.JointReduce = Opts.JointReduce;

@@ -44,6 +44,7 @@ struct PlanOptions {
   std::optional<bool> RowWelford;
   unsigned RowRereadThreads = 0;
   bool FewRowsClusters = false;
+  bool WideRows = false;
   bool ConcatRowGroups = true;
   bool AlignedRowCopy = false;
   bool JointReduce = true;

@@ -679,35 +679,37 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   return P;
 }
 
-KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
-                           const ScheduleOptions &Opts) {
-  KernelPlan P = scheduleOne(G, C, Index, Opts);
-  // Few rows of a long row, one block each, leave most SMs idle (softmax
-  // bf16 1 x 128256: 52.8 us, eager 37.0); split over a cluster they took
-  // 2-5x less (BENCHMARKS.md, session 5), but many rows lost 1.3-1.8x. So
-  // such a kernel gets both forms and the launch picks by the run's rows.
+/// Few rows of a long row, one block each, leave most SMs idle (softmax
+/// bf16 1 x 128256: 52.8 us, eager 37.0); split over a cluster they took
+/// 2-5x less (BENCHMARKS.md, session 5), but many rows lost 1.3-1.8x. So
+/// such a kernel gets both forms and the launch picks by the run's rows:
+/// the cluster form of \p P, or null.
+static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Cluster &C,
+                                                     unsigned Index, KernelPlan &P,
+                                                     const ScheduleOptions &Opts) {
   const Dim &Last = P.Domain.empty() ? Dim() : P.Domain.back();
   if (!Opts.FewRowsClusters || P.Kind != KernelKind::RowReduce || Last.isDynamic() ||
       P.ClusterX != 1 || P.RowsPerBlock != 1 || P.CacheRow || !P.RowSharedInputs.empty() ||
       P.ThreadsX != codegen::launch::MaxRowThreads)
-    return P;
+    return nullptr;
   int64_t Chunks = (Last.Size + P.Vecs.front() - 1) / P.Vecs.front();
   if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) * P.ThreadsX)
-    return P;
+    return nullptr;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
   // Static rows too many for any GPU (1024 SMs, far above the H200's 132)
   // never launch the split form: don't compile it.
   if (Rows && !codegen::launch::useFewRows(*Rows, codegen::launch::MaxClusterBlocks, 1024))
-    return P;
+    return nullptr;
   ScheduleOptions Split = Opts;
   Split.FewRowsClusters = false;
+  Split.WideRows = false;
   Split.Clusters = true;
   Split.ForceCluster = codegen::launch::MaxClusterBlocks;
   KernelPlan Twin = scheduleOne(G, C, Index, Split);
   if (Twin.ClusterX != codegen::launch::MaxClusterBlocks || Twin.Vecs != P.Vecs ||
       Twin.Peel != P.Peel)
-    return P;
+    return nullptr;
   Twin.Name += "_c" + std::to_string(Twin.ClusterX);
   P.Why += fmt::format("; when a run's rows x {} <= SMs x {} (every split block resident at "
                        "once): kernel {} instead, each row split over a cluster of {} blocks ({})",
@@ -715,7 +717,48 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                        Twin.ClusterX,
                        Twin.CacheRow ? "its part of the row kept in registers"
                                      : "re-read per stage");
-  P.FewRows = std::make_shared<const KernelPlan>(std::move(Twin));
+  return std::make_shared<const KernelPlan>(std::move(Twin));
+}
+
+/// Experiment (ScheduleOptions::WideRows): a long row re-read per stage,
+/// one block of MaxRowThreads a row, also compiled at WideRowThreads a row,
+/// which the launch picks when the run's rows fit one wave of such blocks
+/// and the few-rows form does not run (codegen::launch::useWideRows): twice
+/// the loads in flight where one block a row leaves an SM half idle. The
+/// wide form of \p P, or null.
+static std::shared_ptr<const KernelPlan> wideRowsForm(const Graph &G, const Cluster &C,
+                                                      unsigned Index, KernelPlan &P,
+                                                      const ScheduleOptions &Opts) {
+  const Dim &Last = P.Domain.empty() ? Dim() : P.Domain.back();
+  if (!Opts.WideRows || P.Kind != KernelKind::RowReduce || Last.isDynamic() ||
+      P.ClusterX != 1 || P.RowsPerBlock != 1 || P.CacheRow || !P.RowSharedInputs.empty() ||
+      P.ThreadsX != codegen::launch::MaxRowThreads)
+    return nullptr;
+  std::optional<int64_t> Rows =
+      staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
+  if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
+    return nullptr;
+  ScheduleOptions Wide = Opts;
+  Wide.FewRowsClusters = false;
+  Wide.WideRows = false;
+  Wide.RowRereadThreads = codegen::launch::WideRowThreads;
+  KernelPlan Twin = scheduleOne(G, C, Index, Wide);
+  if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
+      Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
+    return nullptr;
+  Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
+  P.Why += fmt::format("; when a run's rows <= SMs and the few-rows form does not run (one "
+                       "block of {} threads an SM): kernel {} instead, {} threads a row "
+                       "(WideRows)",
+                       Twin.ThreadsX, Twin.Name, Twin.ThreadsX);
+  return std::make_shared<const KernelPlan>(std::move(Twin));
+}
+
+KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
+                           const ScheduleOptions &Opts) {
+  KernelPlan P = scheduleOne(G, C, Index, Opts);
+  P.FewRows = fewRowsForm(G, C, Index, P, Opts);
+  P.WideRows = wideRowsForm(G, C, Index, P, Opts);
   return P;
 }
 

@@ -40,6 +40,9 @@ struct ScheduleOptions {
   /// Long rows get a few-rows form split over a cluster (sm_90;
   /// CompileOptions::RowFewRowsClusters).
   bool FewRowsClusters = false;
+  /// Long re-read rows also get a form of WideRowThreads a row
+  /// (KernelPlan::WideRows; CompileOptions::RowWideRows).
+  bool WideRows = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

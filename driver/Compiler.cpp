@@ -87,6 +87,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;
   P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
+  P.WideRows = Opts.RowWideRows;
   P.ConcatRowGroups = Opts.ConcatRowGroups;
   P.AlignedRowCopy = Opts.AlignedRowCopy;
   P.JointReduce = Opts.JointReduce;
@@ -360,7 +361,9 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
     X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
                           K.RowsPerBlock, PartEmitted[I].source(), 0,
                           K.FewRows ? K.FewRows->Name : std::string(),
-                          K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u});
+                          K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u,
+                          K.WideRows ? K.WideRows->Name : std::string(),
+                          K.WideRows ? static_cast<unsigned>(K.WideRows->Vecs.size()) : 0u});
   }
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])

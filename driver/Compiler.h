@@ -98,6 +98,14 @@ struct CompileOptions {
   /// one block a row leaves the GPU mostly idle. false: one form, for
   /// same-run comparisons.
   bool RowFewRowsClusters = true;
+  /// Experiment: such a long row re-read per stage also gets a form of
+  /// 1024 threads a row, launched when the cluster form is not and the rows
+  /// are at most one such block an SM (132 on the H200), where one
+  /// 512-thread block a row leaves each SM three quarters idle
+  /// (codegen::launch::useWideRows). Forced for every row count, 1024
+  /// threads took softmax bf16 128 x 128256 1.45x faster but lost on
+  /// thousands of rows. Default off until the H200 has measured the rule.
+  bool RowWideRows = false;
   /// An element-wise row whose last axis is a concat of equal pieces of
   /// fewer chunks than a warp has threads (RoPE's halves) orders its chunks
   /// piece by piece over groups of rows, so no warp runs two pieces'

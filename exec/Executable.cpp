@@ -176,14 +176,22 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
       codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
       for (size_t V = 0; V < L.NumPlain; ++V)
         L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
-      // The few-rows form (codegen::launch::useFewRows): only its shapes
-      // are computed when this run will launch it.
+      // The few-rows form (codegen::launch::useFewRows), else the wide
+      // one (useWideRows): only the shapes of the form this run launches
+      // are computed.
       L.FewNow = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
                                                            SmCount);
-      for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V)
-        L.Shapes[V] = L.FewNow ? L.FewRule->shape(Sizes, L.Vecs[V], SmCount,
-                                                  L.FewRule->peeled(V - L.NumPlain))
-                               : std::nullopt;
+      L.WideNow = !L.FewNow && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
+      L.FormBase = L.FewNow ? L.NumPlain
+                   : L.WideNow ? L.NumPlain * (L.FewRule ? 2 : 1)
+                               : 0;
+      for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V) {
+        const codegen::LaunchRule &R = L.ruleOf(V);
+        size_t Base = V - V % L.NumPlain;
+        L.Shapes[V] = Base == L.FormBase
+                          ? R.shape(Sizes, L.Vecs[V], SmCount, R.peeled(V - Base))
+                          : std::nullopt;
+      }
     } else {
       prepareHorizontalShapes(L, Dims);
     }
@@ -356,8 +364,7 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
     for (size_t J = 0; J < L.PartOffsets[V].size(); ++J)
       L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
   }
-  if (L.FewNow)
-    V += L.NumPlain;
+  V += L.FormBase;
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;

@@ -49,6 +49,11 @@ struct KernelInfo {
   /// ("" and 0 when there is none).
   std::string FewRowsName;
   unsigned FewRowsVariants = 0;
+  /// Its wide form (KernelPlan::WideRows: 1024 threads a row, launched
+  /// when the run's rows fit one wave, codegen::launch::useWideRows; an
+  /// experiment, CompileOptions::RowWideRows): likewise.
+  std::string WideRowsName;
+  unsigned WideRowsVariants = 0;
 };
 
 struct CompileStats {

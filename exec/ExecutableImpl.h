@@ -95,10 +95,22 @@ struct LaunchPlan {
   std::vector<int> Vecs;
   /// The plain form's variants come first; a kernel with a few-rows form
   /// (KernelPlan::FewRows) has as many more, launched by FewRule instead
-  /// when FewNow (set with the dims: codegen::launch::useFewRows).
+  /// when FewNow (set with the dims: codegen::launch::useFewRows), then a
+  /// wide form's (KernelPlan::WideRows) by WideRule when WideNow
+  /// (codegen::launch::useWideRows, and not FewNow).
   size_t NumPlain = 0;
-  std::optional<codegen::LaunchRule> FewRule;
-  bool FewNow = false;
+  std::optional<codegen::LaunchRule> FewRule, WideRule;
+  bool FewNow = false, WideNow = false;
+  /// The first variant of the form this run launches (set with the dims).
+  size_t FormBase = 0;
+  /// The launch rule of variant V's form.
+  const codegen::LaunchRule &ruleOf(size_t V) const {
+    if (V < NumPlain)
+      return Rule;
+    if (FewRule && V < 2 * NumPlain)
+      return *FewRule;
+    return *WideRule;
+  }
   std::vector<std::string> FnNames; // per variant, widest first
   std::vector<CUfunction> Fns;      // per variant, once loaded
   std::vector<ArgSlot> Slots;

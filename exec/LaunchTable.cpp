@@ -124,6 +124,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
     L.Vecs.push_back(V.Vec);
   L.NumPlain = E.plainVariants();
   L.FewRule = E.FewRowsLaunch;
+  L.WideRule = E.WideRowsLaunch;
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);
@@ -199,7 +200,7 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
 /// A row kept in shared memory or an occupancy pad: variant V's kernel opts
 /// in to its bytes.
 static void allowShared(const LaunchPlan &L, size_t V) {
-  const codegen::LaunchRule &R = V < L.NumPlain ? L.Rule : *L.FewRule;
+  const codegen::LaunchRule &R = L.ruleOf(V);
   if (int64_t Bytes = R.dynamicSharedBytes(L.Vecs[V]); Bytes > 0 && L.Fns[V])
     rt::allowDynamicShared(L.Fns[V], static_cast<unsigned>(Bytes), L.FnNames[V]);
 }
@@ -260,9 +261,9 @@ void ExecutableImpl::prepareHotPath() {
   DimsValid = false;
   for (LaunchPlan &L : Launches) {
     JITFUSE_CHECK(L.NumPlain > 0 && L.NumPlain <= L.Vecs.size() &&
-                      (L.NumPlain == L.Vecs.size()) == !L.FewRule &&
-                      (!L.FewRule || L.Vecs.size() == 2 * L.NumPlain),
-                  "every launch has a plain variant, and a few-rows form as many");
+                      L.Vecs.size() == L.NumPlain * (1 + size_t(L.FewRule.has_value()) +
+                                                     size_t(L.WideRule.has_value())),
+                  "every launch has a plain variant, and each other form as many");
     // Pointers pick among the plain variants; the few-rows form mirrors them.
     for (size_t I = 0; I < L.NumPlain; ++I) {
       int V = L.Vecs[I];

@@ -126,6 +126,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowWelford = Opts.RowWelford;
     CO.AlignedRowCopy = Opts.AlignedRowCopy;
     CO.JointReduce = Opts.JointReduce;
+    CO.RowWideRows = Opts.WideRows;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

@@ -48,6 +48,8 @@ struct CheckOptions {
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
+  /// CompileOptions::RowWideRows.
+  bool WideRows = false;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

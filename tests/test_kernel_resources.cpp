@@ -54,7 +54,7 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
     for (DType T : {DType::F32, DType::BF16})
       for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(14336), int64_t(50257),
                         int64_t(128256)})
-        for (int Option = 0; Option < 5; ++Option) {
+        for (int Option = 0; Option < 6; ++Option) {
           CompileOptions Opts;
           Opts.Arch = "sm_90";
           Opts.DeferVariants = false;
@@ -62,10 +62,13 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           Opts.RowClusters = Option == 2;
           Opts.AlignedRowCopy = Option == 3;
           Opts.JointReduce = Option != 4; // the default is on
-          // RowSharedMemory and RowClusters change only long row kernels'
-          // schedules; AlignedRowCopy and JointReduce any row kernel's.
+          Opts.RowWideRows = Option == 5;
+          // RowSharedMemory, RowClusters and RowWideRows change only long
+          // row kernels' schedules; AlignedRowCopy and JointReduce any row
+          // kernel's.
           bool RowPattern = std::string(Name) != "bias_gelu" && std::string(Name) != "silu_mul";
-          if (Option > 0 && (!RowPattern || (Option < 3 && H < 14336)))
+          bool LongOnly = Option < 3 || Option == 5;
+          if (Option > 0 && (!RowPattern || (LongOnly && H < 14336)))
             continue;
           Executable E = testCompiler().compile(pattern(Name, T, H), Opts);
           std::vector<rt::KernelResources> R = E.kernelResources();
@@ -74,7 +77,7 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           // Each kernel's variants all compiled and reported.
           size_t Expected = 0;
           for (const KernelInfo &K : E.kernels())
-            Expected += K.Vecs.size() + K.FewRowsVariants;
+            Expected += K.Vecs.size() + K.FewRowsVariants + K.WideRowsVariants;
           CHECK(R.size() == Expected);
           // No NVRTC warning (an unused variable or helper) in the log.
           CHECK(E.compileLog().find("warning") == std::string::npos);

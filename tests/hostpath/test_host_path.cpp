@@ -76,7 +76,8 @@ constexpr int64_t H = 4096;
 
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
-Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false) {
+Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
+                             bool WideRows = false) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", Len});
   Value Res = G.input("residual", DType::BF16, {"B", Len});
@@ -89,6 +90,7 @@ Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared =
   CompileOptions Opts;
   Opts.PeelAlignment = Peel;
   Opts.RowSharedMemory = RowShared;
+  Opts.RowWideRows = WideRows;
   return C.compile(G, Opts);
 }
 
@@ -272,6 +274,36 @@ TEST_CASE("long rows: few enough rows launch the cluster form", "[hostpath]") {
       CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
       CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
       CHECK(fake().Last.BlockX == 512);
+    }
+  }
+}
+
+TEST_CASE("long rows: the wide form runs between the cluster form and many rows",
+          "[hostpath][widerows]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  // The same add + RMSNorm with RowWideRows: up to 66 rows the cluster
+  // form, up to 132 rows (one block an SM) 1024 threads a row
+  // (codegen::launch::useWideRows), beyond that 512 threads a row.
+  Executable X = compileAddRmsNorm(true, 128256, false, true);
+  REQUIRE(X.kernels().size() == 1);
+  CHECK(X.kernels()[0].WideRowsName == X.kernels()[0].Name + "_t1024");
+  double Eps[] = {1e-6};
+  for (int64_t Rows : {1, 66, 67, 100, 132, 133, 1000}) {
+    CAPTURE(Rows);
+    int64_t Dims[] = {Rows};
+    for (int Offset : {0, 2}) {
+      CAPTURE(Offset);
+      CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
+      CUdeviceptr Out[] = {0x400000, 0x500000};
+      X.run(In, Out, Eps, Dims);
+      std::string Name = fake().Last.Function->Name;
+      bool Few = Rows <= 66, Wide = !Few && Rows <= 132;
+      CHECK((Name.find("_c8_") != std::string::npos) == Few);
+      CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
+      CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
+      CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
+      CHECK(fake().Last.BlockX == (Wide ? 1024u : 512u));
     }
   }
 }
