@@ -50,8 +50,9 @@ struct KernelInfo {
   std::string FewRowsName;
   unsigned FewRowsVariants = 0;
   /// Its wide form (KernelPlan::WideRows: 1024 threads a row, launched
-  /// when the run's rows fit one wave, codegen::launch::useWideRows; an
-  /// experiment, CompileOptions::RowWideRows): likewise.
+  /// when the run's rows are at most one block an SM,
+  /// codegen::launch::useWideRows; an experiment,
+  /// CompileOptions::RowWideRows): likewise.
   std::string WideRowsName;
   unsigned WideRowsVariants = 0;
 };
