@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Same-binary A/B of a jitfuse_sweep option on the GPU machine, from the repo
 # root: the points timed without the option (A), with it (B), then A again,
-# each point's A time the faster of its two runs (drift between the runs
-# shows as A1 vs A2 in the log), and the change table B against A.
+# each point's A time the faster of its two runs, and the change table B
+# against A.
 #   here:  scripts/gpu-check build && strip -o gpu-carry/jitfuse_sweep build-gpu/bench/jitfuse_sweep
 #   GPU:   run(command="bench/run_ab.sh --aligned-row-copy --peeled-only --only layernorm,add_rmsnorm",
 #              carry=["gpu-carry"])
 # The first argument is the option under test; the rest go to every
-# jitfuse_sweep run (the point selection). Writes $OUT/{ab_a1,ab_b,ab_a2,
-# ab_a}.jsonl, their logs and ab_table.md. Time limits: 60 s of compiles a
-# side (8 shards), 150 s of timing a run: at most ~9 minutes.
+# jitfuse_sweep run (the point selection). Writes $OUT/{ab_a,ab_b}.jsonl and
+# ab_table.md; the two A runs and every log go to a scratch folder. Time
+# limits: 60 s of compiles a side (8 shards), 150 s of timing a run: at
+# most ~9 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 flag=${1:?usage: bench/run_ab.sh OPTION [jitfuse_sweep arguments...]}
 shift
 out=${OUT:-/tmp/jitfuse-ab}
 mkdir -p "$out"
+# The device tool brings back at most 8 files from $OUT: only the results
+# go there (ab_a.jsonl, ab_b.jsonl, ab_table.md); logs and the two A runs
+# stay in a scratch folder whose tails this script prints.
+logs=$(mktemp -d)
 bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-ab-cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
@@ -28,7 +33,7 @@ for side in A B; do
   pids=()
   for k in 0 1 2 3 4 5 6 7; do
     timeout 60 "$bin" --compile-only --shard "$k/8" "${extra[@]}" "$@" \
-      > "$out/ab_compile_${side}_$k.log" 2>&1 &
+      > "$logs/ab_compile_${side}_$k.log" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || echo "compile shard (pid $p) exit $?"; done
@@ -39,23 +44,25 @@ run() { # name, extra jitfuse_sweep arguments...
   local name=$1
   shift
   echo "== $name $*"
-  timeout 160 "$bin" --jsonl "$out/ab_$name.jsonl" --budget-s 150 "$@" \
-    > "$out/ab_$name.log" 2>&1
+  local dir=$logs
+  [ "$name" = b ] && dir=$out
+  timeout 160 "$bin" --jsonl "$dir/ab_$name.jsonl" --budget-s 150 "$@" \
+    > "$logs/ab_$name.log" 2>&1
   echo "$name exit $? after $(( $(date +%s) - start )) s"
-  tail -n 1 "$out/ab_$name.log"
+  tail -n 1 "$logs/ab_$name.log"
 }
 run a1 "$@"
 run b "$flag" "$@"
 run a2 "$@"
 
 # A: each point's faster time over the two A runs.
-python3 - "$out" <<'EOF'
+python3 - "$logs" "$out" <<'EOF'
 import json, sys
-out = sys.argv[1]
+logs, out = sys.argv[1], sys.argv[2]
 best = {}
 for name in ("ab_a1", "ab_a2"):
     try:
-        lines = open(f"{out}/{name}.jsonl").read().splitlines()
+        lines = open(f"{logs}/{name}.jsonl").read().splitlines()
     except OSError:
         continue
     for line in lines:
@@ -71,4 +78,5 @@ print(f"A: {len(best)} points, the faster of two runs each")
 EOF
 timeout 30 python3 bench/sweep_report.py --jitfuse "$out/ab_b.jsonl" --baseline "$out/ab_a.jsonl" \
   --md "$out/ab_table.md"
-echo "run_ab.sh: done in $(( $(date +%s) - start )) s; results in $out"
+tail -q -n 1 "$logs"/ab_compile_*.log | sort | uniq -c
+echo "run_ab.sh: done in $(( $(date +%s) - start )) s; results in $out, logs in $logs"

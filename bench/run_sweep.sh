@@ -15,6 +15,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jitfuse-sweep}
 mkdir -p "$out"
+# The device tool brings back at most 8 files from $OUT: the compile
+# shards' logs stay in a scratch folder (their last lines are printed).
+logs=$(mktemp -d)
 bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-sweep-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
@@ -27,11 +30,11 @@ echo "list exit $? ($(grep -c '"id"' "$out/sweep_points.json") points)"
 echo "== compile (8 shards)"
 pids=()
 for k in 0 1 2 3 4 5 6 7; do
-  timeout 60 "$bin" --compile-only --shard "$k/8" "$@" > "$out/sweep_compile_$k.log" 2>&1 &
+  timeout 60 "$bin" --compile-only --shard "$k/8" "$@" > "$logs/sweep_compile_$k.log" 2>&1 &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || echo "compile shard (pid $p) exit $?"; done
-tail -q -n 1 "$out"/sweep_compile_*.log
+tail -q -n 1 "$logs"/sweep_compile_*.log
 echo "compile done after $(( $(date +%s) - start )) s"
 
 echo "== jitfuse_sweep"
