@@ -55,10 +55,9 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
 }
 
 std::string KernelWriter::signature() {
-  // A block of WideRowThreads runs alone on its SM (launch::useWideRows).
-  bool Alone = P.ThreadsX * P.RowsPerBlock == launch::WideRowThreads;
   std::string S = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}{}){} {}(", threads(), Alone ? ", 1" : "",
+      "extern \"C\" __global__ void __launch_bounds__({}{}){} {}(", threads(),
+      P.MinBlocksPerSm > 0 ? fmt::format(", {}", P.MinBlocksPerSm) : "",
       P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX) : "",
       P.variantName(Vec, Peel));
   std::vector<std::string> Ps;

@@ -150,6 +150,10 @@ struct KernelPlan {
   int64_t TransposeNode = -1;
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
+  /// __launch_bounds__'s blocks an SM (0: none given). The wide form of a
+  /// long row sets 1 (codegen::launch::WideRowThreads): with the thread
+  /// bound alone ptxas kept 32 registers and spilled an f32 Welford row.
+  int MinBlocksPerSm = 0;
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
   /// RowReduce of long rows, one block a row: the same kernel with each row

@@ -61,9 +61,8 @@ inline bool useFewRows(int64_t Rows, int ClusterX, int SmCount) {
   return SmCount > 0 && Rows * ClusterX <= int64_t(SmCount) * ResidentRowBlocksPerSm;
 }
 /// Threads a row of a long row's wide form (KernelPlan::WideRows), one
-/// block an SM: its kernels declare __launch_bounds__(1024, 1), so ptxas
-/// may use 64 registers a thread (with the bound alone it kept 32 and
-/// spilled an f32 Welford row's pair).
+/// block an SM (its KernelPlan::MinBlocksPerSm is 1, so ptxas may use 64
+/// registers a thread).
 inline constexpr int WideRowThreads = 1024;
 /// A re-read long-row kernel with a wide form (KernelPlan::WideRows, an
 /// experiment) launches it when its few-rows form does not run and the

@@ -679,6 +679,16 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   return P;
 }
 
+/// Whether \p P may get another form for some row counts: one block of
+/// MaxRowThreads a static row that is re-read per stage (not kept in
+/// registers or shared memory, not split over a cluster).
+static bool takesRowForms(const KernelPlan &P) {
+  return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
+         !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
+         !P.CacheRow && P.RowSharedInputs.empty() &&
+         P.ThreadsX == codegen::launch::MaxRowThreads;
+}
+
 /// Few rows of a long row, one block each, leave most SMs idle (softmax
 /// bf16 1 x 128256: 52.8 us, eager 37.0); split over a cluster they took
 /// 2-5x less (BENCHMARKS.md, session 5), but many rows lost 1.3-1.8x. So
@@ -687,12 +697,9 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
 static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Cluster &C,
                                                      unsigned Index, KernelPlan &P,
                                                      const ScheduleOptions &Opts) {
-  const Dim &Last = P.Domain.empty() ? Dim() : P.Domain.back();
-  if (!Opts.FewRowsClusters || P.Kind != KernelKind::RowReduce || Last.isDynamic() ||
-      P.ClusterX != 1 || P.RowsPerBlock != 1 || P.CacheRow || !P.RowSharedInputs.empty() ||
-      P.ThreadsX != codegen::launch::MaxRowThreads)
+  if (!Opts.FewRowsClusters || !takesRowForms(P))
     return nullptr;
-  int64_t Chunks = (Last.Size + P.Vecs.front() - 1) / P.Vecs.front();
+  int64_t Chunks = (P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front();
   if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) * P.ThreadsX)
     return nullptr;
   std::optional<int64_t> Rows =
@@ -702,8 +709,6 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Clust
   if (Rows && !codegen::launch::useFewRows(*Rows, codegen::launch::MaxClusterBlocks, 1024))
     return nullptr;
   ScheduleOptions Split = Opts;
-  Split.FewRowsClusters = false;
-  Split.WideRows = false;
   Split.Clusters = true;
   Split.ForceCluster = codegen::launch::MaxClusterBlocks;
   KernelPlan Twin = scheduleOne(G, C, Index, Split);
@@ -722,31 +727,27 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Clust
 
 /// Experiment (ScheduleOptions::WideRows): a long row re-read per stage,
 /// one block of MaxRowThreads a row, also compiled at WideRowThreads a row,
-/// which the launch picks when the run's rows fit one wave of such blocks
-/// and the few-rows form does not run (codegen::launch::useWideRows): twice
-/// the loads in flight where one block a row leaves an SM half idle. The
-/// wide form of \p P, or null.
+/// which the launch picks when the few-rows form does not run and the rows
+/// are at most one block an SM (codegen::launch::useWideRows): twice the
+/// loads in flight where one plain block a row leaves most of an SM's
+/// threads unused. The wide form of \p P, or null.
 static std::shared_ptr<const KernelPlan> wideRowsForm(const Graph &G, const Cluster &C,
                                                       unsigned Index, KernelPlan &P,
                                                       const ScheduleOptions &Opts) {
-  const Dim &Last = P.Domain.empty() ? Dim() : P.Domain.back();
-  if (!Opts.WideRows || P.Kind != KernelKind::RowReduce || Last.isDynamic() ||
-      P.ClusterX != 1 || P.RowsPerBlock != 1 || P.CacheRow || !P.RowSharedInputs.empty() ||
-      P.ThreadsX != codegen::launch::MaxRowThreads)
+  if (!Opts.WideRows || !takesRowForms(P))
     return nullptr;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
   if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
     return nullptr;
   ScheduleOptions Wide = Opts;
-  Wide.FewRowsClusters = false;
-  Wide.WideRows = false;
   Wide.RowRereadThreads = codegen::launch::WideRowThreads;
   KernelPlan Twin = scheduleOne(G, C, Index, Wide);
   if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
       Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
     return nullptr;
   Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
+  Twin.MinBlocksPerSm = 1;
   P.Why += fmt::format("; when a run's rows <= SMs and the few-rows form does not run (one "
                        "block of {} threads an SM): kernel {} instead, {} threads a row "
                        "(WideRows)",

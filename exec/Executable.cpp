@@ -179,12 +179,10 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
       // The few-rows form (codegen::launch::useFewRows), else the wide
       // one (useWideRows): only the shapes of the form this run launches
       // are computed.
-      L.FewNow = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
-                                                           SmCount);
-      L.WideNow = !L.FewNow && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
-      L.FormBase = L.FewNow ? L.NumPlain
-                   : L.WideNow ? L.NumPlain * (L.FewRule ? 2 : 1)
-                               : 0;
+      bool Few = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
+                                                          SmCount);
+      bool Wide = !Few && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
+      L.FormBase = Few ? L.NumPlain : Wide ? L.NumPlain * (L.FewRule ? 2 : 1) : 0;
       for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V) {
         const codegen::LaunchRule &R = L.ruleOf(V);
         size_t Base = V - V % L.NumPlain;

@@ -94,13 +94,11 @@ struct LaunchPlan {
   SizeExpr Numel;   // whole domain
   std::vector<int> Vecs;
   /// The plain form's variants come first; a kernel with a few-rows form
-  /// (KernelPlan::FewRows) has as many more, launched by FewRule instead
-  /// when FewNow (set with the dims: codegen::launch::useFewRows), then a
-  /// wide form's (KernelPlan::WideRows) by WideRule when WideNow
-  /// (codegen::launch::useWideRows, and not FewNow).
+  /// (KernelPlan::FewRows) has as many more, launched by FewRule when
+  /// codegen::launch::useFewRows, then a wide form's (KernelPlan::WideRows)
+  /// by WideRule when useWideRows and not the former.
   size_t NumPlain = 0;
   std::optional<codegen::LaunchRule> FewRule, WideRule;
-  bool FewNow = false, WideNow = false;
   /// The first variant of the form this run launches (set with the dims).
   size_t FormBase = 0;
   /// The launch rule of variant V's form.

@@ -2,13 +2,21 @@
 //
 // Graphs of the sweep's row patterns over a static row of H elements and a
 // dynamic row count "B", for the tests of the row schedules (rows in
-// shared memory, rows re-read per stage).
+// shared memory, rows re-read per stage, their other forms), and the check
+// those tests run on each.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "GraphCheck.h"
+
 #include "ir/Graph.h"
 #include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
 
 namespace jitfuse::test {
 
@@ -48,6 +56,24 @@ inline Graph sumAbsAmax(DType T, int64_t H) {
   G.output("s", sum(abs(X)));
   G.output("m", reduceMax(abs(X)));
   return G;
+}
+
+/// \p G at \p Dims fused and unfused against the reference under \p
+/// Base's options, aligned and misaligned by one element (the misaligned
+/// run with NaN and Inf); "eps" is bound when G has that scalar (binding a
+/// scalar the graph lacks is an error).
+inline void checkAlignedAndMisaligned(const Graph &G, const std::map<std::string, int64_t> &Dims,
+                                      const CheckOptions &Base) {
+  for (unsigned Misalign : {0u, 1u}) {
+    INFO("misaligned by " << Misalign);
+    CheckOptions CO = Base;
+    CO.MisalignElems = Misalign;
+    CO.SpecialValues = Misalign == 1;
+    std::map<std::string, double> Scalars;
+    if (!G.scalars().empty())
+      Scalars["eps"] = 1e-5;
+    checkGraph(G, randomBindings(G, Dims, Scalars), CO);
+  }
 }
 
 } // namespace jitfuse::test

@@ -252,58 +252,38 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
   CHECK(suffix(fake().Last) == "_p8");
 }
 
-TEST_CASE("long rows: few enough rows launch the cluster form", "[hostpath]") {
+TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one",
+          "[hostpath][widerows]") {
   if (!haveFake())
     FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
   // add + RMSNorm over rows of 128256 bf16 (16032 chunks: re-read, with a
   // form split over clusters of 8); the fake device has 132 SMs, so up to
-  // 132 x 4 / 8 = 66 rows run split (codegen::launch::useFewRows).
-  Executable X = compileAddRmsNorm(true, 128256);
-  double Eps[] = {1e-6};
-  for (int64_t Rows : {1, 8, 65, 66, 67, 132, 1000}) {
-    CAPTURE(Rows);
-    int64_t Dims[] = {Rows};
-    for (int Offset : {0, 2}) {
-      CAPTURE(Offset);
-      CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
-      CUdeviceptr Out[] = {0x400000, 0x500000};
-      X.run(In, Out, Eps, Dims);
-      std::string Name = fake().Last.Function->Name;
-      bool Few = Rows <= 66;
-      CHECK((Name.find("_c8_") != std::string::npos) == Few);
-      CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
-      CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
-      CHECK(fake().Last.BlockX == 512);
-    }
-  }
-}
-
-TEST_CASE("long rows: the wide form runs between the cluster form and many rows",
-          "[hostpath][widerows]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
-  // The same add + RMSNorm with RowWideRows: up to 66 rows the cluster
-  // form, up to 132 rows (one block an SM) 1024 threads a row
-  // (codegen::launch::useWideRows), beyond that 512 threads a row.
-  Executable X = compileAddRmsNorm(true, 128256, false, true);
-  REQUIRE(X.kernels().size() == 1);
-  CHECK(X.kernels()[0].WideRowsName == X.kernels()[0].Name + "_t1024");
-  double Eps[] = {1e-6};
-  for (int64_t Rows : {1, 66, 67, 100, 132, 133, 1000}) {
-    CAPTURE(Rows);
-    int64_t Dims[] = {Rows};
-    for (int Offset : {0, 2}) {
-      CAPTURE(Offset);
-      CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
-      CUdeviceptr Out[] = {0x400000, 0x500000};
-      X.run(In, Out, Eps, Dims);
-      std::string Name = fake().Last.Function->Name;
-      bool Few = Rows <= 66, Wide = !Few && Rows <= 132;
-      CHECK((Name.find("_c8_") != std::string::npos) == Few);
-      CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
-      CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
-      CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
-      CHECK(fake().Last.BlockX == (Wide ? 1024u : 512u));
+  // 132 x 4 / 8 = 66 rows run split (codegen::launch::useFewRows). With
+  // RowWideRows, up to 132 rows (one block an SM) then run 1024 threads a
+  // row (useWideRows); beyond that, and without it, 512 threads a row.
+  for (bool WideRows : {false, true}) {
+    CAPTURE(WideRows);
+    Executable X = compileAddRmsNorm(true, 128256, false, WideRows);
+    REQUIRE(X.kernels().size() == 1);
+    CHECK(X.kernels()[0].WideRowsName ==
+          (WideRows ? X.kernels()[0].Name + "_t1024" : std::string()));
+    double Eps[] = {1e-6};
+    for (int64_t Rows : {1, 8, 65, 66, 67, 100, 132, 133, 1000}) {
+      CAPTURE(Rows);
+      int64_t Dims[] = {Rows};
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
+        CUdeviceptr Out[] = {0x400000, 0x500000};
+        X.run(In, Out, Eps, Dims);
+        std::string Name = fake().Last.Function->Name;
+        bool Few = Rows <= 66, Wide = WideRows && !Few && Rows <= 132;
+        CHECK((Name.find("_c8_") != std::string::npos) == Few);
+        CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
+        CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
+        CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
+        CHECK(fake().Last.BlockX == (Wide ? 1024u : 512u));
+      }
     }
   }
 }
