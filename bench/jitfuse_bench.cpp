@@ -54,7 +54,8 @@ struct Options {
   bool SkipJit = false;
   bool Ladder = false;
   bool NoHorizontal = false;
-  bool NoJointReduce = false, AlignedRowCopy = false, WideRows = false;
+  bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
+  bool NoRowCacheStageInputs = false;
   uint64_t Seed = 20261129;
 };
 
@@ -291,7 +292,8 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
     FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
-    FO.RowWideRows = UO.RowWideRows = Ctx.Opts.WideRows;
+    FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
+    FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -483,9 +485,12 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-joint-reduce", O.NoJointReduce,
                "CompileOptions::JointReduce = false (three barriers per block reduction), fused "
                "and unfused, for a same-binary comparison");
-  App.add_flag("--wide-rows", O.WideRows,
-               "CompileOptions::RowWideRows (experiment), fused and unfused, for a same-binary "
+  App.add_flag("--no-wide-rows", O.NoWideRows,
+               "CompileOptions::RowWideRows = false, fused and unfused, for a same-binary "
                "comparison");
+  App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
+               "CompileOptions::RowCacheStageInputs = false, fused and unfused, for a "
+               "same-binary comparison");
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment), fused and unfused, for a "
                "same-binary comparison");

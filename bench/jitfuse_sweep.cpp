@@ -71,6 +71,8 @@ struct Options {
   /// Keep only points that run the peeled variant (an offset, or a row the
   /// 16-byte vector does not divide).
   bool PeeledOnly = false;
+  /// Keep only these point ids (a profile of a sweep's worst points).
+  std::vector<std::string> Ids;
   double BudgetS = 220;
   bool CompileOnly = false;
   std::string Shard;
@@ -82,7 +84,8 @@ struct Options {
   bool NoConcatGroups = false;
   bool AlignedRowCopy = false;
   bool NoJointReduce = false;
-  bool WideRows = false;
+  bool NoWideRows = false;
+  bool NoRowCacheStageInputs = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -173,6 +176,10 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
   if (O.PeeledOnly)
     llvm::erase_if(Pts, [&](const Point &P) {
       return P.Offset == 0 && P.H % (16 / dtypeBytes(P.Type)) == 0;
+    });
+  if (!O.Ids.empty())
+    llvm::erase_if(Pts, [&](const Point &P) {
+      return std::find(O.Ids.begin(), O.Ids.end(), P.id()) == O.Ids.end();
     });
   if (O.MaxPoints > 0 && static_cast<int64_t>(Pts.size()) > O.MaxPoints)
     Pts.resize(O.MaxPoints);
@@ -417,7 +424,8 @@ int run(const Options &O) {
         CO.ConcatRowGroups = !O.NoConcatGroups;
         CO.AlignedRowCopy = O.AlignedRowCopy;
         CO.JointReduce = !O.NoJointReduce;
-        CO.RowWideRows = O.WideRows;
+        CO.RowWideRows = !O.NoWideRows;
+        CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -488,6 +496,10 @@ int main(int Argc, char **Argv) {
   App.add_flag("--peeled-only", O.PeeledOnly,
                "Keep only points that run the peeled variant (a pointer offset, or a row "
                "the 16-byte vector does not divide)");
+  App.add_option("--ids", O.Ids,
+                 "Keep only these point ids, e.g. layernorm/f32/H32064/R2092/o0 (as --list "
+                 "prints them; for profiling single points)")
+      ->delimiter(',');
   App.add_option("--budget-s", O.BudgetS,
                  "Stop timing after this many seconds (later points: skipped)");
   App.add_flag("--compile-only", O.CompileOnly,
@@ -518,9 +530,12 @@ int main(int Argc, char **Argv) {
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
                "of the chunk loops for rows whose tensors sit at the lead's alignment)");
-  App.add_flag("--wide-rows", O.WideRows,
-               "CompileOptions::RowWideRows (experiment: long re-read rows also get a form of "
-               "1024 threads a row, launched when the rows are at most one block an SM)");
+  App.add_flag("--no-wide-rows", O.NoWideRows,
+               "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
+               "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
+               "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
+               "every row input, a norm's weight too, for comparisons)");
   App.add_flag("--no-joint-reduce", O.NoJointReduce,
                "CompileOptions::JointReduce = false (three barriers per block reduction, for "
                "comparisons)");

@@ -108,6 +108,10 @@ struct KernelPlan {
   bool JointReduce = false;
   /// RowReduce: keep the row's loads in registers between stages.
   bool CacheRow = false;
+  /// With CacheRow: the inputs (indices into Inputs) whose loads are kept;
+  /// empty: every row load the kernel makes (ScheduleOptions::
+  /// RowCacheStageInputs leaves out the inputs only the epilogue reads).
+  std::vector<unsigned> RowCacheInputs;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

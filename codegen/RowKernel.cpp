@@ -446,6 +446,9 @@ void KernelWriter::rowBody() {
         SharedOff += rowSharedBytes(P.Domain.back().Size, P.ThreadsX, Vec,
                                     dtypeBytes(G.node(P.Inputs[L.InputIdx]).Type));
       } else {
+        // RowCacheInputs: an epilogue-only input is loaded where it is used.
+        if (!P.RowCacheInputs.empty() && !llvm::is_contained(P.RowCacheInputs, L.InputIdx))
+          continue;
         E.line(fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters));
       }
       CacheVars[L.Key] = Var;

@@ -44,10 +44,11 @@ struct PlanOptions {
   std::optional<bool> RowWelford;
   unsigned RowRereadThreads = 0;
   bool FewRowsClusters = false;
-  bool WideRows = false;
+  bool WideRows = true;
   bool ConcatRowGroups = true;
   bool AlignedRowCopy = false;
   bool JointReduce = true;
+  bool RowCacheStageInputs = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

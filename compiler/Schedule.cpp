@@ -11,6 +11,8 @@
 
 #include "codegen/LaunchRule.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -567,11 +569,16 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
-  // Register bytes a thread keeps for its row at Its chunks a thread.
-  auto BytesAt = [&](int64_t Its) {
+  // Register bytes a thread keeps for its row at Its chunks a thread: every
+  // input with the row's last dim, or with StageOnly the inputs a reduction
+  // stage reads (Staged).
+  std::vector<unsigned> Staged = stageInputs(G, C, Last);
+  auto BytesOf = [&](int64_t Its, bool StageOnly) {
     int64_t B = 0;
-    for (NodeId N : C.Inputs) {
-      const Node &Nd = G.node(N);
+    for (unsigned I = 0; I < C.Inputs.size(); ++I) {
+      if (StageOnly && !llvm::is_contained(Staged, I))
+        continue;
+      const Node &Nd = G.node(C.Inputs[I]);
       // An input relabeled into the row (GroupNorm's [N, C, HW] read as
       // rows of C/G * HW) is not counted, so such a row is re-read: kept in
       // registers (160 B a thread) GroupNorm ran 20.8 us against 17.6 us
@@ -581,6 +588,17 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     }
     return B;
   };
+  // RowCacheStageInputs: a row read again whose inputs do not all fit the
+  // budget keeps only its stages' inputs when those fit; the epilogue loads
+  // the others (a norm's weight and bias) once. Rows that fit whole keep
+  // every input: the early weight loads hide their latency in runs of few
+  // rows (H200 A/B, 2026-12-02: dropping them there cost up to 0.84x at
+  // 1-132 rows). Not for a forced cluster (the few-rows twin keeps its rule).
+  const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
+                         !Opts.ForceCluster && BytesOf(Iters, false) > Opts.RowCacheBytes &&
+                         BytesOf(Iters, true) > 0 &&
+                         BytesOf(Iters, true) <= Opts.RowCacheBytes;
+  auto BytesAt = [&](int64_t Its) { return BytesOf(Its, StageOnly); };
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
   // crossed HBM once per stage (f32 softmax over 128256 columns at 2.0
@@ -614,6 +632,8 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   int64_t Bytes = BytesAt(Iters);
   bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
+  if (P.CacheRow && StageOnly)
+    P.RowCacheInputs = Staged;
   // Values a later loop would compute again ride along while they fit too.
   int64_t KeptBytes = 0;
   if (P.CacheRow && !Opts.ForceRowCache) {
@@ -630,7 +650,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   std::string SharedWhy;
   if (!P.CacheRow && ReadAgain && Opts.RowSharedBytes > 0 && !Opts.ForceRowCache &&
       P.ClusterX == 1 && P.RowsPerBlock == 1) {
-    std::vector<unsigned> In = stageInputs(G, C, Last);
+    const std::vector<unsigned> &In = Staged;
     int64_t Elem = 0;
     for (unsigned I : In)
       Elem += dtypeBytes(G.node(C.Inputs[I]).Type);
@@ -650,10 +670,21 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                        Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
                                           : ClusterWhy);
+  std::vector<NodeId> StagedNodes;
+  for (unsigned I : Staged)
+    StagedNodes.push_back(C.Inputs[I]);
+  const std::string StagedList = nodeList(StagedNodes);
   P.Why += !SharedWhy.empty() ? SharedWhy
            : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
-                             Opts.ForceRowCache ? ", forced" : "",
+                             Opts.ForceRowCache ? ", forced"
+                             : StageOnly
+                                 ? fmt::format(" of the inputs its stages read, {}; the "
+                                               "epilogue loads the others: {} B with them > "
+                                               "RowCacheBytes",
+                                               StagedList,
+                                               BytesOf(Iters, false))
+                                 : "",
                              P.CachedValues.empty()
                                  ? ""
                                  : fmt::format(", and the values of {} computed once ({} B)",
@@ -680,12 +711,14 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
 }
 
 /// Whether \p P may get another form for some row counts: one block of
-/// MaxRowThreads a static row that is re-read per stage (not kept in
-/// registers or shared memory, not split over a cluster).
+/// MaxRowThreads a static row that is re-read per stage, or kept in
+/// registers only through RowCacheStageInputs (such a row was re-read
+/// before, with these forms for few rows), not in shared memory, not split
+/// over a cluster.
 static bool takesRowForms(const KernelPlan &P) {
   return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
          !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
-         !P.CacheRow && P.RowSharedInputs.empty() &&
+         (!P.CacheRow || !P.RowCacheInputs.empty()) && P.RowSharedInputs.empty() &&
          P.ThreadsX == codegen::launch::MaxRowThreads;
 }
 
@@ -742,6 +775,10 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(const Graph &G, const Clus
     return nullptr;
   ScheduleOptions Wide = Opts;
   Wide.RowRereadThreads = codegen::launch::WideRowThreads;
+  // A row kept only by RowCacheStageInputs: its wide form re-reads, as
+  // before that option.
+  if (P.CacheRow)
+    Wide.RowCacheBytes = 0;
   KernelPlan Twin = scheduleOne(G, C, Index, Wide);
   if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
       Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)

@@ -11,6 +11,11 @@ namespace jitfuse {
 struct ScheduleOptions {
   /// Registers (bytes per thread) a row kernel may spend keeping its row.
   int RowCacheBytes = 256;
+  /// CompileOptions::RowCacheStageInputs: a row read again whose inputs do
+  /// not all fit RowCacheBytes keeps only the inputs a reduction stage
+  /// reads, when those fit; the epilogue loads the others (a norm's weight
+  /// and bias) once.
+  bool RowCacheStageInputs = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time
@@ -42,7 +47,7 @@ struct ScheduleOptions {
   bool FewRowsClusters = false;
   /// Long re-read rows also get a form of WideRowThreads a row
   /// (KernelPlan::WideRows; CompileOptions::RowWideRows).
-  bool WideRows = false;
+  bool WideRows = true;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

@@ -98,14 +98,15 @@ struct CompileOptions {
   /// one block a row leaves the GPU mostly idle. false: one form, for
   /// same-run comparisons.
   bool RowFewRowsClusters = true;
-  /// Experiment: such a long row re-read per stage also gets a form of
-  /// 1024 threads a row, launched when the cluster form is not and the rows
-  /// are at most one such block an SM (132 on the H200), where one
-  /// 512-thread block a row leaves each SM three quarters idle
-  /// (codegen::launch::useWideRows). Forced for every row count, 1024
-  /// threads took softmax bf16 128 x 128256 1.45x faster but lost on
-  /// thousands of rows. Default off until the H200 has measured the rule.
-  bool RowWideRows = false;
+  /// Such a long row re-read per stage also gets a form of 1024 threads a
+  /// row, launched when the cluster form is not and the rows are at most
+  /// one such block an SM (132 on the H200), where one 512-thread block a
+  /// row leaves each SM three quarters idle (codegen::launch::useWideRows).
+  /// Forced for every row count, 1024 threads lost on thousands of rows;
+  /// the rule's A/B on the H200 (2026-12-02, 94 points of rows >= 14336):
+  /// 1.45-1.48x at 128-132 rows (softmax bf16 132 x 128256), every other
+  /// point 0.98-1.00x. false: no such form, for comparisons.
+  bool RowWideRows = true;
   /// An element-wise row whose last axis is a concat of equal pieces of
   /// fewer chunks than a warp has threads (RoPE's halves) orders its chunks
   /// piece by piece over groups of rows, so no warp runs two pieces'
@@ -127,6 +128,18 @@ struct CompileOptions {
   /// pairs, the sweep's row patterns unchanged (median 1.00x); false: three
   /// barriers a reduction, for comparisons.
   bool JointReduce = true;
+  /// A row read again whose inputs do not all fit the register budget
+  /// (256 B a thread) keeps in registers only the inputs a reduction stage
+  /// reads, when those fit; the epilogue loads the others (a norm's weight
+  /// and bias) once. Before, LayerNorm bf16 x 32064 (128 B of x a thread,
+  /// 384 B with weight and bias) re-read its row per stage: ncu on the H200
+  /// showed 54% L2 hits. Rows that fit whole keep every input (their early
+  /// weight loads hide latency in runs of few rows), and such a row keeps
+  /// the few-rows forms of a re-read row. H200 A/B (2026-12-02, 175
+  /// LayerNorm and add+RMSNorm points): up to 1.52x (LayerNorm bf16 4185 x
+  /// 32064), median 1.00x, one loss (add+RMSNorm bf16 4185 x 32064 at +2 B,
+  /// 0.75x). false: the old rule, for comparisons.
+  bool RowCacheStageInputs = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

@@ -127,6 +127,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.AlignedRowCopy = Opts.AlignedRowCopy;
     CO.JointReduce = Opts.JointReduce;
     CO.RowWideRows = Opts.WideRows;
+    CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

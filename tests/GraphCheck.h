@@ -49,7 +49,9 @@ struct CheckOptions {
   bool RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
   /// CompileOptions::RowWideRows.
-  bool WideRows = false;
+  bool WideRows = true;
+  /// CompileOptions::RowCacheStageInputs.
+  bool RowCacheStageInputs = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

@@ -55,7 +55,9 @@ TEST_CASE("AlignedRowCopy: the flag, and a plain copy of the loops that shift or
   // The peeled variant only: the aligned one has no shifted access.
   size_t Peeled = K.Source.find(K.Name + "_p8(");
   REQUIRE(Peeled != std::string::npos);
-  std::string P = K.Source.substr(Peeled);
+  // Up to the next kernel: the wide form's twins (RowWideRows) follow.
+  size_t Next = K.Source.find("__global__", Peeled);
+  std::string P = K.Source.substr(Peeled, Next == std::string::npos ? Next : Next - Peeled);
   std::string A = K.Source.substr(0, Peeled);
   CHECK(A.find("jf_al") == std::string::npos);
   // The flag checks the weight, the bias and the output (not x, the lead)

@@ -62,7 +62,7 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           Opts.RowClusters = Option == 2;
           Opts.AlignedRowCopy = Option == 3;
           Opts.JointReduce = Option != 4; // the default is on
-          Opts.RowWideRows = Option == 5;
+          Opts.RowWideRows = Option != 5; // the default is on
           // RowSharedMemory, RowClusters and RowWideRows change only long
           // row kernels' schedules; AlignedRowCopy and JointReduce any row
           // kernel's.

@@ -26,6 +26,16 @@ using namespace jitfuse::test;
 
 namespace {
 
+/// These cases pin the schedules of rows re-read per stage (and kept in
+/// shared memory) on rows that RowCacheStageInputs (default on) now keeps
+/// in registers: they use the rule before it, under which those rows are
+/// re-read. The schedules still serve longer rows by default.
+template <typename Options> Options oldRule() {
+  Options O;
+  O.RowCacheStageInputs = false;
+  return O;
+}
+
 Graph layerNormDyn(DType T) {
   Graph G;
   Value X = G.input("x", T, {"B", "H"});
@@ -58,7 +68,7 @@ void checkCases(const std::vector<Case> &Cases, const CheckOptions &Base) {
 
 /// Online softmax and Welford on (Welford otherwise by the L2 share rule).
 PlanOptions pairsOn() {
-  PlanOptions O;
+  PlanOptions O = oldRule<PlanOptions>();
   O.RowOnlineSoftmax = true;
   O.RowWelford = true;
   return O;
@@ -72,7 +82,7 @@ size_t pairsOf(const KernelPlan &K, bool Welford) {
 /// The text of the first variant of G's single kernel, compiled for sm_90
 /// with both pair options on.
 std::string firstVariantWithPairs(const Graph &G) {
-  CompileOptions Opts;
+  CompileOptions Opts = oldRule<CompileOptions>();
   Opts.Arch = "sm_90";
   Opts.RowOnlineSoftmax = true;
   Opts.RowWelford = true;
@@ -101,7 +111,7 @@ TEST_CASE("rows re-read per stage: L2 hints and the occupancy pad (experiments)"
   CHECK(codegen::occupancyPadBytes(9, 0, 2) == 77824);
   CHECK(codegen::occupancyPadBytes(9, 0, 1) == 116736);
   CHECK(codegen::occupancyPadBytes(8, 6, 1) == 51200);
-  PlanOptions On;
+  PlanOptions On = oldRule<PlanOptions>();
   On.RowL2Hints = true;
   On.RowPadSharedBytes = codegen::occupancyPadBytes(9, 0, 2);
   SECTION("add + RMSNorm bf16 x 32064 is re-read: hints and pad") {
@@ -117,7 +127,7 @@ TEST_CASE("rows re-read per stage: L2 hints and the occupancy pad (experiments)"
       REQUIRE(L.has_value());
       CHECK(L->SharedBytes == 77824);
     }
-    KernelPlan Off = onlyKernel(G, PlanOptions{});
+    KernelPlan Off = onlyKernel(G, oldRule<PlanOptions>());
     CHECK_FALSE(Off.RowL2Hints);
     CHECK(Off.RowPadSharedBytes == 0);
   }
@@ -142,7 +152,7 @@ TEST_CASE("rows re-read per stage: L2 hints and the occupancy pad (experiments)"
 
 TEST_CASE("rows re-read per stage: hinted loads in the kernel text and the PTX",
           "[codegen][l2hints]") {
-  CompileOptions Opts;
+  CompileOptions Opts = oldRule<CompileOptions>();
   Opts.Arch = "sm_90";
   Opts.WantPtx = true;
   Opts.RowL2Hints = true;
@@ -169,7 +179,7 @@ TEST_CASE("rows re-read per stage: hinted loads in the kernel text and the PTX",
   CHECK(count(V8, "createpolicy.fractional.L2::evict_last.b64") > 0);
   CHECK(count(V8, "createpolicy.fractional.L2::evict_first.b64") > 0);
   // Without the options the kernel has no hinted load.
-  CompileOptions Plain;
+  CompileOptions Plain = oldRule<CompileOptions>();
   Plain.Arch = "sm_90";
   Plain.WantPtx = true;
   Executable P = testCompiler().compile(addRmsNorm(DType::BF16, 32064), Plain);
@@ -184,11 +194,11 @@ TEST_CASE("GPU: rows re-read with L2 hints and an occupancy pad match the refere
   Cases.push_back({addRmsNorm(DType::F32, 50257), {{"B", 3}}});
   Cases.push_back({softmax(DType::F16, 128256), {{"B", 2}}});
   Cases.push_back({layerNormDyn(DType::BF16), {{"B", 7}, {"H", 20011}}});
-  PlanOptions On;
+  PlanOptions On = oldRule<PlanOptions>();
   On.RowL2Hints = true;
   for (const Case &C : Cases)
     REQUIRE(onlyKernel(C.G, On).RowL2Hints);
-  CheckOptions CO;
+  CheckOptions CO = oldRule<CheckOptions>();
   CO.RowL2Hints = true;
   CO.RowBlocksPerSm = 2;
   checkCases(Cases, CO);
@@ -198,13 +208,13 @@ TEST_CASE("rows re-read per stage: an output needing no reduction is read back",
           "[schedule][codegen][readback]") {
   SECTION("add + RMSNorm: the sum is stored by the first loop, read back by the last") {
     Graph G = addRmsNorm(DType::BF16, 32064);
-    KernelPlan K = onlyKernel(G, PlanOptions{});
+    KernelPlan K = onlyKernel(G, oldRule<PlanOptions>());
     CHECK(K.RowReadBack == std::vector<unsigned>{0}); // residual_out
     CHECK(K.Why.find("stored by the first loop and read back") != std::string::npos);
-    PlanOptions Off;
+    PlanOptions Off = oldRule<PlanOptions>();
     Off.RowReadBack = false;
     CHECK(onlyKernel(G, Off).RowReadBack.empty());
-    CompileOptions Opts;
+    CompileOptions Opts = oldRule<CompileOptions>();
     Opts.Arch = "sm_90";
     Executable E = testCompiler().compile(G, Opts);
     const std::string &Src = E.source();
@@ -223,14 +233,14 @@ TEST_CASE("rows re-read per stage: an output needing no reduction is read back",
     CHECK(Src.find("in_0 + (c0 * 32064) + col", Reduce) > Src.find("extern \"C\"", Reduce));
   }
   SECTION("rows kept in registers, outputs after a reduction and unused outputs: none") {
-    CHECK(onlyKernel(addRmsNorm(DType::BF16, 4096), PlanOptions{}).RowReadBack.empty());
-    CHECK(onlyKernel(softmax(DType::F32, 128256), PlanOptions{}).RowReadBack.empty());
+    CHECK(onlyKernel(addRmsNorm(DType::BF16, 4096), oldRule<PlanOptions>()).RowReadBack.empty());
+    CHECK(onlyKernel(softmax(DType::F32, 128256), oldRule<PlanOptions>()).RowReadBack.empty());
     Graph G;
     Value X = G.input("x", DType::F32, {"B", 50257});
     Value Twice = X * 2.0;
     G.output("twice", Twice);
     G.output("p", nn::softmax(X));
-    CHECK(onlyKernel(G, PlanOptions{}).RowReadBack.empty()); // nothing else reads `twice`
+    CHECK(onlyKernel(G, oldRule<PlanOptions>()).RowReadBack.empty()); // nothing else reads `twice`
   }
 }
 
@@ -254,8 +264,8 @@ TEST_CASE("GPU: outputs read back by a re-read row match the reference",
     Cases.push_back({std::move(G), {{"B", 6}, {"H", 9001}}});
   }
   for (const Case &C : Cases)
-    REQUIRE_FALSE(onlyKernel(C.G, PlanOptions{}).RowReadBack.empty());
-  checkCases(Cases, CheckOptions{});
+    REQUIRE_FALSE(onlyKernel(C.G, oldRule<PlanOptions>()).RowReadBack.empty());
+  checkCases(Cases, oldRule<CheckOptions>());
 }
 
 TEST_CASE("a row read through a view says why it is not kept in registers", "[schedule]") {
@@ -264,7 +274,7 @@ TEST_CASE("a row read through a view says why it is not kept in registers", "[sc
   // "0 B a thread > RowCacheBytes" (it did). Counting it (160 B a thread)
   // was measured slower on the H200 (20.8 vs 17.6 us), so it stays re-read.
   examples::ExampleGraph E = examples::buildExample("group_norm");
-  GraphPlan P = planGraph(*E.G, PlanOptions{});
+  GraphPlan P = planGraph(*E.G, oldRule<PlanOptions>());
   REQUIRE(P.Kernels.size() == 1);
   CHECK_FALSE(P.Kernels[0].CacheRow);
   CHECK(P.Kernels[0].Why.find("no input has the row's last dim") != std::string::npos);
@@ -279,8 +289,8 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     CHECK_FALSE(K.CacheRow);
     CHECK(pairsOf(K, false) == 1);
     CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
-    CHECK(pairsOf(onlyKernel(G, PlanOptions{}), false) == 1); // the default
-    PlanOptions Off;
+    CHECK(pairsOf(onlyKernel(G, oldRule<PlanOptions>()), false) == 1); // the default
+    PlanOptions Off = oldRule<PlanOptions>();
     Off.RowOnlineSoftmax = false;
     CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
@@ -315,7 +325,7 @@ TEST_CASE("GPU: online softmax rows match the reference", "[gpu][online]") {
   }
   for (const Case &C : Cases)
     REQUIRE(pairsOf(onlyKernel(C.G, pairsOn()), false) == 1);
-  CheckOptions CO;
+  CheckOptions CO = oldRule<CheckOptions>();
   CO.RowOnlineSoftmax = true;
   CO.RowWelford = true;
   checkCases(Cases, CO);
@@ -329,7 +339,7 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     CHECK_FALSE(K.CacheRow);
     CHECK(pairsOf(K, true) == 1);
     CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
-    PlanOptions Off;
+    PlanOptions Off = oldRule<PlanOptions>();
     Off.RowWelford = false;
     CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
@@ -356,10 +366,10 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
   // The share is the L2 a resident row block has: 60 MiB / (132 x 4) =
   // 119156 B on the H200 (the default without a device); the rule compares
   // the bytes of the row's stage inputs (x alone here) with it.
-  REQUIRE(PlanOptions{}.RowL2ShareBytes == 119156);
+  REQUIRE(oldRule<PlanOptions>().RowL2ShareBytes == 119156);
   SECTION("f32 x 32064 (128256 B) and bf16 x 128256 (256512 B): Welford") {
     for (auto [T, H] : {std::pair{DType::F32, 32064}, std::pair{DType::BF16, 128256}}) {
-      KernelPlan K = onlyKernel(layerNorm(T, H), PlanOptions{});
+      KernelPlan K = onlyKernel(layerNorm(T, H), oldRule<PlanOptions>());
       CHECK(pairsOf(K, true) == 1);
       CHECK(K.Why.find("> the L2 share of a resident row, 119156 B") != std::string::npos);
     }
@@ -367,7 +377,7 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
   SECTION("f32 x 14336 (57344 B) and bf16 x 50257 (100514 B): two loops, and why") {
     for (auto [T, H] : {std::pair{DType::F32, 14336}, std::pair{DType::BF16, 50257}}) {
       Graph G = layerNorm(T, H);
-      KernelPlan K = onlyKernel(G, PlanOptions{});
+      KernelPlan K = onlyKernel(G, oldRule<PlanOptions>());
       REQUIRE_FALSE(K.CacheRow);
       CHECK(K.RowPairs.empty());
       CHECK(K.Why.find("mean and variance in two loops (row inputs") != std::string::npos);
@@ -375,20 +385,20 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
     }
   }
   SECTION("a smaller share (another device) moves the line") {
-    PlanOptions O;
+    PlanOptions O = oldRule<PlanOptions>();
     O.RowL2ShareBytes = 50000;
     CHECK(pairsOf(onlyKernel(layerNorm(DType::F32, 14336), O), true) == 1);
   }
   SECTION("a dynamic row keeps two loops unless forced") {
-    CHECK(onlyKernel(layerNormDyn(DType::F32), PlanOptions{}).RowPairs.empty());
+    CHECK(onlyKernel(layerNormDyn(DType::F32), oldRule<PlanOptions>()).RowPairs.empty());
   }
 }
 
 TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedule][codegen][fewrows]") {
   SECTION("softmax bf16 x 128256: the plain kernel and a cluster-of-8 form") {
-    KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), PlanOptions{});
+    KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), oldRule<PlanOptions>());
     CHECK(K.FewRows == nullptr); // PlanOptions: no clusters unless the target has them
-    PlanOptions O;
+    PlanOptions O = oldRule<PlanOptions>();
     O.FewRowsClusters = true;
     K = onlyKernel(softmax(DType::BF16, 128256), O);
     REQUIRE(K.FewRows);
@@ -402,7 +412,7 @@ TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedu
     CHECK(K.FewRows->CacheRow);
   }
   SECTION("compiled for sm_90: both forms' variants, cluster dims on the second") {
-    CompileOptions Opts;
+    CompileOptions Opts = oldRule<CompileOptions>();
     Opts.Arch = "sm_90";
     Executable E = testCompiler().compile(softmax(DType::F32, 128256), Opts);
     CHECK(E.numKernels() == 1);
@@ -416,7 +426,7 @@ TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedu
     CHECK(Off.source().find("_c8_") == std::string::npos);
   }
   SECTION("rows kept in registers, short rows and many static rows have one form") {
-    PlanOptions O;
+    PlanOptions O = oldRule<PlanOptions>();
     O.FewRowsClusters = true;
     CHECK(onlyKernel(softmax(DType::BF16, 4096), O).FewRows == nullptr);
     CHECK(onlyKernel(layerNorm(DType::BF16, 6144), O).FewRows == nullptr);
@@ -437,11 +447,11 @@ TEST_CASE("GPU: few long rows (cluster form) and many (plain) match the referenc
   Cases.push_back({layerNorm(DType::F16, 128256), {{"B", 66}}});
   Cases.push_back({addRmsNorm(DType::BF16, 40009), {{"B", 67}}});
   Cases.push_back({addRmsNorm(DType::F32, 32768), {{"B", 3}}});
-  PlanOptions O;
+  PlanOptions O = oldRule<PlanOptions>();
   O.FewRowsClusters = true;
   for (const Case &C : Cases)
     REQUIRE(onlyKernel(C.G, O).FewRows != nullptr);
-  checkCases(Cases, CheckOptions{});
+  checkCases(Cases, oldRule<CheckOptions>());
 }
 
 TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
@@ -452,7 +462,7 @@ TEST_CASE("GPU: Welford LayerNorm rows match the reference", "[gpu][welford]") {
   Cases.push_back({layerNormDyn(DType::F32), {{"B", 5}, {"H", 30011}}});
   for (const Case &C : Cases)
     REQUIRE(pairsOf(onlyKernel(C.G, pairsOn()), true) == 1);
-  CheckOptions CO;
+  CheckOptions CO = oldRule<CheckOptions>();
   CO.RowOnlineSoftmax = true;
   CO.RowWelford = true;
   checkCases(Cases, CO);

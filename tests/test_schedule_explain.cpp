@@ -53,6 +53,9 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     Graph G = rmsGraph(DType::F32, 32064);
     PlanOptions On;
     On.Clusters = true; // CompileOptions::RowClusters on an sm_90 target
+    // Clusters are sized with the weight counted (RowCacheStageInputs keeps
+    // x alone, 256 B, in one block).
+    On.RowCacheStageInputs = false;
     CHECK(planGraph(G, {}).Kernels[0].ClusterX == 1); // opt-in
     GraphPlan P = planGraph(G, On);
     CHECK(P.Kernels[0].ClusterX == 2);
@@ -86,6 +89,7 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     // clusters lost there), and so does a row read once.
     PlanOptions On;
     On.Clusters = true;
+    On.RowCacheStageInputs = false; // as above
     CHECK(planGraph(rmsGraph(DType::BF16, 11008), On).Kernels[0].ClusterX == 1);
     Graph Sm; // softmax over bf16 rows of 50257: 13 chunks of 16 B, 208 B
     Sm.output("y", nn::softmax(Sm.input("x", DType::BF16, {"B", 50257})));

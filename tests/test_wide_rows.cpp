@@ -1,6 +1,6 @@
-//===- tests/test_wide_rows.cpp - the wide form of long rows (experiment) -===//
+//===- tests/test_wide_rows.cpp - the wide form of long rows -----------===//
 //
-// CompileOptions::RowWideRows: a long row re-read per stage, one block of
+// CompileOptions::RowWideRows (default on): a long row re-read per stage, one block of
 // 512 threads a row, also compiles at 1024 threads a row (KernelPlan::
 // WideRows), which run() launches when the cluster form does not run and
 // every 1024-thread block is resident at once (codegen::launch::
@@ -39,7 +39,10 @@ PlanOptions wideOn() {
 
 TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule][widerows]") {
   SECTION("softmax bf16 x 128256: plain, cluster and wide forms") {
-    CHECK(onlyKernel(softmax(DType::BF16, 128256), PlanOptions{}).WideRows == nullptr);
+    CHECK(onlyKernel(softmax(DType::BF16, 128256), PlanOptions{}).WideRows != nullptr);
+    PlanOptions Off = wideOn();
+    Off.WideRows = false; // for comparisons
+    CHECK(onlyKernel(softmax(DType::BF16, 128256), Off).WideRows == nullptr);
     KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), wideOn());
     REQUIRE(K.WideRows);
     REQUIRE(K.FewRows);

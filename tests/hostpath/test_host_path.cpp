@@ -77,7 +77,7 @@ constexpr int64_t H = 4096;
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
 Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
-                             bool WideRows = false) {
+                             bool WideRows = true, bool StageInputs = true) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", Len});
   Value Res = G.input("residual", DType::BF16, {"B", Len});
@@ -91,6 +91,7 @@ Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared =
   Opts.PeelAlignment = Peel;
   Opts.RowSharedMemory = RowShared;
   Opts.RowWideRows = WideRows;
+  Opts.RowCacheStageInputs = StageInputs;
   return C.compile(G, Opts);
 }
 
@@ -358,7 +359,9 @@ TEST_CASE("a row kept in shared memory launches with its bytes, opted in per ker
   // threads: 8 x 512 x 8 x (2 + 2) B = 128 KB a block (above the 48 KB a
   // kernel gets without opting in).
   constexpr unsigned Bytes = 131072;
-  Executable X = compileAddRmsNorm(true, 32064, true);
+  // RowCacheStageInputs off: with it x and residual (256 B a thread) stay
+  // in registers and shared memory is not needed.
+  Executable X = compileAddRmsNorm(true, 32064, true, true, false);
   REQUIRE(X.numKernels() == 1);
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
   CUdeviceptr Odd[] = {0x100002, 0x200000, 0x300000};
@@ -395,6 +398,11 @@ TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[ho
     uint64_t Before = Allocations.load();
     for (int I = 0; I < 1000; ++I) {
       In[1] = 0x200000 + 16 * (I % 4); // new pointers: slots rewritten, nodes updated
+      // Every third call at a 2-byte offset (the peeled variant: a graph
+      // node's function changes) and with rows 0 or 3 (a node disabled, then
+      // enabled again), as the [gpu] case does on the H200.
+      In[0] = 0x100000 + (I % 3 == 1 ? 2 : 0);
+      Dims[0] = I % 3 == 2 ? 0 : 1 + 2 * (I % 2);
       X.run(In, Out, Eps, Dims);
     }
     uint64_t After = Allocations.load();

@@ -1,0 +1,153 @@
+//===- tests/test_row_cache_stage.cpp - the register cache's inputs -------===//
+//
+// CompileOptions::RowCacheStageInputs (default on): a row read again
+// whose inputs do not all fit the register budget (RowCacheBytes) keeps
+// only the inputs a reduction stage reads, when those fit; a norm's weight
+// and bias, read once by the epilogue, are loaded there. Without it,
+// LayerNorm f32 x 32064 (256 B of x a thread, 768 B with weight and bias)
+// re-read its row per stage. Rows that fit whole are unchanged, and such a
+// row keeps the forms of a re-read row for few rows (cluster, wide).
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+#include "RowPatterns.h"
+
+#include "compiler/Planner.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+KernelPlan onlyKernel(const Graph &G, bool StageInputs) {
+  PlanOptions O;
+  O.RowCacheStageInputs = StageInputs;
+  GraphPlan P = planGraph(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  return P.Kernels.front();
+}
+
+/// The input indices of a kernel whose nodes are named \p Names.
+std::vector<unsigned> inputsNamed(const Graph &G, const KernelPlan &K,
+                                  std::initializer_list<const char *> Names) {
+  std::vector<unsigned> Out;
+  for (unsigned I = 0; I < K.Inputs.size(); ++I)
+    for (const char *N : Names)
+      if (G.node(K.Inputs[I]).Name == N)
+        Out.push_back(I);
+  return Out;
+}
+
+size_t countOf(const std::string &S, const std::string &What) {
+  size_t N = 0;
+  for (size_t At = S.find(What); At != std::string::npos; At = S.find(What, At + 1))
+    ++N;
+  return N;
+}
+
+} // namespace
+
+TEST_CASE("RowCacheStageInputs: the register cache holds only a stage's inputs",
+          "[schedule][codegen][rowcache]") {
+  SECTION("LayerNorm f32 x 32064: x alone fits (256 B a thread), so the row is kept") {
+    Graph G = layerNorm(DType::F32, 32064);
+    KernelPlan Off = onlyKernel(G, false);
+    CHECK_FALSE(Off.CacheRow);
+    CHECK(Off.Why.find("row re-read from memory per stage (768 B a thread > RowCacheBytes)") !=
+          std::string::npos);
+    KernelPlan On = onlyKernel(G, true);
+    INFO(On.Why);
+    REQUIRE(On.CacheRow);
+    CHECK(On.ThreadsX == 512);
+    CHECK(On.Why.find("row kept in registers (256 B a thread of the inputs its stages read, "
+                      "%0; the epilogue loads the others: 768 B with them > RowCacheBytes)") !=
+          std::string::npos);
+    CHECK(On.RowCacheInputs == inputsNamed(G, On, {"x"}));
+    // Few rows still launch the forms the re-read row had: the wide one
+    // re-reads at 1024 threads, the cluster one keeps its part of the row.
+    REQUIRE(On.WideRows != nullptr);
+    CHECK(On.WideRows->ThreadsX == 1024);
+    CHECK_FALSE(On.WideRows->CacheRow);
+    REQUIRE(Off.WideRows != nullptr);
+    CHECK(On.WideRows->Why == Off.WideRows->Why);
+    PlanOptions Few;
+    Few.FewRowsClusters = true;
+    Few.RowCacheStageInputs = true;
+    GraphPlan FP = planGraph(G, Few);
+    REQUIRE(FP.Kernels.front().FewRows != nullptr);
+    CHECK(FP.Kernels.front().FewRows->ClusterX == 8);
+    CHECK(FP.Kernels.front().FewRows->CacheRow);
+    CHECK(FP.Kernels.front().FewRows->RowCacheInputs.empty());
+
+    // The aligned variant declares one cache array (x's 16 chunks), and
+    // loads the weight and bias in the epilogue.
+    CompileOptions CO;
+    CO.Arch = "sm_90";
+    CO.DeferVariants = false;
+    CO.RowCacheStageInputs = true;
+    Executable E = testCompiler().compile(G, CO);
+    const std::string &S = E.kernels()[0].Source;
+    size_t First = S.find("__global__");
+    std::string Aligned = S.substr(First, S.find("__global__", First + 1) - First);
+    INFO(Aligned);
+    CHECK(countOf(Aligned, "jf_vec<float, 4> cv") == 1);
+    CHECK(countOf(Aligned, "jf_vec<float, 4> cv0[16];") == 1);
+    CHECK(countOf(Aligned, "jf_load<float, 4>(in_1 + col)") == 1);
+    CHECK(countOf(Aligned, "jf_load<float, 4>(in_2 + col)") == 1);
+  }
+  SECTION("add + RMSNorm bf16 x 32064: x and residual are kept, not the weight") {
+    Graph G = addRmsNorm(DType::BF16, 32064);
+    CHECK_FALSE(onlyKernel(G, false).CacheRow);
+    KernelPlan On = onlyKernel(G, true);
+    INFO(On.Why);
+    REQUIRE(On.CacheRow);
+    CHECK(On.RowCacheInputs == inputsNamed(G, On, {"x", "residual"}));
+    CHECK(On.Why.find("row kept in registers (256 B a thread") != std::string::npos);
+  }
+  SECTION("rows that fit whole keep every input, as without the option") {
+    // Dropping the weight there cost runs of few rows up to 0.84x (H200).
+    Graph G = layerNorm(DType::BF16, 6144);
+    KernelPlan Off = onlyKernel(G, false), On = onlyKernel(G, true);
+    REQUIRE(On.CacheRow);
+    CHECK(On.RowCacheInputs.empty()); // every row load
+    CHECK(On.Why == Off.Why);
+    CHECK(On.Why.find("row kept in registers (144 B a thread)") != std::string::npos);
+  }
+  SECTION("stage inputs that do not fit either: re-read, as without the option") {
+    Graph G = addRmsNorm(DType::F32, 32064); // x and residual: 512 B a thread
+    KernelPlan Off = onlyKernel(G, false), On = onlyKernel(G, true);
+    CHECK_FALSE(On.CacheRow);
+    CHECK(On.Why == Off.Why);
+  }
+  SECTION("softmax reads its row in every stage: unchanged") {
+    Graph G = softmax(DType::F32, 32064);
+    KernelPlan Off = onlyKernel(G, false), On = onlyKernel(G, true);
+    CHECK(Off.CacheRow == On.CacheRow);
+    CHECK(Off.Why == On.Why);
+  }
+}
+
+TEST_CASE("GPU: rows keeping only their stage inputs match the reference",
+          "[gpu][rowcache]") {
+  struct Case {
+    Graph G;
+    int64_t Rows;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({layerNorm(DType::F32, 32064), 150});
+  Cases.push_back({addRmsNorm(DType::BF16, 32064), 150});
+  Cases.push_back({layerNorm(DType::BF16, 50257), 90});
+  Cases.push_back({layerNorm(DType::F32, 11008), 300});
+  for (const Case &C : Cases) {
+    INFO("case " << (&C - Cases.data()));
+    KernelPlan K = onlyKernel(C.G, true);
+    INFO(K.Why);
+    REQUIRE(K.CacheRow);
+    REQUIRE_FALSE(K.RowCacheInputs.empty());
+    CheckOptions CO;
+    CO.RowCacheStageInputs = true;
+    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
+  }
+}
