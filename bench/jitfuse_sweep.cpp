@@ -86,6 +86,7 @@ struct Options {
   bool NoJointReduce = false;
   bool NoWideRows = false;
   bool NoRowCacheStageInputs = false;
+  bool NoRowCacheWideThreads = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -426,6 +427,7 @@ int run(const Options &O) {
         CO.JointReduce = !O.NoJointReduce;
         CO.RowWideRows = !O.NoWideRows;
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
+        CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -533,6 +535,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--no-row-cache-wide-threads", O.NoRowCacheWideThreads,
+               "CompileOptions::RowCacheWideThreads = false (a kept row over half the register "
+               "budget stays at 512 threads a row, for comparisons)");
   App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
                "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
                "every row input, a norm's weight too, for comparisons)");

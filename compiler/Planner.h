@@ -49,6 +49,7 @@ struct PlanOptions {
   bool AlignedRowCopy = false;
   bool JointReduce = true;
   bool RowCacheStageInputs = true;
+  bool RowCacheWideThreads = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

@@ -634,6 +634,25 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   if (P.CacheRow && StageOnly)
     P.RowCacheInputs = Staged;
+  // Experiment (RowCacheWideThreads): a kept row filling more than half the
+  // budget at 512 threads takes one block of 1024 threads a row instead, at
+  // half the registers a thread: the same one block an SM (over 64
+  // registers allow no second 512-thread block) with twice the warps to
+  // hide the latency between its stages (ncu: LayerNorm f32 x 32064 kept
+  // at 512 threads, 93 registers, waits 24 of 28 cycles a warp).
+  std::string WideCacheWhy;
+  if (Opts.RowCacheWideThreads && P.CacheRow && !Opts.ForceRowCache && !Opts.ForceCluster &&
+      P.ClusterX == 1 && P.RowsPerBlock == 1 &&
+      P.ThreadsX == codegen::launch::MaxRowThreads && 2 * Bytes > Opts.RowCacheBytes &&
+      Chunks >= 2 * int64_t(codegen::launch::WideRowThreads)) {
+    P.ThreadsX = codegen::launch::WideRowThreads;
+    P.MinBlocksPerSm = 1;
+    WideCacheWhy = fmt::format(" ({} B a thread at {} threads a row: {} threads, "
+                               "RowCacheWideThreads)",
+                               Bytes, codegen::launch::MaxRowThreads, P.ThreadsX);
+    Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
+    Bytes = BytesAt(Iters);
+  }
   // Values a later loop would compute again ride along while they fit too.
   int64_t KeptBytes = 0;
   if (P.CacheRow && !Opts.ForceRowCache) {
@@ -666,10 +685,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                               nodeList(Nodes), Shared, Opts.RowSharedBytes, Bytes);
     }
   }
-  P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}; ", Last.Size,
-                       Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
+  P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}{}; ",
+                       Last.Size, Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
-                                          : ClusterWhy);
+                                          : ClusterWhy,
+                       WideCacheWhy);
   std::vector<NodeId> StagedNodes;
   for (unsigned I : Staged)
     StagedNodes.push_back(C.Inputs[I]);
@@ -719,7 +739,8 @@ static bool takesRowForms(const KernelPlan &P) {
   return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
          !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
          (!P.CacheRow || !P.RowCacheInputs.empty()) && P.RowSharedInputs.empty() &&
-         P.ThreadsX == codegen::launch::MaxRowThreads;
+         (P.ThreadsX == codegen::launch::MaxRowThreads ||
+          (P.CacheRow && P.ThreadsX == codegen::launch::WideRowThreads));
 }
 
 /// Few rows of a long row, one block each, leave most SMs idle (softmax
@@ -733,7 +754,8 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Clust
   if (!Opts.FewRowsClusters || !takesRowForms(P))
     return nullptr;
   int64_t Chunks = (P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front();
-  if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) * P.ThreadsX)
+  if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) *
+                   codegen::launch::MaxRowThreads)
     return nullptr;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
@@ -767,7 +789,8 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Clust
 static std::shared_ptr<const KernelPlan> wideRowsForm(const Graph &G, const Cluster &C,
                                                       unsigned Index, KernelPlan &P,
                                                       const ScheduleOptions &Opts) {
-  if (!Opts.WideRows || !takesRowForms(P))
+  // A row kept at 1024 threads (RowCacheWideThreads) is wide already.
+  if (!Opts.WideRows || !takesRowForms(P) || P.ThreadsX == codegen::launch::WideRowThreads)
     return nullptr;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());

@@ -16,6 +16,8 @@ struct ScheduleOptions {
   /// reads, when those fit; the epilogue loads the others (a norm's weight
   /// and bias) once.
   bool RowCacheStageInputs = true;
+  /// CompileOptions::RowCacheWideThreads.
+  bool RowCacheWideThreads = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

@@ -92,6 +92,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.AlignedRowCopy = Opts.AlignedRowCopy;
   P.JointReduce = Opts.JointReduce;
   P.RowCacheStageInputs = Opts.RowCacheStageInputs;
+  P.RowCacheWideThreads = Opts.RowCacheWideThreads;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

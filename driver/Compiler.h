@@ -140,6 +140,16 @@ struct CompileOptions {
   /// 32064), median 1.00x, one loss (add+RMSNorm bf16 4185 x 32064 at +2 B,
   /// 0.75x). false: the old rule, for comparisons.
   bool RowCacheStageInputs = true;
+  /// A static row kept in registers that fills more than half the budget
+  /// at 512 threads a row runs one block of 1024 threads a row (half the
+  /// registers a thread; `__launch_bounds__(1024, 1)`). Kept at 512
+  /// threads, such rows took 84-98 registers, one block an SM, and ncu
+  /// showed them latency-bound. H200 A/B (2026-12-02, 116 points of rows >=
+  /// 11008): LayerNorm f32 2092 x 32064 212.6 -> 160.4 us (1.33x; it was
+  /// 0.78x torch.compile), add+RMSNorm bf16 4185 x 32064 +2 B 1.23x,
+  /// softmax f32 x 32064 1.07-1.11x, median 1.00x, 128-132-row points down
+  /// to 0.96x. false: 512 threads, for comparisons.
+  bool RowCacheWideThreads = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

@@ -128,6 +128,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.JointReduce = Opts.JointReduce;
     CO.RowWideRows = Opts.WideRows;
     CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
+    CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

@@ -52,6 +52,8 @@ struct CheckOptions {
   bool WideRows = true;
   /// CompileOptions::RowCacheStageInputs.
   bool RowCacheStageInputs = true;
+  /// CompileOptions::RowCacheWideThreads.
+  bool RowCacheWideThreads = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

@@ -54,7 +54,7 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
     for (DType T : {DType::F32, DType::BF16})
       for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(14336), int64_t(50257),
                         int64_t(128256)})
-        for (int Option = 0; Option < 6; ++Option) {
+        for (int Option = 0; Option < 7; ++Option) {
           CompileOptions Opts;
           Opts.Arch = "sm_90";
           Opts.DeferVariants = false;
@@ -63,11 +63,12 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           Opts.AlignedRowCopy = Option == 3;
           Opts.JointReduce = Option != 4; // the default is on
           Opts.RowWideRows = Option != 5; // the default is on
-          // RowSharedMemory, RowClusters and RowWideRows change only long
-          // row kernels' schedules; AlignedRowCopy and JointReduce any row
-          // kernel's.
+          Opts.RowCacheWideThreads = Option != 6; // the default is on
+          // RowSharedMemory, RowClusters, RowWideRows and RowCacheWideThreads
+          // change only long row kernels' schedules; AlignedRowCopy and
+          // JointReduce any row kernel's.
           bool RowPattern = std::string(Name) != "bias_gelu" && std::string(Name) != "silu_mul";
-          bool LongOnly = Option < 3 || Option == 5;
+          bool LongOnly = Option < 3 || Option >= 5;
           if (Option > 0 && (!RowPattern || (LongOnly && H < 14336)))
             continue;
           Executable E = testCompiler().compile(pattern(Name, T, H), Opts);

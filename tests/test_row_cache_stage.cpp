@@ -21,9 +21,12 @@ using namespace jitfuse::test;
 
 namespace {
 
+/// The kernel at 512 threads a row (RowCacheWideThreads off: its own cases
+/// below).
 KernelPlan onlyKernel(const Graph &G, bool StageInputs) {
   PlanOptions O;
   O.RowCacheStageInputs = StageInputs;
+  O.RowCacheWideThreads = false;
   GraphPlan P = planGraph(G, O);
   REQUIRE(P.Kernels.size() == 1);
   return P.Kernels.front();
@@ -75,6 +78,7 @@ TEST_CASE("RowCacheStageInputs: the register cache holds only a stage's inputs",
     PlanOptions Few;
     Few.FewRowsClusters = true;
     Few.RowCacheStageInputs = true;
+    Few.RowCacheWideThreads = false;
     GraphPlan FP = planGraph(G, Few);
     REQUIRE(FP.Kernels.front().FewRows != nullptr);
     CHECK(FP.Kernels.front().FewRows->ClusterX == 8);
@@ -87,6 +91,7 @@ TEST_CASE("RowCacheStageInputs: the register cache holds only a stage's inputs",
     CO.Arch = "sm_90";
     CO.DeferVariants = false;
     CO.RowCacheStageInputs = true;
+    CO.RowCacheWideThreads = false;
     Executable E = testCompiler().compile(G, CO);
     const std::string &S = E.kernels()[0].Source;
     size_t First = S.find("__global__");
@@ -148,6 +153,70 @@ TEST_CASE("GPU: rows keeping only their stage inputs match the reference",
     REQUIRE_FALSE(K.RowCacheInputs.empty());
     CheckOptions CO;
     CO.RowCacheStageInputs = true;
+    CO.RowCacheWideThreads = false; // 512 threads; 1024: the case below
+    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
+  }
+}
+
+TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 threads a row",
+          "[schedule][rowcache]") {
+  PlanOptions O;
+  O.RowCacheWideThreads = true;
+  O.FewRowsClusters = true;
+  SECTION("LayerNorm f32 x 32064: 256 B a thread at 512, 128 B at 1024") {
+    Graph G = layerNorm(DType::F32, 32064);
+    GraphPlan P = planGraph(G, O);
+    REQUIRE(P.Kernels.size() == 1);
+    const KernelPlan &K = P.Kernels.front();
+    INFO(K.Why);
+    REQUIRE(K.CacheRow);
+    CHECK(K.ThreadsX == 1024);
+    CHECK(K.MinBlocksPerSm == 1);
+    CHECK(K.Why.find("1024 threads a row (8 chunks each) (256 B a thread at 512 threads a "
+                     "row: 1024 threads, RowCacheWideThreads); row kept in registers (128 B") !=
+          std::string::npos);
+    // Few rows keep the cluster form (512 threads x 8 blocks); no wide twin.
+    REQUIRE(K.FewRows != nullptr);
+    CHECK(K.FewRows->ThreadsX == 512);
+    CHECK(K.FewRows->ClusterX == 8);
+    CHECK(K.WideRows == nullptr);
+  }
+  SECTION("rows filling half the budget or less keep 512 threads") {
+    Graph G = layerNorm(DType::BF16, 32064); // 128 B of x a thread
+    CHECK(onlyKernel(G, true).ThreadsX == 512);
+    GraphPlan P = planGraph(G, O);
+    CHECK(P.Kernels.front().ThreadsX == 512);
+    CHECK(P.Kernels.front().MinBlocksPerSm == 0);
+  }
+  SECTION("on by default; off keeps 512 threads") {
+    CHECK(planGraph(layerNorm(DType::F32, 32064), PlanOptions{}).Kernels[0].ThreadsX == 1024);
+    PlanOptions Off;
+    Off.RowCacheWideThreads = false;
+    CHECK(planGraph(layerNorm(DType::F32, 32064), Off).Kernels[0].ThreadsX == 512);
+  }
+}
+
+TEST_CASE("GPU: rows kept at 1024 threads match the reference", "[gpu][rowcache]") {
+  struct Case {
+    Graph G;
+    int64_t Rows;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({layerNorm(DType::F32, 32064), 150});
+  Cases.push_back({addRmsNorm(DType::BF16, 32064), 150});
+  Cases.push_back({softmax(DType::BF16, 50257), 90});
+  Cases.push_back({addRmsNorm(DType::F32, 11008), 300});
+  for (const Case &C : Cases) {
+    INFO("case " << (&C - Cases.data()));
+    PlanOptions O;
+    O.RowCacheWideThreads = true;
+    GraphPlan P = planGraph(C.G, O);
+    REQUIRE(P.Kernels.size() == 1);
+    INFO(P.Kernels.front().Why);
+    REQUIRE(P.Kernels.front().ThreadsX == 1024);
+    REQUIRE(P.Kernels.front().CacheRow);
+    CheckOptions CO;
+    CO.RowCacheWideThreads = true;
     checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
   }
 }
