@@ -10,11 +10,13 @@
 
 #include "GraphCheck.h"
 
+#include "compiler/Planner.h"
 #include "ir/Graph.h"
 #include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -73,6 +75,28 @@ inline void checkAlignedAndMisaligned(const Graph &G, const std::map<std::string
     if (!G.scalars().empty())
       Scalars["eps"] = 1e-5;
     checkGraph(G, randomBindings(G, Dims, Scalars), CO);
+  }
+}
+
+/// A row pattern and the rows to run it at.
+struct RowCase {
+  Graph G;
+  int64_t Rows;
+};
+
+/// For each case: \p Takes holds of its single fused kernel as \p Plan
+/// schedules it (so the schedule under test is the one that runs), then
+/// checkAlignedAndMisaligned at its rows under \p Check.
+inline void checkRowCases(const std::vector<RowCase> &Cases, const PlanOptions &Plan,
+                          const std::function<bool(const KernelPlan &)> &Takes,
+                          const CheckOptions &Check) {
+  for (const RowCase &C : Cases) {
+    INFO("case " << (&C - Cases.data()));
+    GraphPlan P = planGraph(C.G, Plan);
+    REQUIRE(P.Kernels.size() == 1);
+    INFO(P.Kernels.front().Why);
+    REQUIRE(Takes(P.Kernels.front()));
+    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, Check);
   }
 }
 

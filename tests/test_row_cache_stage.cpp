@@ -136,26 +136,17 @@ TEST_CASE("RowCacheStageInputs: the register cache holds only a stage's inputs",
 
 TEST_CASE("GPU: rows keeping only their stage inputs match the reference",
           "[gpu][rowcache]") {
-  struct Case {
-    Graph G;
-    int64_t Rows;
-  };
-  std::vector<Case> Cases;
+  std::vector<RowCase> Cases;
   Cases.push_back({layerNorm(DType::F32, 32064), 150});
   Cases.push_back({addRmsNorm(DType::BF16, 32064), 150});
   Cases.push_back({layerNorm(DType::BF16, 50257), 90});
   Cases.push_back({layerNorm(DType::F32, 11008), 300});
-  for (const Case &C : Cases) {
-    INFO("case " << (&C - Cases.data()));
-    KernelPlan K = onlyKernel(C.G, true);
-    INFO(K.Why);
-    REQUIRE(K.CacheRow);
-    REQUIRE_FALSE(K.RowCacheInputs.empty());
-    CheckOptions CO;
-    CO.RowCacheStageInputs = true;
-    CO.RowCacheWideThreads = false; // 512 threads; 1024: the case below
-    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
-  }
+  PlanOptions O;
+  O.RowCacheWideThreads = false; // 512 threads; 1024: the case below
+  CheckOptions CO;
+  CO.RowCacheWideThreads = false;
+  checkRowCases(Cases, O,
+                [](const KernelPlan &K) { return K.CacheRow && !K.RowCacheInputs.empty(); }, CO);
 }
 
 TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 threads a row",
@@ -197,26 +188,15 @@ TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 th
 }
 
 TEST_CASE("GPU: rows kept at 1024 threads match the reference", "[gpu][rowcache]") {
-  struct Case {
-    Graph G;
-    int64_t Rows;
-  };
-  std::vector<Case> Cases;
+  std::vector<RowCase> Cases;
   Cases.push_back({layerNorm(DType::F32, 32064), 150});
   Cases.push_back({addRmsNorm(DType::BF16, 32064), 150});
   Cases.push_back({softmax(DType::BF16, 50257), 90});
   Cases.push_back({addRmsNorm(DType::F32, 11008), 300});
-  for (const Case &C : Cases) {
-    INFO("case " << (&C - Cases.data()));
-    PlanOptions O;
-    O.RowCacheWideThreads = true;
-    GraphPlan P = planGraph(C.G, O);
-    REQUIRE(P.Kernels.size() == 1);
-    INFO(P.Kernels.front().Why);
-    REQUIRE(P.Kernels.front().ThreadsX == 1024);
-    REQUIRE(P.Kernels.front().CacheRow);
-    CheckOptions CO;
-    CO.RowCacheWideThreads = true;
-    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
-  }
+  PlanOptions O;
+  O.RowCacheWideThreads = true;
+  CheckOptions CO;
+  CO.RowCacheWideThreads = true;
+  checkRowCases(Cases, O, [](const KernelPlan &K) { return K.CacheRow && K.ThreadsX == 1024; },
+                CO);
 }

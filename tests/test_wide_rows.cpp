@@ -95,24 +95,14 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
 TEST_CASE("GPU: the wide form matches the reference on both sides of its rows",
           "[gpu][widerows]") {
   // On the H200 (132 SMs) 67-132 rows launch the wide form; 133 do not.
-  struct Case {
-    Graph G;
-    int64_t Rows;
-  };
-  std::vector<Case> Cases;
+  std::vector<RowCase> Cases;
   Cases.push_back({softmax(DType::BF16, 128256), 67});
   // (LayerNorm f32 x 32064 keeps its row at 1024 threads: RowCacheWideThreads.)
   Cases.push_back({addRmsNorm(DType::F32, 32064), 132});
   Cases.push_back({addRmsNorm(DType::BF16, 40009), 100});
   Cases.push_back({addRmsNorm(DType::F16, 50257), 133});
   Cases.push_back({layerNorm(DType::F32, 128256), 70});
-  for (const Case &C : Cases) {
-    INFO("case " << (&C - Cases.data()));
-    KernelPlan K = onlyKernel(C.G, wideOn());
-    INFO(K.Why);
-    REQUIRE(K.WideRows != nullptr);
-    CheckOptions CO;
-    CO.WideRows = true;
-    checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
-  }
+  CheckOptions CO;
+  CO.WideRows = true;
+  checkRowCases(Cases, wideOn(), [](const KernelPlan &K) { return K.WideRows != nullptr; }, CO);
 }
