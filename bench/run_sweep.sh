@@ -5,11 +5,13 @@
 # Writes $OUT/{sweep_points.json,sweep_jitfuse.jsonl,sweep_jitfuse.log,
 # sweep_torch.jsonl,sweep_torch.log,sweep_table.md,sweep_heatmap.png}. Steps:
 # the point list; the kernel cache warmed by 8 parallel compile-only shards;
-# jitfuse timing (stops timing after 180 s); PyTorch eager + torch.compile
-# (torch.compile stops after 130 s of its own time, everything after 230 s);
-# the report. Each step has its own time limit (30+60+200+250+30 s: at most
-# 9.5 minutes, under the device tool's 10-minute command limit); a failed
-# step does not stop the others. Arguments go to jitfuse_sweep (all three of
+# jitfuse timing (stops timing after 75 s; 588 points took 24 s on the
+# H200); PyTorch eager + torch.compile (torch.compile stops after 280 s of
+# its own time, everything after 350 s: with 130 s, session 15's run had
+# torch.compile times for about 200 of the 588 points); the report. Each
+# step has its own time limit (30+60+90+370+30 s: at most 9.7 minutes,
+# under the device tool's 10-minute command limit); a failed step does not
+# stop the others. Arguments go to jitfuse_sweep (all three of
 # its runs), e.g. --only softmax,rope or --max-points 50.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,13 +40,13 @@ tail -q -n 1 "$logs"/sweep_compile_*.log
 echo "compile done after $(( $(date +%s) - start )) s"
 
 echo "== jitfuse_sweep"
-timeout 200 "$bin" --jsonl "$out/sweep_jitfuse.jsonl" --budget-s 180 "$@" > "$out/sweep_jitfuse.log" 2>&1
+timeout 90 "$bin" --jsonl "$out/sweep_jitfuse.jsonl" --budget-s 75 "$@" > "$out/sweep_jitfuse.log" 2>&1
 echo "jitfuse_sweep exit $? after $(( $(date +%s) - start )) s"
 tail -n 3 "$out/sweep_jitfuse.log"
 
 echo "== sweep_torch.py"
-timeout 250 python3 bench/sweep_torch.py --points "$out/sweep_points.json" \
-  --jsonl "$out/sweep_torch.jsonl" --compile-budget-s 130 --budget-s 230 > "$out/sweep_torch.log" 2>&1
+timeout 370 python3 bench/sweep_torch.py --points "$out/sweep_points.json" \
+  --jsonl "$out/sweep_torch.jsonl" --compile-budget-s 280 --budget-s 350 > "$out/sweep_torch.log" 2>&1
 echo "sweep_torch.py exit $? after $(( $(date +%s) - start )) s"
 tail -n 3 "$out/sweep_torch.log"
 
