@@ -634,8 +634,8 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   if (P.CacheRow && StageOnly)
     P.RowCacheInputs = Staged;
-  // Experiment (RowCacheWideThreads): a kept row filling more than half the
-  // budget at 512 threads takes one block of 1024 threads a row instead, at
+  // RowCacheWideThreads: a kept row filling more than half the budget at
+  // 512 threads takes one block of 1024 threads a row instead, at
   // half the registers a thread: the same one block an SM (over 64
   // registers allow no second 512-thread block) with twice the warps to
   // hide the latency between its stages (ncu: LayerNorm f32 x 32064 kept
@@ -647,9 +647,9 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
       Chunks >= 2 * int64_t(codegen::launch::WideRowThreads)) {
     P.ThreadsX = codegen::launch::WideRowThreads;
     P.MinBlocksPerSm = 1;
-    WideCacheWhy = fmt::format(" ({} B a thread at {} threads a row: {} threads, "
-                               "RowCacheWideThreads)",
-                               Bytes, codegen::launch::MaxRowThreads, P.ThreadsX);
+    WideCacheWhy = fmt::format(", not {}: its {} B a thread there are over half the budget "
+                               "(RowCacheWideThreads)",
+                               codegen::launch::MaxRowThreads, Bytes);
     Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
     Bytes = BytesAt(Iters);
   }

@@ -163,9 +163,9 @@ TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 th
     REQUIRE(K.CacheRow);
     CHECK(K.ThreadsX == 1024);
     CHECK(K.MinBlocksPerSm == 1);
-    CHECK(K.Why.find("1024 threads a row (8 chunks each) (256 B a thread at 512 threads a "
-                     "row: 1024 threads, RowCacheWideThreads); row kept in registers (128 B") !=
-          std::string::npos);
+    CHECK(K.Why.find("1024 threads a row (8 chunks each), not 512: its 256 B a thread there "
+                     "are over half the budget (RowCacheWideThreads); row kept in registers "
+                     "(128 B") != std::string::npos);
     // Few rows keep the cluster form (512 threads x 8 blocks); no wide twin.
     REQUIRE(K.FewRows != nullptr);
     CHECK(K.FewRows->ThreadsX == 512);
