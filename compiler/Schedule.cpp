@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Schedule.h"
+#include "compiler/RowForms.h"
 
 #include "codegen/LaunchRule.h"
 
@@ -730,96 +731,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   return P;
 }
 
-/// Whether \p P may get another form for some row counts: one block of
-/// MaxRowThreads a static row that is re-read per stage, or kept in
-/// registers only through RowCacheStageInputs (such a row was re-read
-/// before, with these forms for few rows), not in shared memory, not split
-/// over a cluster.
-static bool takesRowForms(const KernelPlan &P) {
-  return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
-         !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
-         (!P.CacheRow || !P.RowCacheInputs.empty()) && P.RowSharedInputs.empty() &&
-         (P.ThreadsX == codegen::launch::MaxRowThreads ||
-          (P.CacheRow && P.ThreadsX == codegen::launch::WideRowThreads));
-}
-
-/// Few rows of a long row, one block each, leave most SMs idle (softmax
-/// bf16 1 x 128256: 52.8 us, eager 37.0); split over a cluster they took
-/// 2-5x less (BENCHMARKS.md, session 5), but many rows lost 1.3-1.8x. So
-/// such a kernel gets both forms and the launch picks by the run's rows:
-/// the cluster form of \p P, or null.
-static std::shared_ptr<const KernelPlan> fewRowsForm(const Graph &G, const Cluster &C,
-                                                     unsigned Index, KernelPlan &P,
-                                                     const ScheduleOptions &Opts) {
-  if (!Opts.FewRowsClusters || !takesRowForms(P))
-    return nullptr;
-  int64_t Chunks = (P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front();
-  if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) *
-                   codegen::launch::MaxRowThreads)
-    return nullptr;
-  std::optional<int64_t> Rows =
-      staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
-  // Static rows too many for any GPU (1024 SMs, far above the H200's 132)
-  // never launch the split form: don't compile it.
-  if (Rows && !codegen::launch::useFewRows(*Rows, codegen::launch::MaxClusterBlocks, 1024))
-    return nullptr;
-  ScheduleOptions Split = Opts;
-  Split.Clusters = true;
-  Split.ForceCluster = codegen::launch::MaxClusterBlocks;
-  KernelPlan Twin = scheduleOne(G, C, Index, Split);
-  if (Twin.ClusterX != codegen::launch::MaxClusterBlocks || Twin.Vecs != P.Vecs ||
-      Twin.Peel != P.Peel)
-    return nullptr;
-  Twin.Name += "_c" + std::to_string(Twin.ClusterX);
-  P.Why += fmt::format("; when a run's rows x {} <= SMs x {} (every split block resident at "
-                       "once): kernel {} instead, each row split over a cluster of {} blocks ({})",
-                       Twin.ClusterX, codegen::launch::ResidentRowBlocksPerSm, Twin.Name,
-                       Twin.ClusterX,
-                       Twin.CacheRow ? "its part of the row kept in registers"
-                                     : "re-read per stage");
-  return std::make_shared<const KernelPlan>(std::move(Twin));
-}
-
-/// Experiment (ScheduleOptions::WideRows): a long row re-read per stage,
-/// one block of MaxRowThreads a row, also compiled at WideRowThreads a row,
-/// which the launch picks when the few-rows form does not run and the rows
-/// are at most one block an SM (codegen::launch::useWideRows): twice the
-/// loads in flight where one plain block a row leaves most of an SM's
-/// threads unused. The wide form of \p P, or null.
-static std::shared_ptr<const KernelPlan> wideRowsForm(const Graph &G, const Cluster &C,
-                                                      unsigned Index, KernelPlan &P,
-                                                      const ScheduleOptions &Opts) {
-  // A row kept at 1024 threads (RowCacheWideThreads) is wide already.
-  if (!Opts.WideRows || !takesRowForms(P) || P.ThreadsX == codegen::launch::WideRowThreads)
-    return nullptr;
-  std::optional<int64_t> Rows =
-      staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
-  if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
-    return nullptr;
-  ScheduleOptions Wide = Opts;
-  Wide.RowRereadThreads = codegen::launch::WideRowThreads;
-  // A row kept only by RowCacheStageInputs: its wide form re-reads, as
-  // before that option.
-  if (P.CacheRow)
-    Wide.RowCacheBytes = 0;
-  KernelPlan Twin = scheduleOne(G, C, Index, Wide);
-  if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
-      Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
-    return nullptr;
-  Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
-  Twin.MinBlocksPerSm = 1;
-  P.Why += fmt::format("; when a run's rows <= SMs and the few-rows form does not run (one "
-                       "block of {} threads an SM): kernel {} instead, {} threads a row "
-                       "(WideRows)",
-                       Twin.ThreadsX, Twin.Name, Twin.ThreadsX);
-  return std::make_shared<const KernelPlan>(std::move(Twin));
-}
-
 KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                            const ScheduleOptions &Opts) {
   KernelPlan P = scheduleOne(G, C, Index, Opts);
-  P.FewRows = fewRowsForm(G, C, Index, P, Opts);
-  P.WideRows = wideRowsForm(G, C, Index, P, Opts);
+  attachRowForms(P, Opts,
+                 [&](const ScheduleOptions &O) { return scheduleOne(G, C, Index, O); });
   return P;
 }
 
