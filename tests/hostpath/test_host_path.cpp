@@ -77,7 +77,8 @@ constexpr int64_t H = 4096;
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
 Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
-                             bool WideRows = true, bool StageInputs = true) {
+                             bool WideRows = true, bool StageInputs = true,
+                             bool WideCache = true) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", Len});
   Value Res = G.input("residual", DType::BF16, {"B", Len});
@@ -92,6 +93,7 @@ Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared =
   Opts.RowSharedMemory = RowShared;
   Opts.RowWideRows = WideRows;
   Opts.RowCacheStageInputs = StageInputs;
+  Opts.RowCacheWideThreads = WideCache;
   return C.compile(G, Opts);
 }
 
@@ -284,6 +286,41 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
         CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
         CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
         CHECK(fake().Last.BlockX == (Wide ? 1024u : 512u));
+      }
+    }
+  }
+}
+
+TEST_CASE("a kept row over half the budget launches 1024 threads a row at any row count",
+          "[hostpath][rowcache]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  // add + RMSNorm over rows of 32064 bf16 (4008 chunks): x and residual
+  // kept (RowCacheStageInputs), 256 B a thread at 512 threads, so 1024
+  // (RowCacheWideThreads), the plain form at every row count. Without it,
+  // 512 threads a row, and the wide form (re-read, 1024 threads) up to 132
+  // rows; 4008 chunks are too few for the cluster form.
+  for (bool WideCache : {true, false}) {
+    CAPTURE(WideCache);
+    Executable X = compileAddRmsNorm(true, 32064, false, true, true, WideCache);
+    REQUIRE(X.kernels().size() == 1);
+    CHECK(X.kernels()[0].FewRowsName.empty());
+    CHECK(X.kernels()[0].WideRowsName.empty() == WideCache);
+    double Eps[] = {1e-6};
+    for (int64_t Rows : {1, 66, 132, 133, 4185}) {
+      CAPTURE(Rows);
+      int64_t Dims[] = {Rows};
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
+        CUdeviceptr Out[] = {0x400000, 0x500000};
+        X.run(In, Out, Eps, Dims);
+        std::string Name = fake().Last.Function->Name;
+        bool Wide = !WideCache && Rows <= 132;
+        CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
+        CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
+        CHECK(fake().Last.GridX == uint64_t(Rows));
+        CHECK(fake().Last.BlockX == (WideCache || Wide ? 1024u : 512u));
       }
     }
   }
