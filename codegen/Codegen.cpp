@@ -54,12 +54,17 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   return Out;
 }
 
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName) {
+  return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
+                     P.ThreadsX * P.RowsPerBlock,
+                     P.MinBlocksPerSm > 0 ? fmt::format(", {}", P.MinBlocksPerSm) : "",
+                     P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX)
+                                    : "",
+                     VariantName);
+}
+
 std::string KernelWriter::signature() {
-  std::string S = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}{}){} {}(", threads(),
-      P.MinBlocksPerSm > 0 ? fmt::format(", {}", P.MinBlocksPerSm) : "",
-      P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX) : "",
-      P.variantName(Vec, Peel));
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel));
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {

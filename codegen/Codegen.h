@@ -65,6 +65,11 @@ struct EmittedKernel {
   std::string source() const;
 };
 
+/// The opening of variant \p VariantName's definition up to its parameter
+/// list: `extern "C" __global__ void __launch_bounds__(threads[, blocks
+/// an SM]) [__cluster_dims__(...)] name(`. Horizontal fusion rewrites it.
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName);
+
 /// Emits every vector-width variant of one kernel. Pure and
 /// byte-deterministic.
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P);

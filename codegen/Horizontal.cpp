@@ -68,11 +68,7 @@ std::string deviceName(const std::string &VariantName) { return VariantName + "_
 
 /// Part variant \p V (a __global__ definition) as a __device__ function.
 std::string asDeviceFunction(const KernelPlan &P, const EmittedKernel::Variant &V) {
-  // As KernelWriter::signature spells it (a row kept at 1024 threads
-  // declares MinBlocksPerSm too).
-  std::string Prefix = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}{}) {}(", P.ThreadsX * P.RowsPerBlock,
-      P.MinBlocksPerSm > 0 ? fmt::format(", {}", P.MinBlocksPerSm) : "", V.Name);
+  std::string Prefix = kernelOpening(P, V.Name);
   JITFUSE_CHECK(llvm::StringRef(V.Text).startswith(Prefix),
                 "a kernel variant starts with the signature horizontal fusion rewrites");
   // unused: a program part of a split compile (codegen::splitProgram) holds

@@ -154,9 +154,10 @@ struct KernelPlan {
   int64_t TransposeNode = -1;
   /// CompileOptions::FastMath: f32 sigmoid/silu with __expf/__fdividef.
   bool FastMath = false;
-  /// __launch_bounds__'s blocks an SM (0: none given). The wide form of a
-  /// long row sets 1 (codegen::launch::WideRowThreads): with the thread
-  /// bound alone ptxas kept 32 registers and spilled an f32 Welford row.
+  /// __launch_bounds__'s blocks an SM (0: none given). Rows of
+  /// codegen::launch::WideRowThreads (the wide form, a kept row at 1024
+  /// threads) set 1: with the thread bound alone ptxas kept 32 registers and
+  /// spilled an f32 Welford row.
   int MinBlocksPerSm = 0;
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
@@ -167,7 +168,7 @@ struct KernelPlan {
   /// emitted kernel (codegen), in the same order.
   std::shared_ptr<const KernelPlan> FewRows;
   /// RowReduce of long rows re-read per stage, one block of MaxRowThreads
-  /// a row (ScheduleOptions::WideRows, an experiment): the same kernel at
+  /// a row (ScheduleOptions::WideRows): the same kernel at
   /// WideRowThreads a row, launched instead when FewRows is not and the
   /// run's rows fit one wave (codegen::launch::useWideRows). Its variants
   /// follow FewRows' (or this plan's), in the same order.

@@ -64,8 +64,8 @@ inline bool useFewRows(int64_t Rows, int ClusterX, int SmCount) {
 /// block an SM (its KernelPlan::MinBlocksPerSm is 1, so ptxas may use 64
 /// registers a thread).
 inline constexpr int WideRowThreads = 1024;
-/// A re-read long-row kernel with a wide form (KernelPlan::WideRows, an
-/// experiment) launches it when its few-rows form does not run and the
+/// A re-read long-row kernel with a wide form (KernelPlan::WideRows)
+/// launches it when its few-rows form does not run and the
 /// rows are at most one wide block an SM: there one 512-thread block a row
 /// leaves each SM three quarters of its threads, and the wide block twice
 /// the loads in flight; from SMs + 1 rows on, two 512-thread blocks share

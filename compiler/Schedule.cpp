@@ -123,6 +123,18 @@ static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
   return S;
 }
 
+/// The register-cache clause of a row kept by RowCacheStageInputs: which
+/// inputs, and what all of them would take (\p AllBytes a thread).
+static std::string stageOnlyWhy(const Cluster &C, llvm::ArrayRef<unsigned> Staged,
+                                int64_t AllBytes) {
+  std::vector<NodeId> Nodes;
+  for (unsigned I : Staged)
+    Nodes.push_back(C.Inputs[I]);
+  return fmt::format(" of the inputs its stages read, {}; the epilogue loads the others: {} B "
+                     "with them > RowCacheBytes",
+                     nodeList(Nodes), AllBytes);
+}
+
 static bool costlyToRecompute(Op K) {
   const OpInfo &I = opInfo(K);
   if (I.Kind == OpKind::Unary)
@@ -595,10 +607,10 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   // every input: the early weight loads hide their latency in runs of few
   // rows (H200 A/B, 2026-12-02: dropping them there cost up to 0.84x at
   // 1-132 rows). Not for a forced cluster (the few-rows twin keeps its rule).
+  const int64_t AllBytes = BytesOf(Iters, false), StageBytes = BytesOf(Iters, true);
   const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
-                         !Opts.ForceCluster && BytesOf(Iters, false) > Opts.RowCacheBytes &&
-                         BytesOf(Iters, true) > 0 &&
-                         BytesOf(Iters, true) <= Opts.RowCacheBytes;
+                         !Opts.ForceCluster && AllBytes > Opts.RowCacheBytes && StageBytes > 0 &&
+                         StageBytes <= Opts.RowCacheBytes;
   auto BytesAt = [&](int64_t Its) { return BytesOf(Its, StageOnly); };
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
@@ -691,21 +703,12 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
                                           : ClusterWhy,
                        WideCacheWhy);
-  std::vector<NodeId> StagedNodes;
-  for (unsigned I : Staged)
-    StagedNodes.push_back(C.Inputs[I]);
-  const std::string StagedList = nodeList(StagedNodes);
   P.Why += !SharedWhy.empty() ? SharedWhy
            : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced"
-                             : StageOnly
-                                 ? fmt::format(" of the inputs its stages read, {}; the "
-                                               "epilogue loads the others: {} B with them > "
-                                               "RowCacheBytes",
-                                               StagedList,
-                                               BytesOf(Iters, false))
-                                 : "",
+                             : StageOnly ? stageOnlyWhy(C, Staged, BytesOf(Iters, false))
+                                         : "",
                              P.CachedValues.empty()
                                  ? ""
                                  : fmt::format(", and the values of {} computed once ({} B)",

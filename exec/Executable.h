@@ -51,8 +51,7 @@ struct KernelInfo {
   unsigned FewRowsVariants = 0;
   /// Its wide form (KernelPlan::WideRows: 1024 threads a row, launched
   /// when the run's rows are at most one block an SM,
-  /// codegen::launch::useWideRows; an experiment,
-  /// CompileOptions::RowWideRows): likewise.
+  /// codegen::launch::useWideRows; CompileOptions::RowWideRows): likewise.
   std::string WideRowsName;
   unsigned WideRowsVariants = 0;
 };
