@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
 #include "RowPatterns.h"
+#include "TestEnv.h"
 
 #include "compiler/Planner.h"
 
@@ -41,13 +42,6 @@ std::vector<unsigned> inputsNamed(const Graph &G, const KernelPlan &K,
       if (G.node(K.Inputs[I]).Name == N)
         Out.push_back(I);
   return Out;
-}
-
-size_t countOf(const std::string &S, const std::string &What) {
-  size_t N = 0;
-  for (size_t At = S.find(What); At != std::string::npos; At = S.find(What, At + 1))
-    ++N;
-  return N;
 }
 
 } // namespace

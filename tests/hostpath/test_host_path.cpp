@@ -97,6 +97,17 @@ Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared =
   return C.compile(G, Opts);
 }
 
+/// Runs compileAddRmsNorm's executable \p X over \p Rows rows with x at
+/// byte offset \p Offset; the launch the fake driver saw.
+const FakeCudaLaunch &runRows(Executable &X, int64_t Rows, int Offset) {
+  CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
+  CUdeviceptr Out[] = {0x400000, 0x500000};
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {Rows};
+  X.run(In, Out, Eps, Dims);
+  return fake().Last;
+}
+
 uint64_t param(const FakeCudaLaunch &L, int I) {
   uint64_t V = 0;
   std::memcpy(&V, L.Params[I], sizeof(V));
@@ -270,22 +281,18 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
     REQUIRE(X.kernels().size() == 1);
     CHECK(X.kernels()[0].WideRowsName ==
           (WideRows ? X.kernels()[0].Name + "_t1024" : std::string()));
-    double Eps[] = {1e-6};
     for (int64_t Rows : {1, 8, 65, 66, 67, 100, 132, 133, 1000}) {
       CAPTURE(Rows);
-      int64_t Dims[] = {Rows};
       for (int Offset : {0, 2}) {
         CAPTURE(Offset);
-        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
-        CUdeviceptr Out[] = {0x400000, 0x500000};
-        X.run(In, Out, Eps, Dims);
-        std::string Name = fake().Last.Function->Name;
+        const FakeCudaLaunch &L = runRows(X, Rows, Offset);
+        std::string Name = L.Function->Name;
         bool Few = Rows <= 66, Wide = WideRows && !Few && Rows <= 132;
         CHECK((Name.find("_c8_") != std::string::npos) == Few);
         CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
-        CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
-        CHECK(fake().Last.GridX == uint64_t(Few ? Rows * 8 : Rows));
-        CHECK(fake().Last.BlockX == (Wide ? 1024u : 512u));
+        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(L.GridX == uint64_t(Few ? Rows * 8 : Rows));
+        CHECK(L.BlockX == (Wide ? 1024u : 512u));
       }
     }
   }
@@ -306,21 +313,17 @@ TEST_CASE("a kept row over half the budget launches 1024 threads a row at any ro
     REQUIRE(X.kernels().size() == 1);
     CHECK(X.kernels()[0].FewRowsName.empty());
     CHECK(X.kernels()[0].WideRowsName.empty() == WideCache);
-    double Eps[] = {1e-6};
     for (int64_t Rows : {1, 66, 132, 133, 4185}) {
       CAPTURE(Rows);
-      int64_t Dims[] = {Rows};
       for (int Offset : {0, 2}) {
         CAPTURE(Offset);
-        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000};
-        CUdeviceptr Out[] = {0x400000, 0x500000};
-        X.run(In, Out, Eps, Dims);
-        std::string Name = fake().Last.Function->Name;
+        const FakeCudaLaunch &L = runRows(X, Rows, Offset);
+        std::string Name = L.Function->Name;
         bool Wide = !WideCache && Rows <= 132;
         CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
-        CHECK(suffix(fake().Last) == (Offset ? "_p8" : "_v8"));
-        CHECK(fake().Last.GridX == uint64_t(Rows));
-        CHECK(fake().Last.BlockX == (WideCache || Wide ? 1024u : 512u));
+        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(L.GridX == uint64_t(Rows));
+        CHECK(L.BlockX == (WideCache || Wide ? 1024u : 512u));
       }
     }
   }
