@@ -149,8 +149,12 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
     const KernelPlan &K = Plans[I];
     const codegen::EmittedKernel &PE = PartEmitted[I];
     LaunchPart P(PE.Launch);
-    for (const codegen::EmittedKernel::Variant &V : PE.Variants)
-      P.Vecs.push_back(V.Vec);
+    // Only the part's plain variants are in the horizontal kernel: its
+    // few-rows and wide forms launch alone. Counted in, they let a
+    // misaligned pointer pick "variant" 1 or 2 of a peeled-only part, past
+    // the launch's own variants (a host crash in prepareLaunch).
+    for (size_t V = 0; V < PE.plainVariants(); ++V)
+      P.Vecs.push_back(PE.Variants[V].Vec);
     domainSizes(G, K, P);
     P.SlotBegin = static_cast<unsigned>(L.Slots.size());
     appendSlots(G, K, PE.Params, P.Vecs.front(), Inter, X, L.Slots, P.StrideAlign);

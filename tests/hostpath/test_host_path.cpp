@@ -542,6 +542,49 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
   REQUIRE(param(L, 7) == In[3]);
 }
 
+TEST_CASE("a horizontal part with few-rows and wide forms runs its plain variant",
+          "[hostpath]") {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  // Part 0: a long f32 row re-read per stage (x - mean(x) over 50257, odd:
+  // peeled only), which has a few-rows and a wide form; part 1: an
+  // independent element-wise kernel. The horizontal kernel holds part 0's
+  // plain variant only. Before, the part counted its forms as variants, and
+  // a misaligned x picked "variant" 1 or 2 of the part, past the launch's
+  // one: a host crash in prepareLaunch (the [gpu] long-row tier, session 16).
+  Graph G;
+  Value X = G.input("x", DType::F32, {"B", 50257});
+  Value Z = G.input("z", DType::BF16, {"B", 50257});
+  G.output("centered", X - mean(X));
+  G.output("z2", Z * 2.0);
+  Compiler C;
+  CompileOptions O;
+  O.ExpectKernels = 2;
+  O.ExpectLaunches = 1;
+  Executable E = C.compile(G, O);
+  const KernelInfo &Row = E.kernels()[0];
+  REQUIRE(Row.Kind == KernelKind::RowReduce);
+  REQUIRE_FALSE(Row.FewRowsName.empty()); // the part has its forms ...
+  REQUIRE_FALSE(Row.WideRowsName.empty());
+  for (CUdeviceptr XOffset : {CUdeviceptr(0), CUdeviceptr(4), CUdeviceptr(8)}) {
+    for (int64_t B : {int64_t(1), int64_t(3), int64_t(200)}) {
+      CAPTURE(XOffset, B);
+      CUdeviceptr In[] = {0x100000 + XOffset, 0x200000};
+      CUdeviceptr Out[] = {0x300000 + XOffset, 0x400000};
+      int64_t Dims[] = {B};
+      uint64_t Before = fake().Launches;
+      E.run(In, Out, {}, Dims);
+      // ... and still one launch, the horizontal kernel's only variant.
+      REQUIRE(fake().Launches == Before + 1);
+      const FakeCudaLaunch &L = fake().Last;
+      REQUIRE(suffix(L) == "_x0");
+      // Part 0 is one block a row at its plain form's threads.
+      REQUIRE((param(L, 6) & 0xffffffffu) == uint64_t(B)); // part 1's block offset
+      REQUIRE(L.BlockX == unsigned(Row.ThreadsX));
+    }
+  }
+}
+
 TEST_CASE("host time of run() for a 1-launch graph (fake driver)", "[.hostbench]") {
   if (!haveFake())
     FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
