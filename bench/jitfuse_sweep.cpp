@@ -87,6 +87,7 @@ struct Options {
   bool NoWideRows = false;
   bool NoRowCacheStageInputs = false;
   bool NoRowCacheWideThreads = false;
+  bool NoRowCacheReadOnce = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -428,6 +429,7 @@ int run(const Options &O) {
         CO.RowWideRows = !O.NoWideRows;
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
+        CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -535,6 +537,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--no-row-cache-read-once", O.NoRowCacheReadOnce,
+               "CompileOptions::RowCacheReadOnce = false (a row read once is reduced where it is "
+               "loaded, for comparisons)");
   App.add_flag("--no-row-cache-wide-threads", O.NoRowCacheWideThreads,
                "CompileOptions::RowCacheWideThreads = false (a kept row over half the register "
                "budget stays at 512 threads a row, for comparisons)");

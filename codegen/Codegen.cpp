@@ -144,7 +144,31 @@ std::string KernelWriter::storedValue(NodeId N) {
   return storeConvert(Nd.Type, E.value(N, E.domainCoordsOf(N)));
 }
 
+void KernelWriter::hoistInputLoads() {
+  if (P.Kind != KernelKind::Elementwise || Vec == 1 || ScalarPart || hoistableConcat())
+    return;
+  llvm::ArrayRef<Dim> Domain(P.Domain);
+  for (NodeId In : P.Inputs) {
+    const Node &InNd = G.node(In);
+    if (!G.stridesOf(In).empty() || llvm::ArrayRef<Dim>(InNd.Dims) != Domain)
+      continue;
+    // Only an input that an element-wise node of the domain's shape reads
+    // directly: it is read at the chunk's own coordinates, so the load
+    // emitted here is the one that node's lanes use.
+    bool ReadHere = llvm::any_of(P.Nodes, [&](NodeId N) {
+      const Node &Nd = G.node(N);
+      OpKind K = opKind(Nd.Kind);
+      return (K == OpKind::Unary || K == OpKind::Binary || K == OpKind::Ternary) &&
+             llvm::ArrayRef<Dim>(Nd.Dims) == Domain && llvm::is_contained(Nd.Operands, In);
+    });
+    if (ReadHere)
+      E.value(In, E.domainCoordsOf(In));
+  }
+}
+
 void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
+  if (Vector)
+    hoistInputLoads();
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     NodeId N = P.Outputs[O];
     const Node &Nd = G.node(N);

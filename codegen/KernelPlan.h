@@ -112,6 +112,9 @@ struct KernelPlan {
   /// empty: every row load the kernel makes (ScheduleOptions::
   /// RowCacheStageInputs leaves out the inputs only the epilogue reads).
   std::vector<unsigned> RowCacheInputs;
+  /// With CacheRow: the row is read once (ScheduleOptions::RowCacheReadOnce):
+  /// the cache only puts its loads ahead of the reduction.
+  bool CacheReadOnce = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

@@ -35,6 +35,13 @@ private:
   std::string rowsExpr() const;
   void outerCoords(const std::string &Row);
   void storeOutputs(bool Vector, const std::string &Base);
+  /// Element-wise chunks: the wide loads of the inputs read at the chunk's
+  /// own coordinates, all before any arithmetic. Emitted at first use, a
+  /// load that came after an IEEE division (whose slow path is a call)
+  /// waited for it: silu(g)*u issued u's load after g's value and its first
+  /// quotient, two memory latencies a thread instead of one (SASS,
+  /// BENCHMARKS.md schedule log).
+  void hoistInputLoads();
   /// storeOutputs of output O, declared strided: at its strides.
   void storeStrided(size_t O, bool Vector);
   /// Output O's Vec lanes as one wide store at element \p Base.

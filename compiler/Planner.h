@@ -50,6 +50,7 @@ struct PlanOptions {
   bool JointReduce = true;
   bool RowCacheStageInputs = true;
   bool RowCacheWideThreads = true;
+  bool RowCacheReadOnce = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

@@ -647,6 +647,17 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   if (P.CacheRow && StageOnly)
     P.RowCacheInputs = Staged;
+  // RowCacheReadOnce: a row read once loads its chunks (and a peeled row's
+  // head/tail element) into registers before reducing them, when they fit
+  // a few registers. Reduced where loaded, each chunk of a peeled row sat
+  // in its own guard and the next load waited for the previous chunk's
+  // math (SASS: one memory latency a chunk a thread).
+  if (Opts.RowCacheReadOnce && !ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
+      !Opts.ForceCluster && P.ClusterX == 1 && Bytes > 0 &&
+      Bytes <= std::min<int64_t>(ScheduleOptions::ReadOnceCacheBytes, Opts.RowCacheBytes)) {
+    P.CacheRow = true;
+    P.CacheReadOnce = true;
+  }
   // RowCacheWideThreads: a kept row filling more than half the budget at
   // 512 threads takes one block of 1024 threads a row instead, at
   // half the registers a thread: the same one block an SM (over 64
@@ -668,7 +679,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   }
   // Values a later loop would compute again ride along while they fit too.
   int64_t KeptBytes = 0;
-  if (P.CacheRow && !Opts.ForceRowCache) {
+  if (P.CacheRow && !P.CacheReadOnce && !Opts.ForceRowCache) {
     for (NodeId N : valuesToKeep(G, C, P.Domain)) {
       int64_t B = Iters * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
       if (Bytes + KeptBytes + B > Opts.RowCacheBytes)
@@ -704,6 +715,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                                           : ClusterWhy,
                        WideCacheWhy);
   P.Why += !SharedWhy.empty() ? SharedWhy
+           : P.CacheReadOnce
+               ? fmt::format("row read once (one reduction stage, no whole-row output), its "
+                             "{} B a thread loaded into registers before the reduction "
+                             "(RowCacheReadOnce)",
+                             Bytes)
            : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced"

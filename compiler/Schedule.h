@@ -18,6 +18,10 @@ struct ScheduleOptions {
   bool RowCacheStageInputs = true;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
+  /// CompileOptions::RowCacheReadOnce: a row read once keeps its loads in
+  /// registers when they fit ReadOnceCacheBytes a thread.
+  bool RowCacheReadOnce = true;
+  static constexpr int64_t ReadOnceCacheBytes = 64;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

@@ -93,6 +93,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.JointReduce = Opts.JointReduce;
   P.RowCacheStageInputs = Opts.RowCacheStageInputs;
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
+  P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

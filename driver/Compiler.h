@@ -150,6 +150,16 @@ struct CompileOptions {
   /// softmax f32 x 32064 1.07-1.11x, median 1.00x, 128-132-row points down
   /// to 0.96x. false: 512 threads, for comparisons.
   bool RowCacheWideThreads = true;
+  /// A static row read once (its reduction's only stage, no whole-row
+  /// output) whose loads fit 64 B a thread loads them into registers before
+  /// reducing, as a kept row's first loop does. Reduced where they were
+  /// loaded, a peeled row's chunks each sat inside their own guard and the
+  /// compiler issued the next load only after the previous chunk's math:
+  /// one memory latency a chunk, and one more for the head/tail element
+  /// (sum and max of |x| over f32 rows of 4095: 84.5 us against 71.6 us for
+  /// rows of 4096, 0.85x torch.compile). false: the old rule, for
+  /// comparisons.
+  bool RowCacheReadOnce = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

@@ -129,6 +129,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowWideRows = Opts.WideRows;
     CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
+    CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

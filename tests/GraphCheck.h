@@ -54,6 +54,8 @@ struct CheckOptions {
   bool RowCacheStageInputs = true;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
+  /// CompileOptions::RowCacheReadOnce.
+  bool RowCacheReadOnce = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

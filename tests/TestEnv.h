@@ -4,6 +4,7 @@
 #include "support/Log.h"
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,6 +20,20 @@ inline size_t countOf(const std::string &Text, const std::string &Needle) {
        At = Text.find(Needle, At + 1))
     ++N;
   return N;
+}
+
+/// The body of each `.entry` of PTX text \p Ptx, by kernel name.
+inline std::map<std::string, std::string> ptxEntries(const std::string &Ptx) {
+  std::map<std::string, std::string> Out;
+  size_t Pos = 0;
+  while ((Pos = Ptx.find(".entry ", Pos)) != std::string::npos) {
+    size_t NameEnd = Ptx.find('(', Pos);
+    std::string Name = Ptx.substr(Pos + 7, NameEnd - Pos - 7);
+    size_t End = Ptx.find("\n}\n", NameEnd);
+    Out[Name] = Ptx.substr(Pos, End - Pos);
+    Pos = End;
+  }
+  return Out;
 }
 
 /// Sets an environment variable for one scope (nullptr unsets it),

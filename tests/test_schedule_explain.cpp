@@ -102,17 +102,34 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
   }
 }
 
-TEST_CASE("a row read once is not kept in registers", "[plan][schedule]") {
+TEST_CASE("a row read once is kept in registers only when its loads are few",
+          "[plan][schedule]") {
   // sum(|x|) and max(|x|) of a row: one stage, per-row outputs only.
-  Graph G;
-  Value A = abs(G.input("x", DType::BF16, {"B", 4096}));
-  G.output("s", sum(A));
-  G.output("m", reduceMax(A));
-  GraphPlan P = planGraph(G, {});
+  auto SumMax = [](int64_t H) {
+    Graph G;
+    Value A = abs(G.input("x", DType::BF16, {"B", H}));
+    G.output("s", sum(A));
+    G.output("m", reduceMax(A));
+    return G;
+  };
+  // A long row: its registers would only cost occupancy.
+  GraphPlan P = planGraph(SumMax(50257), {});
   REQUIRE(P.Kernels.size() == 1);
   CHECK_FALSE(P.Kernels[0].CacheRow);
   CHECK_THAT(P.PlanText, Catch::Contains("row read once (one reduction stage, no whole-row "
                                          "output): not kept"));
+  // 4096: 2 chunks (32 B) a thread, loaded before the reduction
+  // (RowCacheReadOnce); off, the old rule.
+  GraphPlan Short = planGraph(SumMax(4096), {});
+  CHECK(Short.Kernels[0].CacheRow);
+  CHECK(Short.Kernels[0].CacheReadOnce);
+  CHECK_THAT(Short.PlanText, Catch::Contains("its 32 B a thread loaded into registers before "
+                                             "the reduction (RowCacheReadOnce)"));
+  PlanOptions Off;
+  Off.RowCacheReadOnce = false;
+  GraphPlan Old = planGraph(SumMax(4096), Off);
+  CHECK_FALSE(Old.Kernels[0].CacheRow);
+  CHECK_FALSE(Old.Kernels[0].CacheReadOnce);
   // A second stage (softmax: the sum after the max) reads it again.
   Graph S;
   S.output("y", nn::softmax(S.input("x", DType::BF16, {"B", 4096})));

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "TestEnv.h"
 
 #include "codegen/Codegen.h"
 #include "ir/Half.h"
@@ -34,20 +35,6 @@ Graph trigGraph(DType T) {
   G.output("s", sin(X) * U + sin(X + U));
   G.output("c", cos(X) * U + cos(X - U));
   return G;
-}
-
-/// The body of each `.entry` of \p Ptx, by kernel name.
-std::map<std::string, std::string> entries(const std::string &Ptx) {
-  std::map<std::string, std::string> Out;
-  size_t Pos = 0;
-  while ((Pos = Ptx.find(".entry ", Pos)) != std::string::npos) {
-    size_t NameEnd = Ptx.find('(', Pos);
-    std::string Name = Ptx.substr(Pos + 7, NameEnd - Pos - 7);
-    size_t End = Ptx.find("\n}\n", NameEnd);
-    Out[Name] = Ptx.substr(Pos, End - Pos);
-    Pos = End;
-  }
-  return Out;
 }
 
 /// Values exact in \p T on both sides of the far threshold, far, special.
@@ -86,7 +73,7 @@ TEST_CASE("sin and cos keep the far-argument reduction out of every kernel",
       Executable E = testCompiler().compile(trigGraph(T), Opts);
       const char *Sin = T == DType::F64 ? "jf_sin(" : "jf_sinf(";
       CHECK(E.source().find(Sin) != std::string::npos);
-      std::map<std::string, std::string> Kernels = entries(E.ptx());
+      std::map<std::string, std::string> Kernels = ptxEntries(E.ptx());
       REQUIRE_FALSE(Kernels.empty());
       for (const auto &[Name, Body] : Kernels) {
         INFO("kernel " << Name);
@@ -129,14 +116,14 @@ TEST_CASE("f32 sin and cos: the near branch written out is the library's, to the
     std::string Ours = rt::compileCuda(
         Program(fmt::format("jf_trigf_near(v, {})", Fn[0] == 's' ? 0 : 1)), "ours", Options,
         true).Ptx;
-    std::map<std::string, std::string> L = entries(Library), O = entries(Ours);
+    std::map<std::string, std::string> L = ptxEntries(Library), O = ptxEntries(Ours);
     REQUIRE(L.count("k"));
     REQUIRE(O.count("k"));
     CHECK(L["k"] == O["k"]);
     // And jf_sinf/jf_cosf are that branch.
     std::string Jf = rt::compileCuda(Program(fmt::format("jf_{}f(v)", Fn)), "jf", Options,
                                      true).Ptx;
-    CHECK(entries(Jf)["k"].find("__local_depot") == std::string::npos);
+    CHECK(ptxEntries(Jf)["k"].find("__local_depot") == std::string::npos);
   }
 }
 
