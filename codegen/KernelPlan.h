@@ -115,6 +115,11 @@ struct KernelPlan {
   /// With CacheRow: the row is read once (ScheduleOptions::RowCacheReadOnce):
   /// the cache only puts its loads ahead of the reduction.
   bool CacheReadOnce = false;
+  /// Elementwise rows whose chunks go piece by piece over a concat
+  /// (ConcatPiece, concatRowGroup > 1): misaligned 16-bit outputs are stored
+  /// a group of lanes at a time through shuffles (CompileOptions::
+  /// GroupStores; peeled variant).
+  bool GroupStores = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

@@ -51,6 +51,7 @@ struct PlanOptions {
   bool RowCacheStageInputs = true;
   bool RowCacheWideThreads = true;
   bool RowCacheReadOnce = true;
+  bool GroupStores = false;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

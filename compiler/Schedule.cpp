@@ -528,10 +528,21 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                          P.ThreadsX);
     if (C.Kind == KernelKind::Elementwise && !P.Flat && Opts.ConcatRowGroups) {
       P.ConcatPiece = equalConcatPiece(G, P);
-      if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1)
+      if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1) {
         P.Why += fmt::format("; the row is a concat of pieces of {}: a warp takes one piece of "
                              "{} rows",
                              P.ConcatPiece, Rows);
+        // GroupStores: 16-byte chunks of 16-bit outputs only.
+        bool Half = llvm::all_of(C.Outputs, [&](NodeId O) {
+          DType T = G.node(O).Type;
+          return T == DType::BF16 || T == DType::F16;
+        });
+        if (Opts.GroupStores && Opts.Peel && Half && Vec == 8) {
+          P.GroupStores = true;
+          P.Why += "; a misaligned output chunk is stored a piece's lanes at a time through "
+                   "shuffles (GroupStores)";
+        }
+      }
     }
     if (C.Kind == KernelKind::FullReduce)
       P.Why += "; two stages, per-block partials combined in a fixed order";

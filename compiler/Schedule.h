@@ -22,6 +22,8 @@ struct ScheduleOptions {
   /// registers when they fit ReadOnceCacheBytes a thread.
   bool RowCacheReadOnce = true;
   static constexpr int64_t ReadOnceCacheBytes = 64;
+  /// CompileOptions::GroupStores.
+  bool GroupStores = false;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

@@ -94,6 +94,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheStageInputs = Opts.RowCacheStageInputs;
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
+  P.GroupStores = Opts.GroupStores;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

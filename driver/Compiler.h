@@ -160,6 +160,14 @@ struct CompileOptions {
   /// rows of 4096, 0.85x torch.compile). false: the old rule, for
   /// comparisons.
   bool RowCacheReadOnce = true;
+  /// Experiment (off until measured on the H200): an element-wise row whose
+  /// chunks stay at the row start and go piece by piece over a concat's
+  /// pieces (RoPE's halves) stores a misaligned 16-bit output chunk as one
+  /// aligned 16-byte block a lane, built with the previous lane's chunk by
+  /// warp shuffle (jf_store_group), instead of up to five partial stores a
+  /// lane (ncu: RoPE bf16 4185 x 32064 at +2 B L2-bound at 89%, 2.3x the
+  /// aligned time).
+  bool GroupStores = false;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

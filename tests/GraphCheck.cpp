@@ -130,6 +130,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
+    CO.GroupStores = Opts.GroupStores;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

@@ -56,6 +56,8 @@ struct CheckOptions {
   bool RowCacheWideThreads = true;
   /// CompileOptions::RowCacheReadOnce.
   bool RowCacheReadOnce = true;
+  /// CompileOptions::GroupStores.
+  bool GroupStores = false;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

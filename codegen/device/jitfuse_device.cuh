@@ -148,6 +148,18 @@ __device__ __forceinline__ void jf_store_part(T *P, const jf_vec<T, N> &V, int L
     if (K >= Lo && K < Hi)
       P[K] = V.V[K];
 }
+// Bytes O .. O+15 (O < 16) of the 32 bytes X:Y (X first, little-endian),
+// without indexing registers at run time.
+__device__ __forceinline__ uint4 jf_window16(const uint4 &X, const uint4 &Y, unsigned O) {
+  const bool Two = O & 8, One = O & 4;
+  const unsigned V0 = Two ? X.z : X.x, V1 = Two ? X.w : X.y, V2 = Two ? Y.x : X.z,
+                 V3 = Two ? Y.y : X.w, V4 = Two ? Y.z : Y.x, V5 = Two ? Y.w : Y.y;
+  const unsigned U0 = One ? V1 : V0, U1 = One ? V2 : V1, U2 = One ? V3 : V2,
+                 U3 = One ? V4 : V3, U4 = One ? V5 : V4;
+  const unsigned R = (O & 3) * 8; // bits; 0 leaves the low word
+  return make_uint4(__funnelshift_r(U0, U1, R), __funnelshift_r(U1, U2, R),
+                    __funnelshift_r(U2, U3, R), __funnelshift_r(U3, U4, R));
+}
 // A whole 16-byte chunk at an address off its 16-byte boundary (a tensor
 // at another phase than the lead, or every tensor of a row whose chunks
 // stay at the row start): the two aligned 16-byte blocks that hold it,
@@ -175,17 +187,8 @@ __device__ __forceinline__ jf_vec<T, N> jf_load_shifted(const T *P) {
       "@p ld.global.v4.b32 {%0, %1, %2, %3}, [%5+16];\n\t}"
       : "+r"(Y.x), "+r"(Y.y), "+r"(Y.z), "+r"(Y.w)
       : "r"(S), "l"(A & ~15ull));
-  // Words S/4 .. S/4+4 of X:Y without indexing registers at run time.
-  const bool Two = S & 8, One = S & 4;
-  const unsigned V0 = Two ? X.z : X.x, V1 = Two ? X.w : X.y, V2 = Two ? Y.x : X.z,
-                 V3 = Two ? Y.y : X.w, V4 = Two ? Y.z : Y.x, V5 = Two ? Y.w : Y.y;
-  const unsigned U0 = One ? V1 : V0, U1 = One ? V2 : V1, U2 = One ? V3 : V2,
-                 U3 = One ? V4 : V3, U4 = One ? V5 : V4;
-  const unsigned R = (S & 3) * 8; // bits; 0 leaves the low word
   jf_vec<T, N> Out;
-  *reinterpret_cast<uint4 *>(&Out) =
-      make_uint4(__funnelshift_r(U0, U1, R), __funnelshift_r(U1, U2, R),
-                 __funnelshift_r(U2, U3, R), __funnelshift_r(U3, U4, R));
+  *reinterpret_cast<uint4 *>(&Out) = jf_window16(X, Y, S);
   return Out;
 }
 // The store of a whole 16-byte chunk of 16-bit elements off its boundary,
@@ -265,6 +268,83 @@ __device__ __forceinline__ void jf_store_chunk(T *P, const jf_vec<T, N> &V, int 
       return;
     }
   jf_store_part<T, N>(P, V, Lo, Hi);
+}
+// Bytes [Lo, Hi) of the aligned 16-byte block at B, whose words are W, in
+// the widest aligned stores that cover exactly them (Lo, Hi even).
+template <int Lo, int Hi>
+__device__ __forceinline__ void jf_store_range(char *B, const uint4 &W) {
+  if constexpr (Lo < Hi) {
+    const unsigned Wd[4] = {W.x, W.y, W.z, W.w};
+    if constexpr (Lo % 8 == 0 && Lo + 8 <= Hi) {
+      asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(B + Lo), "r"(Wd[Lo / 4]),
+                   "r"(Wd[Lo / 4 + 1]));
+      jf_store_range<Lo + 8, Hi>(B, W);
+    } else if constexpr (Lo % 4 == 0 && Lo + 4 <= Hi) {
+      asm volatile("st.global.b32 [%0], %1;" ::"l"(B + Lo), "r"(Wd[Lo / 4]));
+      jf_store_range<Lo + 4, Hi>(B, W);
+    } else {
+      static_assert(Lo % 2 == 0 && Lo + 2 <= Hi, "even byte ranges");
+      asm volatile("st.global.b16 [%0], %1;" ::"l"(B + Lo),
+                   "h"((unsigned short)(Wd[Lo / 4] >> (Lo % 4 * 8))));
+      jf_store_range<Lo + 2, Hi>(B, W);
+    }
+  }
+}
+// The edges of a group's run of bytes S bytes past a block boundary: the
+// head [S, 16) of the first block (Head) or the tail [0, S) of the block
+// after the last (!Head), for the S (even, 2-14) the run has.
+template <bool Head>
+__device__ __forceinline__ void jf_store_edge(char *B, const uint4 &W, unsigned S) {
+  switch (S) {
+#define JF_EDGE(K)                                                                         \
+  case K:                                                                                  \
+    if constexpr (Head)                                                                    \
+      jf_store_range<K, 16>(B, W);                                                         \
+    else                                                                                   \
+      jf_store_range<0, K>(B, W);                                                          \
+    break;
+    JF_EDGE(2) JF_EDGE(4) JF_EDGE(6) JF_EDGE(8) JF_EDGE(10) JF_EDGE(12) JF_EDGE(14)
+#undef JF_EDGE
+  default: break;
+  }
+}
+// CompileOptions::GroupStores: the store of a whole 16-byte chunk of 16-bit
+// elements whose address is off its 16-byte boundary, by a group of G
+// consecutive lanes that hold G consecutive chunks (lane J of the group
+// chunk J: a row's piece of a concat whose chunks stay at the row start,
+// RoPE at an offset). jf_store_split writes each chunk as up to five
+// partial stores a lane, and the warp's stores touch 16 sectors each (ncu:
+// RoPE bf16 +2 B L2-bound at 89%). Here lane J > 0 stores the aligned
+// block that lane J-1's last S bytes and its own first 16 - S bytes make,
+// one 16-byte store (lane J-1's words by shuffle); lane 0 stores the head
+// of its block, and lane G-1 the tail past the group's last block. Every
+// lane of the group must reach it (a warp takes one piece, and a row's
+// group exits together); the address's offset S is the same for every
+// chunk of the tensor (its rows are multiples of 16 bytes).
+template <typename T, int N, int G>
+__device__ __forceinline__ void jf_store_group(T *P, const jf_vec<T, N> &V, int J) {
+  static_assert(sizeof(jf_vec<T, N>) == 16 && sizeof(T) == 2, "16-byte chunks of 2-byte elements");
+  static_assert(G > 1 && 32 % G == 0, "groups tile a warp");
+  const unsigned long long A = reinterpret_cast<unsigned long long>(P);
+  const unsigned S = static_cast<unsigned>(A & 15);
+  const uint4 W = *reinterpret_cast<const uint4 *>(&V);
+  if (S == 0) {
+    jf_store_wide<T, N>(P, V);
+    return;
+  }
+  const unsigned Mask = __activemask();
+  const uint4 Prev = make_uint4(__shfl_up_sync(Mask, W.x, 1), __shfl_up_sync(Mask, W.y, 1),
+                                __shfl_up_sync(Mask, W.z, 1), __shfl_up_sync(Mask, W.w, 1));
+  char *B = reinterpret_cast<char *>(A & ~15ull); // the block holding the chunk's head
+  // The block at B: Prev's last S bytes, then this chunk's first 16 - S.
+  const uint4 Blk = jf_window16(Prev, W, 16 - S);
+  if (J > 0)
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(B), "r"(Blk.x), "r"(Blk.y),
+                 "r"(Blk.z), "r"(Blk.w));
+  else
+    jf_store_edge<true>(B, Blk, S);
+  if (J == G - 1)
+    jf_store_edge<false>(B + 16, jf_window16(W, W, 16 - S), S);
 }
 // A chunk known to be whole: wide when this tensor is aligned there too.
 // 16-byte chunks of 16-bit elements go through jf_load_shifted at any
