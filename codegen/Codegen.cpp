@@ -203,17 +203,18 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
   std::string SV = E.fresh("sv");
   E.line(fmt::format("jf_vec<{}, {}> {};", ST, Vec, SV));
   lanes(true, [&](int K) { E.line(fmt::format("{}.V[{}] = {};", SV, K, storedValue(N))); });
-  // KernelPlan::GroupStores: the lanes of a concat piece's row hold
-  // consecutive chunks (elementwiseChunk: lane jf_q, chunk jf_q % the
-  // piece's chunks), a row's lanes are all here or all gone, and a warp
-  // takes one piece, so no lane of a group is in another branch.
-  int64_t PieceChunks = concatRowGroup(P.ConcatPiece, Vec) > 1 ? P.ConcatPiece / Vec : 0;
-  bool Group = P.GroupStores && Peel && E.chunk() == ChunkKind::Whole &&
-               P.Kind == KernelKind::Elementwise && PieceChunks > 1 && hoistableConcat() &&
-               dtypeBytes(G.node(N).Type) == 2 && Vec == 8 && G.stridesOf(N).empty();
-  if (Group)
+  // KernelPlan::GroupStores (set only for rows of concat pieces in 16-byte
+  // chunks of 8): the lanes of a piece's row hold consecutive chunks
+  // (elementwiseChunk: lane jf_q, chunk jf_q % the piece's chunks), a row's
+  // lanes are all here or all gone, and a warp takes one piece, so no lane
+  // of a group is in another branch. Per output: 16-bit and contiguous.
+  bool Group = P.GroupStores && Peel && E.chunk() == ChunkKind::Whole && hoistableConcat() &&
+               dtypeBytes(G.node(N).Type) == 2 && G.stridesOf(N).empty();
+  if (Group) {
+    int64_t PieceChunks = P.ConcatPiece / Vec;
     E.line(fmt::format("jf_store_group<{}, {}, {}>(out_{} + {}, {}, jf_q % {});", ST, Vec,
                        PieceChunks, O, Base, SV, PieceChunks));
+  }
   else if (Peel && E.chunk() == ChunkKind::Whole &&
       E.alignedWide(ST, fmt::format("out_{} + {}", O, Base)))
     E.line(fmt::format("jf_store_wide<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));

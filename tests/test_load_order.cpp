@@ -25,15 +25,6 @@
 using namespace jitfuse;
 using namespace jitfuse::test;
 
-namespace {
-
-/// How many times \p Needle occurs in \p S before position \p End.
-size_t countBefore(const std::string &S, const std::string &Needle, size_t End) {
-  return countOf(S.substr(0, End), Needle);
-}
-
-} // namespace
-
 TEST_CASE("element-wise chunks load every input before their first arithmetic",
           "[codegen][loadorder]") {
   // silu(g) * u: u's load used to follow g's value and first quotient.
@@ -65,7 +56,7 @@ TEST_CASE("element-wise chunks load every input before their first arithmetic",
       REQUIRE(FirstExp != std::string::npos);
       // g, u and z are the chunk's own inputs, each one 16-byte load (bf16:
       // 8 lanes; f32: 4) ahead of the first exp.
-      size_t Loads = countBefore(Body.substr(Wide), "ld.global", FirstExp - Wide);
+      size_t Loads = countOf(Body.substr(Wide, FirstExp - Wide), "ld.global");
       CHECK(Loads >= 3);
     }
   }
@@ -109,8 +100,8 @@ TEST_CASE("RowCacheReadOnce: a row read once loads its chunks before reducing th
     const std::string &Body = K.begin()->second;
     size_t Abs = Body.find("abs.f32");
     REQUIRE(Abs != std::string::npos);
-    return std::make_pair(countBefore(Body, "ld.global.nc.v4", Abs),
-                          countBefore(Body, "ld.global", Abs));
+    std::string Before = Body.substr(0, Abs);
+    return std::make_pair(countOf(Before, "ld.global.nc.v4"), countOf(Before, "ld.global"));
   };
   auto [WideOn, AllOn] = LoadsBeforeAbs(E);
   CHECK(WideOn == 2);

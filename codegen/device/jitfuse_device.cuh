@@ -319,8 +319,8 @@ __device__ __forceinline__ void jf_store_edge(char *B, const uint4 &W, unsigned 
 // one 16-byte store (lane J-1's words by shuffle); lane 0 stores the head
 // of its block, and lane G-1 the tail past the group's last block. Every
 // lane of the group must reach it (a warp takes one piece, and a row's
-// group exits together); the address's offset S is the same for every
-// chunk of the tensor (its rows are multiples of 16 bytes).
+// group exits together); its chunks, consecutive in one row, share the
+// address's offset S.
 template <typename T, int N, int G>
 __device__ __forceinline__ void jf_store_group(T *P, const jf_vec<T, N> &V, int J) {
   static_assert(sizeof(jf_vec<T, N>) == 16 && sizeof(T) == 2, "16-byte chunks of 2-byte elements");
