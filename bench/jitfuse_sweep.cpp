@@ -88,7 +88,8 @@ struct Options {
   bool NoRowCacheStageInputs = false;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
-  bool GroupStores = false;
+  bool NoGroupStores = false;
+  bool NoRowCacheValues = false;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -431,7 +432,8 @@ int run(const Options &O) {
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
-        CO.GroupStores = O.GroupStores;
+        CO.GroupStores = !O.NoGroupStores;
+        CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
         if (O.RowBlocksPerSm > 0)
@@ -539,9 +541,12 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
-  App.add_flag("--group-stores", O.GroupStores,
-               "CompileOptions::GroupStores = true (experiment: misaligned 16-bit output chunks "
-               "of concat rows stored a piece's lanes at a time through shuffles)");
+  App.add_flag("--no-group-stores", O.NoGroupStores,
+               "CompileOptions::GroupStores = false (misaligned 16-bit output chunks of concat "
+               "rows stored in partial stores a lane, for comparisons)");
+  App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
+               "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
+               "register budget is re-read, not kept as its computed values, for comparisons)");
   App.add_flag("--no-row-cache-read-once", O.NoRowCacheReadOnce,
                "CompileOptions::RowCacheReadOnce = false (a row read once is reduced where it is "
                "loaded, for comparisons)");

@@ -7,7 +7,10 @@
 #   GPU:   run(command="bench/run_ab.sh --aligned-row-copy --peeled-only --only layernorm,add_rmsnorm",
 #              carry=["gpu-carry"])
 # The first argument is the option under test; the rest go to every
-# jitfuse_sweep run (the point selection). Writes $OUT/{ab_a,ab_b}.jsonl and
+# jitfuse_sweep run (the point selection). To compare two builds instead,
+# give `-` as the option and JITFUSE_SWEEP_BIN_B=path for side B (e.g. the
+# previous commit's jitfuse_sweep, stripped into gpu-carry/ under another
+# name). Writes $OUT/{ab_a,ab_b}.jsonl and
 # ab_table.md; the two A runs and every log go to a scratch folder. Time
 # limits: 60 s of compiles a side (8 shards), 150 s of timing a run: at
 # most ~9 minutes.
@@ -22,17 +25,22 @@ mkdir -p "$out"
 # stay in a scratch folder whose tails this script prints.
 logs=$(mktemp -d)
 bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
+bin_b=${JITFUSE_SWEEP_BIN_B:-$bin}
+# Side B's arguments: the option, or none for a build comparison.
+opt=()
+[ "$flag" != - ] && opt=("$flag")
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-ab-cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 start=$(date +%s)
 
 for side in A B; do
   extra=()
-  [ "$side" = B ] && extra=("$flag")
-  echo "== compile $side (8 shards) ${extra[*]:-}"
+  b=$bin
+  [ "$side" = B ] && extra=("${opt[@]}") && b=$bin_b
+  echo "== compile $side (8 shards) $b ${extra[*]:-}"
   pids=()
   for k in 0 1 2 3 4 5 6 7; do
-    timeout 60 "$bin" --compile-only --shard "$k/8" "${extra[@]}" "$@" \
+    timeout 60 "$b" --compile-only --shard "$k/8" "${extra[@]}" "$@" \
       > "$logs/ab_compile_${side}_$k.log" 2>&1 &
     pids+=($!)
   done
@@ -44,15 +52,15 @@ run() { # name, extra jitfuse_sweep arguments...
   local name=$1
   shift
   echo "== $name $*"
-  local dir=$logs
-  [ "$name" = b ] && dir=$out
-  timeout 160 "$bin" --jsonl "$dir/ab_$name.jsonl" --budget-s 150 "$@" \
+  local dir=$logs b=$bin
+  [ "$name" = b ] && dir=$out && b=$bin_b
+  timeout 160 "$b" --jsonl "$dir/ab_$name.jsonl" --budget-s 150 "$@" \
     > "$logs/ab_$name.log" 2>&1
   echo "$name exit $? after $(( $(date +%s) - start )) s"
   tail -n 1 "$logs/ab_$name.log"
 }
 run a1 "$@"
-run b "$flag" "$@"
+run b "${opt[@]}" "$@"
 run a2 "$@"
 
 # A: each point's faster time over the two A runs.

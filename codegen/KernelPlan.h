@@ -115,6 +115,10 @@ struct KernelPlan {
   /// With CacheRow: the row is read once (ScheduleOptions::RowCacheReadOnce):
   /// the cache only puts its loads ahead of the reduction.
   bool CacheReadOnce = false;
+  /// With CacheRow: no input load is kept, only CachedValues, which the
+  /// first loop computes from the inputs and no later loop reads again
+  /// (ScheduleOptions::RowCacheValues).
+  bool RowCacheValuesOnly = false;
   /// Elementwise rows whose chunks go piece by piece over a concat
   /// (ConcatPiece, concatRowGroup > 1): misaligned 16-bit outputs are stored
   /// a group of lanes at a time through shuffles (CompileOptions::

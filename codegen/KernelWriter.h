@@ -66,6 +66,10 @@ private:
   /// Iterations of a static row loop over the row's chunks (a peeled row's
   /// whole chunks are never more).
   int64_t staticRowIters() const;
+  /// The guard prefix "j < S || " of a static row loop whose first S
+  /// iterations lie wholly among the row's first \p MinChunks chunks (and
+  /// need no check), or empty.
+  std::string inRangeIters(int64_t MinChunks) const;
   /// The row chunk index of the chunk loop's iteration j for this thread.
   std::string rowChunk() const;
   /// Row kernels: "" or the condition that this block owns the row's

@@ -112,6 +112,22 @@ int64_t KernelWriter::staticRowIters() const {
   return (P.Domain.back().Size + Span - 1) / Span;
 }
 
+std::string KernelWriter::inRangeIters(int64_t MinChunks) const {
+  // Iteration j's chunks are below (j + 1) x ThreadsX x ClusterX. Guarded
+  // only by `col < R`, every iteration of the unrolled loop kept its own
+  // predicate, and ptxas issued each chunk's loads after the previous
+  // chunk's math (add + RMSNorm f32 x 32064 also spilled 16 bytes).
+  // Rows kept in registers only: a re-read row's loop, unguarded, had its
+  // loads hoisted across every iteration and spilled at 64 registers
+  // (bf16 x 128256 at 1024 threads). Nor with AlignedRowCopy (off, an
+  // experiment): its two copies of the loops spilled at LayerNorm f32
+  // x 4096's 40 registers.
+  if (!P.CacheRow || P.AlignedRowCopy)
+    return "";
+  int64_t Safe = std::max<int64_t>(MinChunks, 0) / (int64_t(P.ThreadsX) * P.ClusterX);
+  return Safe > 0 ? fmt::format("j < {} || ", Safe) : std::string();
+}
+
 void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   std::string IT = E.indexType();
   int64_t Span = int64_t(P.ThreadsX) * Vec * P.ClusterX;
@@ -135,7 +151,8 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
           E.line("#pragma unroll");
         E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
         E.line(fmt::format("const {} jf_c = {};", IT, rowChunk()));
-        E.open("if (jf_c < jf_nw)");
+        // At any offset the row has at least (R - Vec + 1) / Vec whole chunks.
+        E.open("if (" + inRangeIters((R.Size - (Vec - 1)) / Vec) + "jf_c < jf_nw)");
         E.line(fmt::format("[[maybe_unused]] const {} col = jf_h + jf_c * {};", IT, Vec));
         Body();
         E.close();
@@ -202,7 +219,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   E.open(fmt::format("for (int j = 0; j < {}; ++j)", Iters));
   E.line(fmt::format("[[maybe_unused]] const {} col = {} * {};", IT, rowChunk(), Vec));
   if (R.Size % Span != 0) {
-    E.open("if (col < R)");
+    E.open("if (" + inRangeIters(R.Size / Vec) + "col < R)");
     Body();
     E.close();
   } else {
@@ -446,8 +463,10 @@ void KernelWriter::rowBody() {
         SharedOff += rowSharedBytes(P.Domain.back().Size, P.ThreadsX, Vec,
                                     dtypeBytes(G.node(P.Inputs[L.InputIdx]).Type));
       } else {
-        // RowCacheInputs: an epilogue-only input is loaded where it is used.
-        if (!P.RowCacheInputs.empty() && !llvm::is_contained(P.RowCacheInputs, L.InputIdx))
+        // RowCacheInputs: an epilogue-only input is loaded where it is used;
+        // RowCacheValuesOnly: every input is (the values are kept instead).
+        if (P.RowCacheValuesOnly ||
+            (!P.RowCacheInputs.empty() && !llvm::is_contained(P.RowCacheInputs, L.InputIdx)))
           continue;
         E.line(fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters));
       }

@@ -90,6 +90,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheWideThreads = Opts.RowCacheWideThreads;
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
+  SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));

@@ -51,7 +51,8 @@ struct PlanOptions {
   bool RowCacheStageInputs = true;
   bool RowCacheWideThreads = true;
   bool RowCacheReadOnce = true;
-  bool GroupStores = false;
+  bool GroupStores = true;
+  bool RowCacheValues = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
 };

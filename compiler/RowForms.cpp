@@ -16,13 +16,13 @@ namespace jitfuse {
 
 /// Whether \p P may get another form for some row counts: one block of
 /// MaxRowThreads a static row that is re-read per stage, or kept in
-/// registers only through RowCacheStageInputs (such a row was re-read
-/// before, with these forms for few rows), not in shared memory, not split
-/// over a cluster.
+/// registers only through RowCacheStageInputs or RowCacheValues (such a row
+/// was re-read before, with these forms for few rows), not in shared
+/// memory, not split over a cluster.
 static bool takesRowForms(const KernelPlan &P) {
   return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
          !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
-         (!P.CacheRow || !P.RowCacheInputs.empty()) && P.RowSharedInputs.empty() &&
+         (!P.CacheRow || !P.RowCacheInputs.empty() || P.RowCacheValuesOnly) && P.RowSharedInputs.empty() &&
          (P.ThreadsX == codegen::launch::MaxRowThreads ||
           (P.CacheRow && P.ThreadsX == codegen::launch::WideRowThreads));
 }
@@ -80,8 +80,8 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
     return nullptr;
   ScheduleOptions Wide = Opts;
   Wide.RowRereadThreads = codegen::launch::WideRowThreads;
-  // A row kept only by RowCacheStageInputs: its wide form re-reads, as
-  // before that option.
+  // A row kept only by RowCacheStageInputs or RowCacheValues: its wide form
+  // re-reads, as before those options.
   if (P.CacheRow)
     Wide.RowCacheBytes = 0;
   KernelPlan Twin = Reschedule(Wide);

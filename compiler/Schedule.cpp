@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Schedule.h"
 #include "compiler/RowForms.h"
+#include "compiler/RowValues.h"
 
 #include "codegen/LaunchRule.h"
 
@@ -113,9 +114,6 @@ static unsigned pow2Ceil(int64_t V) {
   return P;
 }
 
-/// Ops whose recomputation in a later stage costs more than keeping their
-/// value: library calls and divisions (softmax's exp is ~8 instructions per
-/// element, and a row kernel computed it once per stage).
 static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
   std::string S;
   for (NodeId N : Ns)
@@ -133,55 +131,6 @@ static std::string stageOnlyWhy(const Cluster &C, llvm::ArrayRef<unsigned> Stage
   return fmt::format(" of the inputs its stages read, {}; the epilogue loads the others: {} B "
                      "with them > RowCacheBytes",
                      nodeList(Nodes), AllBytes);
-}
-
-static bool costlyToRecompute(Op K) {
-  const OpInfo &I = opInfo(K);
-  if (I.Kind == OpKind::Unary)
-    return I.Bound == BoundRule::Rule && K != Op::Cast && K != Op::Not;
-  return K == Op::Div || K == Op::Pow || K == Op::Mod;
-}
-
-/// Per-element nodes of a row cluster that more than one of its loops
-/// evaluates (a reduction stage's loop, or the epilogue's) and that cost
-/// more to recompute than to keep: the first loop keeps them, later loops
-/// read them back.
-static std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C,
-                                        llvm::ArrayRef<Dim> Domain) {
-  std::set<NodeId> InCluster(C.Nodes.begin(), C.Nodes.end());
-  std::map<NodeId, int> Stage = reductionStages(G, C.Nodes);
-  int Epilogue = 0;
-  for (auto &[N, S] : Stage)
-    Epilogue = std::max(Epilogue, S + 1);
-  // Loops that evaluate each node: a reduction's operand cone in its
-  // stage's loop, a whole-row output's cone in the epilogue.
-  std::map<NodeId, std::set<int>> Loops;
-  auto Cone = [&](NodeId Root, int Loop) {
-    std::vector<NodeId> Work{Root};
-    while (!Work.empty()) {
-      NodeId N = Work.back();
-      Work.pop_back();
-      if (!InCluster.count(N) || isReduction(G.node(N).Kind) || !Loops[N].insert(Loop).second)
-        continue;
-      for (NodeId O : G.node(N).Operands)
-        Work.push_back(O);
-    }
-  };
-  for (auto &[N, S] : Stage)
-    Cone(G.node(N).Operands[0], S);
-  for (NodeId O : C.Outputs)
-    if (sameNumel(G.node(O).Dims, Domain))
-      Cone(O, Epilogue);
-  std::vector<NodeId> Keep;
-  for (NodeId N : C.Nodes) {
-    const Node &Nd = G.node(N);
-    auto It = Loops.find(N);
-    if (It == Loops.end() || It->second.size() < 2 || !costlyToRecompute(Nd.Kind) ||
-        llvm::ArrayRef<Dim>(Nd.Dims) != Domain || !isFloat(Nd.Type))
-      continue;
-    Keep.push_back(N);
-  }
-  return Keep;
 }
 
 /// The inputs (indices into C.Inputs) a row kernel reads in a reduction
@@ -537,7 +486,8 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
           DType T = G.node(O).Type;
           return T == DType::BF16 || T == DType::F16;
         });
-        if (Opts.GroupStores && Opts.Peel && Half && Vec == 8) {
+        // A piece of one chunk has no neighbour lane to shuffle with.
+        if (Opts.GroupStores && Opts.Peel && Half && Vec == 8 && P.ConcatPiece / Vec > 1) {
           P.GroupStores = true;
           P.Why += "; a misaligned output chunk is stored a piece's lanes at a time through "
                    "shuffles (GroupStores)";
@@ -658,6 +608,32 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
   if (P.CacheRow && StageOnly)
     P.RowCacheInputs = Staged;
+  // RowCacheValues: a row read again whose stage inputs do not fit keeps
+  // the values its loops compute from them instead, when those fit and are
+  // fewer bytes (add + RMSNorm's x + residual: one f32 value for two f32
+  // inputs), so that no later loop reads the inputs again. Re-read, f32
+  // add + RMSNorm x 32064 ran 0.84x torch.compile: 528 resident rows' read-
+  // back outputs overflow L2.
+  auto ValuesAt = [&](int64_t Its) {
+    int64_t B = 0;
+    for (NodeId N : P.CachedValues)
+      B += Its * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+    return B;
+  };
+  if (Opts.RowCacheValues && ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
+      !Opts.ForceCluster && P.ClusterX == 1 && P.RowsPerBlock == 1) {
+    P.CachedValues = valuesCoveringInputs(G, C, P.Domain, Staged);
+    if (!P.CachedValues.empty() && ValuesAt(Iters) <= Opts.RowCacheBytes) {
+      P.CacheRow = true;
+      P.RowCacheValuesOnly = true;
+      Bytes = ValuesAt(Iters);
+    } else {
+      P.CachedValues.clear();
+    }
+  }
+  auto CacheBytesAt = [&](int64_t Its) {
+    return P.RowCacheValuesOnly ? ValuesAt(Its) : BytesAt(Its);
+  };
   // RowCacheReadOnce: a row read once loads its chunks (and a peeled row's
   // head/tail element) into registers before reducing them, when they fit
   // a few registers. Reduced where loaded, each chunk of a peeled row sat
@@ -686,12 +662,15 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                                "(RowCacheWideThreads)",
                                codegen::launch::MaxRowThreads, Bytes);
     Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
-    Bytes = BytesAt(Iters);
+    Bytes = CacheBytesAt(Iters);
   }
   // Values a later loop would compute again ride along while they fit too.
   int64_t KeptBytes = 0;
+  const size_t CoverCount = P.RowCacheValuesOnly ? P.CachedValues.size() : 0;
   if (P.CacheRow && !P.CacheReadOnce && !Opts.ForceRowCache) {
     for (NodeId N : valuesToKeep(G, C, P.Domain)) {
+      if (llvm::is_contained(P.CachedValues, N))
+        continue;
       int64_t B = Iters * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
       if (Bytes + KeptBytes + B > Opts.RowCacheBytes)
         break;
@@ -731,6 +710,20 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                              "{} B a thread loaded into registers before the reduction "
                              "(RowCacheReadOnce)",
                              Bytes)
+           : P.RowCacheValuesOnly
+               ? fmt::format("the values of {} kept in registers between loops ({} B a thread), "
+                             "not the inputs its stages read ({} B a thread at {} threads > "
+                             "RowCacheBytes): "
+                             "no loop reads an input again (RowCacheValues){}",
+                             nodeList(llvm::ArrayRef<NodeId>(P.CachedValues).take_front(
+                                 CoverCount)),
+                             Bytes, StageBytes, codegen::launch::MaxRowThreads,
+                             KeptBytes == 0
+                                 ? ""
+                                 : fmt::format(", and the values of {} computed once ({} B)",
+                                               nodeList(llvm::ArrayRef<NodeId>(P.CachedValues)
+                                                            .drop_front(CoverCount)),
+                                               KeptBytes))
            : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced"

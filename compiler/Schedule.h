@@ -23,7 +23,9 @@ struct ScheduleOptions {
   bool RowCacheReadOnce = true;
   static constexpr int64_t ReadOnceCacheBytes = 64;
   /// CompileOptions::GroupStores.
-  bool GroupStores = false;
+  bool GroupStores = true;
+  /// CompileOptions::RowCacheValues.
+  bool RowCacheValues = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

@@ -95,6 +95,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
+  P.RowCacheValues = Opts.RowCacheValues;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
     if (T < 32 || T > 1024 || (T & (T - 1)) != 0)

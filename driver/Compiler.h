@@ -160,14 +160,24 @@ struct CompileOptions {
   /// rows of 4096, 0.85x torch.compile). false: the old rule, for
   /// comparisons.
   bool RowCacheReadOnce = true;
-  /// Experiment (off until measured on the H200): an element-wise row whose
-  /// chunks stay at the row start and go piece by piece over a concat's
-  /// pieces (RoPE's halves) stores a misaligned 16-bit output chunk as one
-  /// aligned 16-byte block a lane, built with the previous lane's chunk by
-  /// warp shuffle (jf_store_group), instead of up to five partial stores a
-  /// lane (ncu: RoPE bf16 4185 x 32064 at +2 B L2-bound at 89%, 2.3x the
-  /// aligned time).
-  bool GroupStores = false;
+  /// An element-wise row whose chunks stay at the row start and go piece by
+  /// piece over a concat's pieces (RoPE's halves) stores a misaligned 16-bit
+  /// output chunk as one aligned 16-byte block a lane, built with the
+  /// previous lane's chunk by warp shuffle (jf_store_group), instead of up
+  /// to five partial stores a lane (ncu: RoPE bf16 4185 x 32064 at +2 B
+  /// L2-bound at 89%, 2.3x the aligned time). Measured on the H200
+  /// (BENCHMARKS.md, session 17): bf16 RoPE at +2 B 1.14-1.33x on every
+  /// point of 64 MB or more, aligned points unchanged. false: the partial
+  /// stores, for comparisons.
+  bool GroupStores = true;
+  /// A row read again whose stage inputs do not fit the register budget
+  /// keeps the per-element values its first loop computes from them, when
+  /// those fit and take fewer bytes (add + RMSNorm's x + residual, one f32
+  /// value for two f32 inputs): no later loop reads the inputs again.
+  /// Re-read, f32 add + RMSNorm x 32064 ran 0.84x torch.compile on the
+  /// H200 (its read-back output overflowed L2). false: the row is re-read,
+  /// for comparisons.
+  bool RowCacheValues = true;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

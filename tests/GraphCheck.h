@@ -57,7 +57,9 @@ struct CheckOptions {
   /// CompileOptions::RowCacheReadOnce.
   bool RowCacheReadOnce = true;
   /// CompileOptions::GroupStores.
-  bool GroupStores = false;
+  bool GroupStores = true;
+  /// CompileOptions::RowCacheValues.
+  bool RowCacheValues = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

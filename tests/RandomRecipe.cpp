@@ -191,6 +191,31 @@ Recipe shrinkRecipe(Recipe R, const std::function<bool(const Graph &)> &Fails) {
         ++I;
       }
     }
+    // Plain layouts: a strided output or input pins its rank, so no op
+    // before it could be bypassed by an operand of another shape.
+    std::vector<std::string> Names;
+    for (const auto &[Name, Idx] : R.Outputs)
+      Names.push_back(Name);
+    for (const std::string &Name : Names) {
+      if (!R.OutputStrides.count(Name))
+        continue;
+      Recipe C = R;
+      C.OutputStrides.erase(Name);
+      if (StillFails(C)) {
+        R = std::move(C);
+        Progress = true;
+      }
+    }
+    for (size_t I = 0; I < R.Ops.size(); ++I) {
+      if (R.Ops[I].Strides.empty())
+        continue;
+      Recipe C = R;
+      C.Ops[I].Strides.clear();
+      if (StillFails(C)) {
+        R = std::move(C);
+        Progress = true;
+      }
+    }
     for (size_t I = R.Ops.size(); I-- > 0;) {
       if (I >= R.Ops.size())
         continue;

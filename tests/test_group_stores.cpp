@@ -40,7 +40,8 @@ TEST_CASE("GroupStores: RoPE's misaligned 16-bit chunks are stored through shuff
       INFO("dtype " << dtypeName(T).str() << ", head dim " << D);
       CompileOptions On, Off;
       On.Arch = Off.Arch = "sm_90";
-      On.GroupStores = true;
+      On.GroupStores = true; // the default
+      Off.GroupStores = false;
       Executable E = testCompiler().compile(ropeGraph(T, 5, D), On);
       INFO(E.plan());
       bool Half = T != DType::F32; // 16-byte chunks of 2-byte elements only
@@ -61,6 +62,19 @@ TEST_CASE("GroupStores: RoPE's misaligned 16-bit chunks are stored through shuff
       CHECK(Plain.plan().find("GroupStores") == std::string::npos);
     }
   }
+}
+
+TEST_CASE("GroupStores: not for pieces of one chunk", "[codegen][groupstores]") {
+  // Head dim 16: halves of 8 bf16 elements, one chunk a piece, no
+  // neighbour lane (a random graph's jf_store_group<..., 1> failed its
+  // static_assert in NVRTC).
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Executable E = testCompiler().compile(ropeGraph(DType::BF16, 4, 16), Opts);
+  INFO(E.plan());
+  CHECK(E.plan().find("GroupStores") == std::string::npos);
+  CHECK(E.source().find("jf_store_group<") == std::string::npos);
+  CHECK(!E.ptx().empty());
 }
 
 TEST_CASE("GPU: GroupStores RoPE matches the reference at every offset",

@@ -26,12 +26,13 @@ using namespace jitfuse::test;
 namespace {
 
 /// These cases pin the schedules of rows re-read per stage (and kept in
-/// shared memory) on rows that RowCacheStageInputs (default on) now keeps
-/// in registers: they use the rule before it, under which those rows are
-/// re-read. The schedules still serve longer rows by default.
+/// shared memory) on rows that RowCacheStageInputs and RowCacheValues
+/// (default on) now keep in registers: they use the rule before them, under
+/// which those rows are re-read. The schedules still serve longer rows by default.
 template <typename Options> Options oldRule() {
   Options O;
   O.RowCacheStageInputs = false;
+  O.RowCacheValues = false;
   return O;
 }
 

@@ -220,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
-      if (jf_c < jf_nw) {
+      if (j < 1 || jf_c < jf_nw) {
         [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         cv0[j] = jf_load_whole<jf_bf16, 8>(in_1 + (c0 * 4096) + col);
         cv1[j] = jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col);
@@ -242,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
-      if (jf_c < jf_nw) {
+      if (j < 1 || jf_c < jf_nw) {
         [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         const float v0 = jf_bf16_to_float_mov(cv0[j].V[0]);
         const float v1 = jf_bf16_to_float_mov(cv1[j].V[0]);
@@ -310,7 +310,7 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p8(
     #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const long long jf_c = ((long long)j * 256 + tx);
-      if (jf_c < jf_nw) {
+      if (j < 1 || jf_c < jf_nw) {
         [[maybe_unused]] const long long col = jf_h + jf_c * 8;
         jf_vec<jf_bf16, 8> sv45;
         const float v46 = jf_bf16_to_float_mov(cv0[j].V[0]);
