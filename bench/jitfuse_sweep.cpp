@@ -90,6 +90,7 @@ struct Options {
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
   bool NoRowCacheValues = false;
+  std::string PatternOf;
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -288,7 +289,12 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
     Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
     In.push_back(Bufs.back().ptr() + (P.FirstOnly && !In.empty() ? 0 : P.Offset));
-    Tm.Filler.fill(In.back(), T.Type, N, Salt++);
+    // --pattern-of: another dtype's random bytes (same element size), to
+    // tell a kernel's cost from its data's.
+    DType FillT = T.Type;
+    if (std::optional<DType> D = parseDType(O.PatternOf); D && dtypeBytes(*D) == dtypeBytes(FillT))
+      FillT = *D;
+    Tm.Filler.fill(In.back(), FillT, N, Salt++);
   }
   for (const TensorDesc &T : X.outputs()) {
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
@@ -495,6 +501,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--iters", O.Iters, "Timed runs per point")->check(CLI::Range(1, 100000));
   App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   App.add_option("--seed", O.Seed, "Seed of the random part of the sample");
+  App.add_option("--pattern-of", O.PatternOf,
+                 "Fill inputs with this dtype's random bytes where the element sizes match "
+                 "(e.g. f16 tensors with bf16 values' bits: data-dependent timing)");
   App.add_option("--random-points", O.RandomPoints, "Randomly drawn points")
       ->check(CLI::Range(0, 100000));
   App.add_option("--only", O.Only, "Patterns to run")->delimiter(',');
