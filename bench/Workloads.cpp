@@ -127,6 +127,12 @@ std::vector<Workload> allWorkloads() {
       examples::buildLlamaBlock, {{"T", 1}}, {{"T", 3}});
   W9.PerCall = true;
   W.push_back(std::move(W9));
+  // The same layer at prefill size, timed for bandwidth: its four fused
+  // kernels share one launch at any T (horizontal parts are sized at
+  // dynamic dims 1), so `--no-horizontal` in the same run is issue 13's
+  // check that the combined launch is not slower at large T.
+  W.push_back(exampleWorkload("W9L", "prefill layer: llama_block example, bf16, T=4096",
+                              examples::buildLlamaBlock, {{"T", 4096}}, {{"T", 3}}));
   // The column (outer-axis) reduction of issue 14: a bias gradient, f32
   // accumulation of a bf16 upstream gradient. Checked at 1001 rows (7 splits
   // of the reduced axis, codegen::columnSplits).

@@ -232,6 +232,7 @@ def workloads():
                   rand((32768, 64), bf16)], False),
         ("W8", "W8", add_rmsnorm, lambda: rmsnorm_inputs(1, 4096, bf16), True),
         ("W9", "W9", llama_block, lambda: llama_block_inputs(1), True),
+        ("W9L", "W9L", llama_block, lambda: llama_block_inputs(4096), False),
         ("W10", "W10", col_sum, lambda: [rand((65536, 4096), bf16)], False),
         ("W11", "W11", group_norm,
          lambda: [rand((8, 320, 64 * 64), torch.float16), rand((320, 1), torch.float16),
