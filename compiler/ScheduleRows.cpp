@@ -1,0 +1,429 @@
+//===- compiler/ScheduleRows.cpp - a row kernel's threads and caches ------===//
+//
+// The row part of the scheduler (compiler/Schedule.cpp decides the kind,
+// the domain and the vector width): threads a row, what the row keeps in
+// registers or shared memory between its loops, what it reads again, its
+// cluster split, and the opt-in experiments. Launch shapes follow the
+// measurements in docs/MEASUREMENTS.md and BENCHMARKS.md's schedule log.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/ScheduleRows.h"
+#include "compiler/RowValues.h"
+
+#include "codegen/LaunchRule.h"
+
+#include <llvm/ADT/STLExtras.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace jitfuse {
+
+static unsigned pow2Floor(int64_t V) {
+  unsigned P = 1;
+  while (static_cast<int64_t>(P) * 2 <= V)
+    P *= 2;
+  return P;
+}
+
+static unsigned pow2Ceil(int64_t V) {
+  unsigned P = 1;
+  while (static_cast<int64_t>(P) < V)
+    P *= 2;
+  return P;
+}
+
+static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
+  std::string S;
+  for (NodeId N : Ns)
+    S += (S.empty() ? "%" : ", %") + std::to_string(N);
+  return S;
+}
+
+/// The register-cache clause of a row kept by RowCacheStageInputs: which
+/// inputs, and what all of them would take (\p AllBytes a thread).
+static std::string stageOnlyWhy(const Cluster &C, llvm::ArrayRef<unsigned> Staged,
+                                int64_t AllBytes) {
+  std::vector<NodeId> Nodes;
+  for (unsigned I : Staged)
+    Nodes.push_back(C.Inputs[I]);
+  return fmt::format(" of the inputs its stages read, {}; the epilogue loads the others: {} B "
+                     "with them > RowCacheBytes",
+                     nodeList(Nodes), AllBytes);
+}
+
+/// The inputs (indices into C.Inputs) a row kernel reads in a reduction
+/// stage along the row (last dim \p Last): what a later stage or the
+/// epilogue reads again. Inputs read only by the epilogue (a norm's weight)
+/// are read once and not among them.
+static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const Dim &Last) {
+  std::map<NodeId, std::set<unsigned>> Reads;
+  for (unsigned I = 0; I < C.Inputs.size(); ++I)
+    Reads[C.Inputs[I]].insert(I);
+  std::set<unsigned> Staged;
+  for (NodeId N : C.Nodes) {
+    std::set<unsigned> &S = Reads[N];
+    for (NodeId O : G.node(N).Operands)
+      if (auto It = Reads.find(O); It != Reads.end() && It->first != N)
+        S.insert(It->second.begin(), It->second.end());
+    if (isReduction(G.node(N).Kind))
+      Staged.insert(S.begin(), S.end());
+  }
+  std::vector<unsigned> Out;
+  for (unsigned I : Staged) {
+    const Node &Nd = G.node(C.Inputs[I]);
+    if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+      Out.push_back(I);
+  }
+  return Out;
+}
+
+/// A row kernel that reads its row from memory again in each stage: what
+/// spares it reads (outputs read back, paired reductions) and the L2 hints
+/// and occupancy pad the options ask for; returns the plan clauses saying so.
+static std::string rereadSchedule(const Graph &G, const Cluster &C, KernelPlan &P,
+                               const std::set<NodeId> &AfterReduction,
+                               const ScheduleOptions &Opts) {
+  std::string Why;
+  // A whole-row output computed before any reduction and used again by the
+  // cluster: stored by the first loop and read back by the later ones, one
+  // tensor instead of the inputs it is computed from.
+  std::vector<NodeId> Back;
+  for (unsigned O = 0; Opts.RowReadBack && O < P.Outputs.size(); ++O) {
+    NodeId N = P.Outputs[O];
+    const Node &Nd = G.node(N);
+    if (Nd.Kind == Op::Input || llvm::ArrayRef<Dim>(Nd.Dims) != llvm::ArrayRef<Dim>(P.Domain) ||
+        !G.stridesOf(N).empty() || AfterReduction.count(N))
+      continue;
+    bool Used = false;
+    for (NodeId M : C.Nodes)
+      Used |= M != N && llvm::is_contained(G.node(M).Operands, N);
+    if (!Used)
+      continue;
+    P.RowReadBack.push_back(O);
+    Back.push_back(N);
+  }
+  if (!Back.empty())
+    Why += fmt::format(", {} stored by the first loop and read back by the later ones",
+                       nodeList(Back));
+  // Welford costs an IEEE division per element: measured on the H200
+  // (BENCHMARKS.md schedule log), it lost up to 15% where the row's second
+  // read still hit L2 (f32 rows of 11008-14336, bf16 of 32064) and won
+  // 1.2-1.26x where rows outgrow their share of L2 (f32 rows of 32064 and
+  // longer, 16-bit rows of 128256). A static row's stage inputs against
+  // that share decide; a dynamic row keeps mean-then-variance.
+  bool Welford = false;
+  std::string WelfordWhy;
+  if (Opts.RowWelford) {
+    Welford = *Opts.RowWelford;
+  } else if (!P.Domain.back().isDynamic()) {
+    int64_t RowBytes = 0;
+    for (unsigned I : stageInputs(G, C, P.Domain.back()))
+      RowBytes += P.Domain.back().Size * dtypeBytes(G.node(C.Inputs[I]).Type);
+    Welford = RowBytes > Opts.RowL2ShareBytes;
+    WelfordWhy = fmt::format("row inputs {} B {} the L2 share of a resident row, {} B", RowBytes,
+                             Welford ? ">" : "<=", Opts.RowL2ShareBytes);
+  }
+  if (P.ClusterX == 1) {
+    // Every candidate pair, so the plan can say why a Welford pair is not
+    // taken.
+    for (const RowPair &RP : rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, true)) {
+      if (!RP.Welford || Welford)
+        P.RowPairs.push_back(RP);
+      else if (!WelfordWhy.empty())
+        Why += ", mean and variance in two loops (" + WelfordWhy + ")";
+    }
+  }
+  for (const RowPair &RP : P.RowPairs)
+    Why += fmt::format(", {} accumulated with the row {} in one loop ({}{})",
+                       nodeList({RP.Second}), RP.Welford ? "mean" : "max",
+                       RP.Welford ? "Welford" : "online rescaling",
+                       RP.Welford && !WelfordWhy.empty() ? ": " + WelfordWhy : "");
+  if (Opts.RowL2Hints) {
+    P.RowL2Hints = true;
+    Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";
+  }
+  if (Opts.RowPadSharedBytes > 0 && P.RowsPerBlock == 1) {
+    P.RowPadSharedBytes = Opts.RowPadSharedBytes;
+    Why += fmt::format(", {} B of unused dynamic shared memory a block so that fewer rows "
+                       "share L2",
+                       P.RowPadSharedBytes);
+  }
+  return Why;
+}
+
+/// A row kernel's opt-in experiments, static or dynamic rows alike.
+static void rowExperiments(KernelPlan &P, const ScheduleOptions &Opts) {
+  if (Opts.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1) {
+    P.JointReduce = true;
+    P.Why += "; each stage's block reductions share two barriers (JointReduce)";
+  }
+  if (P.Peel && Opts.AlignedRowCopy) {
+    P.AlignedRowCopy = true;
+    P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "
+             "chunked tensors all sit at the lead's alignment (AlignedRowCopy)";
+  }
+}
+
+KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
+                        const ScheduleOptions &Opts) {
+  const Dim &Last = P.Domain.back();
+  // The row is read again only by a later reduction stage (a reduction of
+  // values that depend on another reduction: softmax's sum after its max) or
+  // by the epilogue's whole-row outputs; a row read once (sum and max of
+  // |x|) gains nothing from registers and pays for them in occupancy (1
+  // block of 512 threads per SM at 124 registers for bf16 rows of 50257).
+  bool ReadAgain = false;
+  std::set<NodeId> AfterReduction;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    bool After = false;
+    for (NodeId O : Nd.Operands)
+      After |= AfterReduction.count(O) > 0;
+    if (isReduction(Nd.Kind)) {
+      ReadAgain |= After;
+      After = true;
+    }
+    if (After)
+      AfterReduction.insert(N);
+  }
+  for (NodeId O : C.Outputs)
+    ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
+  // Row kernels: threads per row from the row length.
+  if (Last.isDynamic()) {
+    P.ThreadsX = codegen::launch::DynamicRowThreads;
+    P.Why += fmt::format("; row length {} known at run time: {} threads a row, re-read per "
+                         "stage",
+                         Last.Name, P.ThreadsX);
+    if (ReadAgain)
+      P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
+    rowExperiments(P, Opts);
+    return P;
+  }
+  // Threads follow the row's own chunks (a peeled row has no more whole
+  // chunks; its head and tail elements go one per thread, codegen).
+  int64_t Chunks = (Last.Size + Vec - 1) / Vec;
+  if (Chunks <= 32) {
+    P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
+    P.RowsPerBlock = codegen::launch::ShortRowBlockThreads / P.ThreadsX;
+  } else {
+    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(
+        pow2Floor(Chunks / 2), codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
+    P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
+  }
+  int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
+  // Register bytes a thread keeps for its row at Its chunks a thread: every
+  // input with the row's last dim, or with StageOnly the inputs a reduction
+  // stage reads (Staged).
+  std::vector<unsigned> Staged = stageInputs(G, C, Last);
+  auto BytesOf = [&](int64_t Its, bool StageOnly) {
+    int64_t B = 0;
+    for (unsigned I = 0; I < C.Inputs.size(); ++I) {
+      if (StageOnly && !llvm::is_contained(Staged, I))
+        continue;
+      const Node &Nd = G.node(C.Inputs[I]);
+      // An input relabeled into the row (GroupNorm's [N, C, HW] read as
+      // rows of C/G * HW) is not counted, so such a row is re-read: kept in
+      // registers (160 B a thread) GroupNorm ran 20.8 us against 17.6 us
+      // re-read (H200, same call; BENCHMARKS.md schedule log).
+      if (!Nd.Dims.empty() && Nd.Dims.back() == Last)
+        B += Its * Vec * dtypeBytes(Nd.Type);
+    }
+    return B;
+  };
+  // RowCacheStageInputs: a row read again whose inputs do not all fit the
+  // budget keeps only its stages' inputs when those fit; the epilogue loads
+  // the others (a norm's weight and bias) once. Rows that fit whole keep
+  // every input: the early weight loads hide their latency in runs of few
+  // rows (H200 A/B, 2026-12-02: dropping them there cost up to 0.84x at
+  // 1-132 rows). Not for a forced cluster (the few-rows twin keeps its rule).
+  const int64_t AllBytes = BytesOf(Iters, false), StageBytes = BytesOf(Iters, true);
+  const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
+                         !Opts.ForceCluster && AllBytes > Opts.RowCacheBytes && StageBytes > 0 &&
+                         StageBytes <= Opts.RowCacheBytes;
+  auto BytesAt = [&](int64_t Its) { return BytesOf(Its, StageOnly); };
+  // A row read again that is too long for one block's registers splits over
+  // the fewest blocks of a cluster that keep it (2-8): re-read, the row
+  // crossed HBM once per stage (f32 softmax over 128256 columns at 2.0
+  // TB/s). Measured on the H200 (BENCHMARKS.md), clusters lost where the
+  // row already fit (bf16 rows of 32064 and 50257 over many rows: 1.3-1.8x
+  // slower), so they are used for this case only.
+  auto ItersAt = [&](int K) {
+    return (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
+  };
+  std::string ClusterWhy;
+  int K = 1;
+  if (Opts.ForceCluster)
+    K = static_cast<int>(
+        std::clamp<unsigned>(*Opts.ForceCluster, 1, codegen::launch::MaxClusterBlocks));
+  else if (ReadAgain && P.ThreadsX == codegen::launch::MaxRowThreads &&
+           !Opts.ForceRowCache.has_value() && BytesAt(Iters) > Opts.RowCacheBytes) {
+    int Try = 2;
+    while (Try < codegen::launch::MaxClusterBlocks &&
+           BytesAt(ItersAt(Try)) > Opts.RowCacheBytes)
+      Try *= 2;
+    if (BytesAt(ItersAt(Try)) <= Opts.RowCacheBytes)
+      K = Try;
+  }
+  if (Opts.Clusters && K > 1 && P.RowsPerBlock == 1) {
+    P.ClusterX = K;
+    Iters = ItersAt(K);
+    ClusterWhy = fmt::format(", split over a cluster of {} blocks (block results combined in "
+                             "rank order through distributed shared memory{})",
+                             K, Opts.ForceCluster ? ", forced" : "");
+  }
+  int64_t Bytes = BytesAt(Iters);
+  bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
+  P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
+  if (P.CacheRow && StageOnly)
+    P.RowCacheInputs = Staged;
+  // RowCacheValues: a row read again whose stage inputs do not fit keeps
+  // the values its loops compute from them instead, when those fit and are
+  // fewer bytes (add + RMSNorm's x + residual: one f32 value for two f32
+  // inputs), so that no later loop reads the inputs again. Re-read, f32
+  // add + RMSNorm x 32064 ran 0.84x torch.compile: 528 resident rows' read-
+  // back outputs overflow L2.
+  auto ValuesAt = [&](int64_t Its) {
+    int64_t B = 0;
+    for (NodeId N : P.CachedValues)
+      B += Its * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+    return B;
+  };
+  if (Opts.RowCacheValues && ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
+      !Opts.ForceCluster && P.ClusterX == 1 && P.RowsPerBlock == 1) {
+    P.CachedValues = valuesCoveringInputs(G, C, P.Domain, Staged);
+    if (!P.CachedValues.empty() && ValuesAt(Iters) <= Opts.RowCacheBytes) {
+      P.CacheRow = true;
+      P.RowCacheValuesOnly = true;
+      Bytes = ValuesAt(Iters);
+    } else {
+      P.CachedValues.clear();
+    }
+  }
+  auto CacheBytesAt = [&](int64_t Its) {
+    return P.RowCacheValuesOnly ? ValuesAt(Its) : BytesAt(Its);
+  };
+  // RowCacheReadOnce: a row read once loads its chunks (and a peeled row's
+  // head/tail element) into registers before reducing them, when they fit
+  // a few registers. Reduced where loaded, each chunk of a peeled row sat
+  // in its own guard and the next load waited for the previous chunk's
+  // math (SASS: one memory latency a chunk a thread).
+  if (Opts.RowCacheReadOnce && !ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
+      !Opts.ForceCluster && P.ClusterX == 1 && Bytes > 0 &&
+      Bytes <= std::min<int64_t>(ScheduleOptions::ReadOnceCacheBytes, Opts.RowCacheBytes)) {
+    P.CacheRow = true;
+    P.CacheReadOnce = true;
+  }
+  // RowCacheWideThreads: a kept row filling more than half the budget at
+  // 512 threads takes one block of 1024 threads a row instead, at
+  // half the registers a thread: the same one block an SM (over 64
+  // registers allow no second 512-thread block) with twice the warps to
+  // hide the latency between its stages (ncu: LayerNorm f32 x 32064 kept
+  // at 512 threads, 93 registers, waits 24 of 28 cycles a warp).
+  std::string WideCacheWhy;
+  if (Opts.RowCacheWideThreads && P.CacheRow && !Opts.ForceRowCache && !Opts.ForceCluster &&
+      P.ClusterX == 1 && P.RowsPerBlock == 1 &&
+      P.ThreadsX == codegen::launch::MaxRowThreads && 2 * Bytes > Opts.RowCacheBytes &&
+      Chunks >= 2 * int64_t(codegen::launch::WideRowThreads)) {
+    P.ThreadsX = codegen::launch::WideRowThreads;
+    P.MinBlocksPerSm = 1;
+    WideCacheWhy = fmt::format(", not {}: its {} B a thread there are over half the budget "
+                               "(RowCacheWideThreads)",
+                               codegen::launch::MaxRowThreads, Bytes);
+    Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;
+    Bytes = CacheBytesAt(Iters);
+  }
+  // Values a later loop would compute again ride along while they fit too.
+  int64_t KeptBytes = 0;
+  const size_t CoverCount = P.RowCacheValuesOnly ? P.CachedValues.size() : 0;
+  if (P.CacheRow && !P.CacheReadOnce && !Opts.ForceRowCache) {
+    for (NodeId N : valuesToKeep(G, C, P.Domain)) {
+      if (llvm::is_contained(P.CachedValues, N))
+        continue;
+      int64_t B = Iters * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+      if (Bytes + KeptBytes + B > Opts.RowCacheBytes)
+        break;
+      KeptBytes += B;
+      P.CachedValues.push_back(N);
+    }
+  }
+  // A row read again that fits no register budget: its stage inputs in
+  // shared memory, where the device allows the whole row (opt-in).
+  std::string SharedWhy;
+  if (!P.CacheRow && ReadAgain && Opts.RowSharedBytes > 0 && !Opts.ForceRowCache &&
+      P.ClusterX == 1 && P.RowsPerBlock == 1) {
+    const std::vector<unsigned> &In = Staged;
+    int64_t Elem = 0;
+    for (unsigned I : In)
+      Elem += dtypeBytes(G.node(C.Inputs[I]).Type);
+    int64_t Shared = codegen::rowSharedBytes(Last.Size, P.ThreadsX, Vec, Elem);
+    if (Elem > 0 && Shared <= Opts.RowSharedBytes) {
+      P.RowSharedInputs = In;
+      P.RowSharedElemBytes = Elem;
+      std::vector<NodeId> Nodes;
+      for (unsigned I : In)
+        Nodes.push_back(C.Inputs[I]);
+      SharedWhy = fmt::format("row of {} kept in shared memory between stages ({} B a block, "
+                              "limit {}; {} B a thread would exceed RowCacheBytes)",
+                              nodeList(Nodes), Shared, Opts.RowSharedBytes, Bytes);
+    }
+  }
+  P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}{}; ",
+                       Last.Size, Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
+                       P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
+                                          : ClusterWhy,
+                       WideCacheWhy);
+  P.Why += !SharedWhy.empty() ? SharedWhy
+           : P.CacheReadOnce
+               ? fmt::format("row read once (one reduction stage, no whole-row output), its "
+                             "{} B a thread loaded into registers before the reduction "
+                             "(RowCacheReadOnce)",
+                             Bytes)
+           : P.RowCacheValuesOnly
+               ? fmt::format("the values of {} kept in registers between loops ({} B a thread), "
+                             "not the inputs its stages read ({} B a thread at {} threads > "
+                             "RowCacheBytes): "
+                             "no loop reads an input again (RowCacheValues){}",
+                             nodeList(llvm::ArrayRef<NodeId>(P.CachedValues).take_front(
+                                 CoverCount)),
+                             Bytes, StageBytes, codegen::launch::MaxRowThreads,
+                             KeptBytes == 0
+                                 ? ""
+                                 : fmt::format(", and the values of {} computed once ({} B)",
+                                               nodeList(llvm::ArrayRef<NodeId>(P.CachedValues)
+                                                            .drop_front(CoverCount)),
+                                               KeptBytes))
+           : P.CacheRow
+               ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
+                             Opts.ForceRowCache ? ", forced"
+                             : StageOnly ? stageOnlyWhy(C, Staged, BytesOf(Iters, false))
+                                         : "",
+                             P.CachedValues.empty()
+                                 ? ""
+                                 : fmt::format(", and the values of {} computed once ({} B)",
+                                               nodeList(P.CachedValues), KeptBytes))
+           : (Opts.ForceRowCache || ReadAgain) && Bytes == 0
+               ? std::string("row re-read from memory per stage (no input has the row's "
+                             "last dim: each is read through a view, which the register "
+                             "cache does not hold)")
+           : Opts.ForceRowCache || ReadAgain
+               ? fmt::format("row re-read from memory per stage ({} B a thread{})", Bytes,
+                             Opts.ForceRowCache ? ", forced" : " > RowCacheBytes")
+               : "row read once (one reduction stage, no whole-row output): not kept";
+  if (ReadAgain && !P.CacheRow && P.RowSharedInputs.empty() && P.ClusterX == 1) {
+    if (Opts.RowRereadThreads && P.RowsPerBlock == 1 &&
+        Chunks >= 2 * int64_t(Opts.RowRereadThreads) &&
+        int(Opts.RowRereadThreads) != P.ThreadsX) {
+      P.ThreadsX = static_cast<int>(Opts.RowRereadThreads);
+      P.Why += fmt::format(", {} threads a row (forced)", P.ThreadsX);
+    }
+    P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
+  }
+  rowExperiments(P, Opts);
+  return P;
+}
+
+} // namespace jitfuse

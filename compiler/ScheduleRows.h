@@ -1,0 +1,15 @@
+//===- compiler/ScheduleRows.h - a row kernel's threads and caches -*- C++ -*-===//
+#pragma once
+
+#include "compiler/Schedule.h"
+
+namespace jitfuse {
+
+/// Completes \p P, a RowReduce kernel plan of cluster \p C whose domain,
+/// variants and vector width \p Vec scheduleCluster has set: threads a row,
+/// rows a block, the register or shared-memory cache, the re-read rules,
+/// the cluster split and the experiments, each with its clause in P.Why.
+KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
+                        const ScheduleOptions &Opts);
+
+} // namespace jitfuse
