@@ -35,6 +35,14 @@ Graph addNorm(DType T, int64_t H, bool Layer) {
   return G;
 }
 
+/// softmax(x + mask) over f32 rows of \p H, the mask one per row.
+Graph maskedSoftmax(int64_t H) {
+  Graph G;
+  Value X = G.input("x", DType::F32, {"B", H});
+  G.output("p", nn::softmax(X + G.input("mask", DType::F32, {"B", H})));
+  return G;
+}
+
 /// The source of kernel \p Name: from its `__global__` line to the next.
 std::string kernelSource(const std::string &Src, const std::string &Name) {
   size_t At = Src.find(" " + Name + "(");
@@ -87,6 +95,27 @@ TEST_CASE("RowCacheValues: a long row keeps x + residual instead of re-reading t
   }
 }
 
+TEST_CASE("RowCacheValues: softmax(x + mask) keeps the sum, not x and the mask",
+          "[codegen][rowvalues]") {
+  // Three loops (max, sum of exp, the quotients) read x + mask: kept, the
+  // row crosses HBM once instead of twice (online softmax, re-read).
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Executable E = testCompiler().compile(maskedSoftmax(32064), Opts);
+  INFO(E.plan());
+  REQUIRE(E.kernels().size() == 1);
+  CHECK(E.plan().find("(RowCacheValues)") != std::string::npos);
+  std::string K = kernelSource(E.source(), E.kernels().front().Name + "_v4");
+  REQUIRE(!K.empty());
+  CHECK(countOf(K, "(in_0 +") == 1);
+  CHECK(countOf(K, "(in_1 +") == 1);
+  // A plain softmax row (one input) has nothing to gain: unchanged.
+  Graph Plain;
+  Plain.output("p", nn::softmax(Plain.input("x", DType::F32, {"B", 32064})));
+  Executable P = testCompiler().compile(Plain, Opts);
+  CHECK(P.plan().find("RowCacheValues") == std::string::npos);
+}
+
 TEST_CASE("RowCacheValues: not where the values save nothing or an input is read again",
           "[codegen][rowvalues]") {
   CompileOptions Opts;
@@ -113,6 +142,15 @@ TEST_CASE("RowCacheValues: not where the values save nothing or an input is read
 
 TEST_CASE("GPU: rows keeping their computed values match the reference",
           "[gpu][rowvalues]") {
+  for (int64_t Rows : {int64_t(1), int64_t(133)})
+    for (unsigned Off : {0u, 1u}) {
+      INFO("softmax(x + mask) f32 x 32064, " << Rows << " rows, offset " << Off);
+      Graph G = maskedSoftmax(32064);
+      CheckOptions CO;
+      CO.MisalignElems = Off;
+      CO.SpecialValues = Off == 1;
+      checkGraph(G, randomBindings(G, {{"B", Rows}}, {}, CO), CO);
+    }
   for (bool Layer : {false, true})
     for (int64_t H : {int64_t(32064), int64_t(20011)})
       for (int64_t Rows : {int64_t(1), int64_t(7), int64_t(133), int64_t(300)})
