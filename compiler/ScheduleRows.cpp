@@ -241,6 +241,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   // rows (H200 A/B, 2026-12-02: dropping them there cost up to 0.84x at
   // 1-132 rows). Not for a forced cluster (the few-rows twin keeps its rule).
   const int64_t AllBytes = BytesOf(Iters, false), StageBytes = BytesOf(Iters, true);
+  const int StageThreads = P.ThreadsX; // what StageBytes is counted at
   const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
                          !Opts.ForceCluster && AllBytes > Opts.RowCacheBytes && StageBytes > 0 &&
                          StageBytes <= Opts.RowCacheBytes;
@@ -389,7 +390,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                              "no loop reads an input again (RowCacheValues){}",
                              nodeList(llvm::ArrayRef<NodeId>(P.CachedValues).take_front(
                                  CoverCount)),
-                             Bytes, StageBytes, codegen::launch::MaxRowThreads,
+                             Bytes, StageBytes, StageThreads,
                              KeptBytes == 0
                                  ? ""
                                  : fmt::format(", and the values of {} computed once ({} B)",
