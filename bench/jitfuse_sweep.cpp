@@ -91,6 +91,7 @@ struct Options {
   bool NoGroupStores = false;
   bool NoRowCacheValues = false;
   std::string PatternOf;
+  std::optional<DType> PatternType; // PatternOf, parsed
   bool OffsetFirstOnly = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
@@ -292,8 +293,8 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
     // --pattern-of: another dtype's random bytes (same element size), to
     // tell a kernel's cost from its data's.
     DType FillT = T.Type;
-    if (std::optional<DType> D = parseDType(O.PatternOf); D && dtypeBytes(*D) == dtypeBytes(FillT))
-      FillT = *D;
+    if (O.PatternType && dtypeBytes(*O.PatternType) == dtypeBytes(FillT))
+      FillT = *O.PatternType;
     Tm.Filler.fill(In.back(), FillT, N, Salt++);
   }
   for (const TensorDesc &T : X.outputs()) {
@@ -584,6 +585,15 @@ int main(int Argc, char **Argv) {
                  fmt::join(kPatterns, ","));
       return 2;
     }
+  if (!O.PatternOf.empty()) {
+    O.PatternType = parseDType(O.PatternOf);
+    if (!O.PatternType) {
+      fmt::print(stderr, "jitfuse_sweep: --pattern-of: unknown dtype '{}'; expected e.g. bf16, "
+                         "f16, f32\n",
+                 O.PatternOf);
+      return 2;
+    }
+  }
   try {
     return run(O);
   } catch (const std::exception &E) {

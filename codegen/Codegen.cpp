@@ -214,20 +214,20 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
     int64_t PieceChunks = P.ConcatPiece / Vec;
     E.line(fmt::format("jf_store_group<{}, {}, {}>(out_{} + {}, {}, jf_q % {});", ST, Vec,
                        PieceChunks, O, Base, SV, PieceChunks));
-  }
-  else if (Peel && E.chunk() == ChunkKind::Whole &&
-      E.alignedWide(ST, fmt::format("out_{} + {}", O, Base)))
+  } else if (Peel && E.chunk() == ChunkKind::Whole &&
+             E.alignedWide(ST, fmt::format("out_{} + {}", O, Base))) {
     E.line(fmt::format("jf_store_wide<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
-  else if (Peel)
+  } else if (Peel) {
     E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,
                        Vec, O, Base, SV, E.chunk() == ChunkKind::Whole ? "" : ", jf_lo, jf_hi"));
-  else
+  } else {
     // A concat's branches store to the same address: NVVM sank both stores
     // past the branch and split them into 2-byte stores once the chunks of
     // RoPE's halves went piece by piece (bf16 3x slower, BENCHMARKS.md
     // schedule log); the PTX store keeps each branch's one wide store.
     E.line(fmt::format("jf_store{}<{}, {}>(out_{} + {}, {});",
                        hoistableConcat() ? "_wide" : "", ST, Vec, O, Base, SV));
+  }
 }
 
 void KernelWriter::storeStrided(size_t O, bool Vector) {

@@ -22,7 +22,8 @@ namespace jitfuse {
 static bool takesRowForms(const KernelPlan &P) {
   return P.Kind == KernelKind::RowReduce && !P.Domain.empty() &&
          !P.Domain.back().isDynamic() && P.ClusterX == 1 && P.RowsPerBlock == 1 &&
-         (!P.CacheRow || !P.RowCacheInputs.empty() || P.RowCacheValuesOnly) && P.RowSharedInputs.empty() &&
+         (!P.CacheRow || !P.RowCacheInputs.empty() || P.RowCacheValuesOnly) &&
+         P.RowSharedInputs.empty() &&
          (P.ThreadsX == codegen::launch::MaxRowThreads ||
           (P.CacheRow && P.ThreadsX == codegen::launch::WideRowThreads));
 }

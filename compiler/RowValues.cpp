@@ -18,9 +18,9 @@
 
 namespace jitfuse {
 
-/// Mirrors valuesToKeep's cost rule: library calls and divisions (softmax's
-/// exp is ~8 instructions an element, and a row kernel computed it once per
-/// stage).
+/// Ops whose recomputation in a later loop costs more than keeping their
+/// value: library calls and divisions (softmax's exp is ~8 instructions an
+/// element, and a row kernel computed it once per stage).
 static bool costlyToRecompute(Op K) {
   const OpInfo &I = opInfo(K);
   if (I.Kind == OpKind::Unary)
@@ -28,47 +28,57 @@ static bool costlyToRecompute(Op K) {
   return K == Op::Div || K == Op::Pow || K == Op::Mod;
 }
 
-namespace {
-/// The loops of a row cluster, in the order codegen emits them: each
-/// reduction stage's, then the epilogue's, each with the roots it
-/// evaluates (a stage's reduction operands, the epilogue's whole-row
-/// outputs).
-struct RowLoops {
-  std::vector<std::vector<NodeId>> Roots;
+int64_t keptValueBytes(const Graph &G, NodeId N) {
+  // codegen's kv arrays hold the compute type: f32 for 16-bit floats.
+  return G.node(N).Type == DType::F64 ? 8 : 4;
+}
 
-  RowLoops(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
-    std::map<NodeId, int> Stage = reductionStages(G, C.Nodes);
-    int Epilogue = 0;
-    for (auto &[N, S] : Stage)
-      Epilogue = std::max(Epilogue, S + 1);
-    Roots.resize(Epilogue + 1);
-    for (NodeId N : C.Nodes)
-      if (auto It = Stage.find(N); It != Stage.end())
-        Roots[It->second].push_back(G.node(N).Operands[0]);
-    for (NodeId O : C.Outputs)
-      if (sameNumel(G.node(O).Dims, Domain))
-        Roots[Epilogue].push_back(O);
-  }
-};
-} // namespace
-
-std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
+/// The loops that evaluate each node of row cluster \p C (and each input
+/// they load), in the order codegen emits the loops: each reduction stage's
+/// (its reductions' operand cones), then the epilogue's (the whole-row
+/// outputs' cones). A walk stops at reductions (a row's reduced value), at
+/// inputs (a load) and, when \p Cut is given, at a value of Cut that an
+/// earlier loop computed (read from its registers).
+static std::map<NodeId, std::set<int>> loopsOf(const Graph &G, const Cluster &C,
+                                               llvm::ArrayRef<Dim> Domain,
+                                               const std::set<NodeId> *Cut = nullptr) {
+  std::map<NodeId, int> Stage = reductionStages(G, C.Nodes);
+  int Epilogue = 0;
+  for (auto &[N, S] : Stage)
+    Epilogue = std::max(Epilogue, S + 1);
+  std::vector<std::vector<NodeId>> Roots(Epilogue + 1);
+  for (NodeId N : C.Nodes)
+    if (auto It = Stage.find(N); It != Stage.end())
+      Roots[It->second].push_back(G.node(N).Operands[0]);
+  for (NodeId O : C.Outputs)
+    if (sameNumel(G.node(O).Dims, Domain))
+      Roots[Epilogue].push_back(O);
   std::set<NodeId> InCluster(C.Nodes.begin(), C.Nodes.end());
-  RowLoops L(G, C, Domain);
-  // Loops that evaluate each node: a reduction's operand cone in its
-  // stage's loop, a whole-row output's cone in the epilogue.
   std::map<NodeId, std::set<int>> Loops;
-  for (int Loop = 0; Loop < int(L.Roots.size()); ++Loop) {
-    std::vector<NodeId> Work = L.Roots[Loop];
+  std::set<NodeId> Computed;
+  for (int Loop = 0; Loop <= Epilogue; ++Loop) {
+    std::set<NodeId> KeptHere;
+    std::vector<NodeId> Work = Roots[Loop];
     while (!Work.empty()) {
       NodeId N = Work.back();
       Work.pop_back();
-      if (!InCluster.count(N) || isReduction(G.node(N).Kind) || !Loops[N].insert(Loop).second)
+      if (!Loops[N].insert(Loop).second || !InCluster.count(N) || isReduction(G.node(N).Kind))
         continue;
+      if (Cut && Cut->count(N)) {
+        if (Computed.count(N))
+          continue;
+        KeptHere.insert(N);
+      }
       for (NodeId O : G.node(N).Operands)
         Work.push_back(O);
     }
+    Computed.insert(KeptHere.begin(), KeptHere.end());
   }
+  return Loops;
+}
+
+std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
+  std::map<NodeId, std::set<int>> Loops = loopsOf(G, C, Domain);
   std::vector<NodeId> Keep;
   for (NodeId N : C.Nodes) {
     const Node &Nd = G.node(N);
@@ -84,7 +94,6 @@ std::vector<NodeId> valuesToKeep(const Graph &G, const Cluster &C, llvm::ArrayRe
 std::vector<NodeId> valuesCoveringInputs(const Graph &G, const Cluster &C,
                                          llvm::ArrayRef<Dim> Domain,
                                          llvm::ArrayRef<unsigned> Staged) {
-  std::set<NodeId> InCluster(C.Nodes.begin(), C.Nodes.end());
   std::set<NodeId> StagedNodes;
   int64_t InputBytes = 0;
   for (unsigned I : Staged)
@@ -92,33 +101,7 @@ std::vector<NodeId> valuesCoveringInputs(const Graph &G, const Cluster &C,
       InputBytes += dtypeBytes(G.node(C.Inputs[I]).Type);
   if (StagedNodes.empty())
     return {};
-  RowLoops L(G, C, Domain);
-  // Walks each loop's cones the way codegen evaluates them, stopping at
-  // reductions (a row's reduced value), at inputs (a load) and, with
-  // \p Cut, at values an earlier loop kept. Records each node's loops.
-  auto Walk = [&](const std::set<NodeId> *Cut, std::map<NodeId, std::set<int>> &Loops) {
-    std::set<NodeId> Computed;
-    for (int Loop = 0; Loop < int(L.Roots.size()); ++Loop) {
-      std::set<NodeId> KeptHere;
-      std::vector<NodeId> Work = L.Roots[Loop];
-      while (!Work.empty()) {
-        NodeId N = Work.back();
-        Work.pop_back();
-        if (!Loops[N].insert(Loop).second || !InCluster.count(N) || isReduction(G.node(N).Kind))
-          continue;
-        if (Cut && Cut->count(N)) {
-          if (Computed.count(N))
-            continue; // read from its registers
-          KeptHere.insert(N);
-        }
-        for (NodeId O : G.node(N).Operands)
-          Work.push_back(O);
-      }
-      Computed.insert(KeptHere.begin(), KeptHere.end());
-    }
-  };
-  std::map<NodeId, std::set<int>> Loops;
-  Walk(nullptr, Loops);
+  std::map<NodeId, std::set<int>> Loops = loopsOf(G, C, Domain);
   std::set<NodeId> Cut;
   std::vector<NodeId> Keep;
   int64_t ValueBytes = 0;
@@ -131,14 +114,12 @@ std::vector<NodeId> valuesCoveringInputs(const Graph &G, const Cluster &C,
       continue;
     Cut.insert(N);
     Keep.push_back(N);
-    // Kept in the compute type: f32 for 16-bit floats (codegen's kv arrays).
-    ValueBytes += Nd.Type == DType::F64 ? 8 : 4;
+    ValueBytes += keptValueBytes(G, N);
   }
   if (Keep.empty() || ValueBytes >= InputBytes)
     return {};
   // With the values kept, every stage input must be read in one loop only.
-  std::map<NodeId, std::set<int>> CutLoops;
-  Walk(&Cut, CutLoops);
+  std::map<NodeId, std::set<int>> CutLoops = loopsOf(G, C, Domain, &Cut);
   for (NodeId I : StagedNodes)
     if (CutLoops[I].size() > 1)
       return {};

@@ -7,6 +7,10 @@
 
 namespace jitfuse {
 
+/// Bytes an element of per-element value \p N takes kept in registers (its
+/// compute type: f32 for 16-bit floats, f64 for f64).
+int64_t keptValueBytes(const Graph &G, NodeId N);
+
 /// Per-element nodes of row cluster \p C over \p Domain that more than one
 /// of its loops evaluates (a reduction stage's loop, or the epilogue's) and
 /// that cost more to recompute than to keep: the first loop keeps them,

@@ -290,7 +290,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   auto ValuesAt = [&](int64_t Its) {
     int64_t B = 0;
     for (NodeId N : P.CachedValues)
-      B += Its * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+      B += Its * Vec * keptValueBytes(G, N);
     return B;
   };
   if (Opts.RowCacheValues && ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
@@ -344,7 +344,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     for (NodeId N : valuesToKeep(G, C, P.Domain)) {
       if (llvm::is_contained(P.CachedValues, N))
         continue;
-      int64_t B = Iters * Vec * (G.node(N).Type == DType::F64 ? 8 : 4);
+      int64_t B = Iters * Vec * keptValueBytes(G, N);
       if (Bytes + KeptBytes + B > Opts.RowCacheBytes)
         break;
       KeptBytes += B;
