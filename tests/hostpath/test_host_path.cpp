@@ -72,6 +72,13 @@ bool haveFake() {
          }();
 }
 
+/// Fails the case unless the fake driver serves this process: without it
+/// the cases would launch on a real GPU or on none.
+void requireFake() {
+  if (!haveFake())
+    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+}
+
 constexpr int64_t H = 4096;
 
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
@@ -144,8 +151,7 @@ std::string suffix(const FakeCudaLaunch &L) {
 
 TEST_CASE("run() hands cuLaunchKernel this call's pointers, scalar, dim and grid",
           "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   REQUIRE(X.numKernels() == 1);
   const KernelInfo &K = X.kernels()[0];
@@ -179,8 +185,7 @@ TEST_CASE("run() hands cuLaunchKernel this call's pointers, scalar, dim and grid
 }
 
 TEST_CASE("run() picks the widest variant every pointer's alignment allows", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // The ladder (PeelAlignment off): one variant per width.
   Executable X = compileAddRmsNorm(/*Peel=*/false);
   const KernelInfo &K = X.kernels()[0];
@@ -206,8 +211,7 @@ TEST_CASE("run() picks the widest variant every pointer's alignment allows", "[h
 }
 
 TEST_CASE("aligned pointers run the aligned variant, any other offset the peeled one", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   REQUIRE(X.kernels()[0].Vecs == std::vector<int>{8, 8});
   double Eps[] = {1e-6};
@@ -223,8 +227,7 @@ TEST_CASE("aligned pointers run the aligned variant, any other offset the peeled
 
 TEST_CASE("a cold compile defers the peeled variant; the first misaligned run loads it",
           "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", 2048});
   Value W = G.input("weight", DType::BF16, {2048});
@@ -268,8 +271,7 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
 
 TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one",
           "[hostpath][widerows]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // add + RMSNorm over rows of 128256 bf16 (16032 chunks: re-read, with a
   // form split over clusters of 8); the fake device has 132 SMs, so up to
   // 132 x 4 / 8 = 66 rows run split (codegen::launch::useFewRows). With
@@ -300,8 +302,7 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
 
 TEST_CASE("a kept row over half the budget launches 1024 threads a row at any row count",
           "[hostpath][rowcache]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // add + RMSNorm over rows of 32064 bf16 (4008 chunks): x and residual
   // kept (RowCacheStageInputs), 256 B a thread at 512 threads, so 1024
   // (RowCacheWideThreads), the plain form at every row count. Without it,
@@ -330,8 +331,7 @@ TEST_CASE("a kept row over half the budget launches 1024 threads a row at any ro
 }
 
 TEST_CASE("run() still rejects bad pointers and dims, then runs again", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
   double Eps[] = {1e-6};
@@ -368,8 +368,7 @@ TEST_CASE("run() still rejects bad pointers and dims, then runs again", "[hostpa
 }
 
 TEST_CASE("CUDA graph mode updates only the nodes whose arguments changed", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   X.setCudaGraph(true);
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
@@ -393,8 +392,7 @@ TEST_CASE("CUDA graph mode updates only the nodes whose arguments changed", "[ho
 
 TEST_CASE("a row kept in shared memory launches with its bytes, opted in per kernel",
           "[hostpath][rowshared]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // bf16 rows of 32064: x and residual, 8 chunks of 8 a thread, 512
   // threads: 8 x 512 x 8 x (2 + 2) B = 128 KB a block (above the 48 KB a
   // kernel gets without opting in).
@@ -425,8 +423,7 @@ TEST_CASE("a row kept in shared memory launches with its bytes, opted in per ker
 }
 
 TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
   double Eps[] = {1e-6};
@@ -451,8 +448,7 @@ TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[ho
 }
 
 TEST_CASE("a horizontal launch hands each part its block range and variant", "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // Two independent kernels in one launch: W8's row kernel over [B, 4096]
   // bf16 (parameters x, residual, w, r, y, eps, B) and an element-wise one
   // over [N, 1000] f32 (parameters z, z2, N), then the offset of part 1.
@@ -544,8 +540,7 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
 
 TEST_CASE("a horizontal part with few-rows and wide forms runs its plain variant",
           "[hostpath]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   // Part 0: a long f32 row re-read per stage (x - mean(x) over 50257, odd:
   // peeled only), which has a few-rows and a wide form; part 1: an
   // independent element-wise kernel. The horizontal kernel holds part 0's
@@ -586,8 +581,7 @@ TEST_CASE("a horizontal part with few-rows and wide forms runs its plain variant
 }
 
 TEST_CASE("host time of run() for a 1-launch graph (fake driver)", "[.hostbench]") {
-  if (!haveFake())
-    FAIL("the fake libcuda.so.1 is not loaded; run through ctest (LD_LIBRARY_PATH)");
+  requireFake();
   Executable X = compileAddRmsNorm();
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000}, Out[] = {0x400000, 0x500000};
   double Eps[] = {1e-6};
