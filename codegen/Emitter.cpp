@@ -470,11 +470,23 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     if (!Known && C.ColBase.empty() && Idx >= 0)
       Seen.push_back({GroupKey, static_cast<unsigned>(Idx), Rel, Lead});
   }
-  // A row kept in registers widens bf16 at each use (see loadConvert).
   std::string V = bind(Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane),
-                                            P.CacheRow));
+                                            pinConversion(Nd.Type)));
   remember(K, V);
   return V;
+}
+
+bool Emitter::pinConversion(DType T) const {
+  // A row kept in registers widens bf16 at each use; the move made bf16
+  // RoPE 1.2x slower, so element-wise rows keep the shift. An f16 value
+  // under a concat piece's branch keeps its cvt in the branch (1.12x f16
+  // RoPE); in row kernels the pinned cvt gained nothing. Measurements:
+  // jitfuse_device.cuh and BENCHMARKS.md's schedule log.
+  if (T == DType::BF16)
+    return P.CacheRow;
+  if (T == DType::F16)
+    return P.ConcatPiece > 0;
+  return false;
 }
 
 std::string Emitter::elementwise(NodeId N, const Coords &C) {

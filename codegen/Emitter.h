@@ -174,6 +174,9 @@ public:
   Coords permutedCoords(const Node &Nd, const Coords &C) const;
   /// Emits the value of N at C; returns an expression of N's compute type.
   std::string value(NodeId N, const Coords &C);
+  /// Whether a loaded element of dtype \p T is converted where it is used
+  /// (loadConvert's Pinned) rather than where the compiler would hoist it.
+  bool pinConversion(DType T) const;
   /// The linear index of C in shape S (an IndexT expression).
   std::string linearIndex(const Coords &C, llvm::ArrayRef<Dim> S);
   /// The element offset of tensor N's element at C in its buffer: the

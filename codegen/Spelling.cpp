@@ -37,7 +37,8 @@ std::string storageType(DType T) {
 std::string loadConvert(DType T, const std::string &Stored, bool Pinned) {
   switch (T) {
   case DType::Bool: return "(" + Stored + " != 0)";
-  case DType::F16: return "jf_f16_to_float(" + Stored + ")";
+  case DType::F16:
+    return (Pinned ? "jf_f16_to_float_pinned(" : "jf_f16_to_float(") + Stored + ")";
   case DType::BF16:
     return (Pinned ? "jf_bf16_to_float_mov(" : "jf_bf16_to_float(") + Stored + ")";
   default: return Stored;

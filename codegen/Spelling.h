@@ -14,8 +14,9 @@ std::string computeType(DType T);
 /// The type a value of dtype T is stored as in device memory.
 std::string storageType(DType T);
 /// Converts a stored element expression to its compute type. \p Pinned:
-/// bf16 widened by a PTX move the compiler does not hoist (rows kept in
-/// registers; jitfuse_device.cuh).
+/// converted where the source puts it (jitfuse_device.cuh): bf16 by a PTX
+/// move the compiler does not hoist, f16 by a volatile cvt. The caller
+/// chooses per dtype (codegen Emitter::pinConversion).
 std::string loadConvert(DType T, const std::string &Stored, bool Pinned = false);
 /// Converts a compute value of dtype T to its storage type.
 std::string storeConvert(DType T, const std::string &Value);

@@ -62,6 +62,41 @@ TEST_CASE("element-wise chunks load every input before their first arithmetic",
   }
 }
 
+TEST_CASE("f16 RoPE converts q in its piece's branch, after the chunk's loads",
+          "[codegen][loadorder]") {
+  // Both branches of RoPE's concat load q at the chunk's own address; NVVM
+  // hoisted that load and its cvt above the branch, and ptxas then issued
+  // q's other half, cos and sin only after the cvt had waited for q (SASS,
+  // BENCHMARKS.md session 17). Pinned (a volatile cvt,
+  // Emitter::pinConversion), the cvt stays in the branches, where ptxas
+  // puts all four loads first. The PTX shows the cause: no cvt between the
+  // hoisted load and the branch.
+  Graph G;
+  Value Q = G.input("q", DType::F16, {"B", 32, 128});
+  Value Cos = G.input("cos", DType::F16, {"B", 64});
+  Value Sin = G.input("sin", DType::F16, {"B", 64});
+  G.output("q_rot", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Executable E = testCompiler().compile(G, Opts);
+  INFO(E.plan());
+  REQUIRE(E.plan().find("1 kernel") != std::string::npos);
+  size_t Checked = 0;
+  for (const auto &[Name, Body] : ptxEntries(E.ptx())) {
+    INFO("kernel " << Name);
+    size_t Wide = Body.find("ld.global.nc.v4");
+    if (Wide == std::string::npos)
+      continue; // the peeled variant's shifted loads
+    ++Checked;
+    size_t Branch = Body.find(" bra", Wide);
+    REQUIRE(Branch != std::string::npos);
+    size_t FirstCvt = Body.find("cvt.f32.f16", Wide);
+    REQUIRE(FirstCvt != std::string::npos);
+    CHECK(FirstCvt > Branch);
+  }
+  CHECK(Checked >= 1);
+}
+
 namespace {
 
 /// Sum and max of |x| over rows of \p H: a row read once.

@@ -11,6 +11,18 @@ __device__ __forceinline__ float jf_f16_to_float(jf_f16 H) {
   asm("cvt.f32.f16 %0, %1;" : "=f"(F) : "h"(H));
   return F;
 }
+// The same, kept where the source puts it (asm volatile), for element-wise
+// rows that branch on a concat piece (RoPE's halves; codegen Emitter): NVVM
+// hoisted both branches' common q load and its cvt above the branch, so the
+// cvt waited for that load before the chunk's other loads were issued (two
+// memory latencies a thread). Pinned, the SASS issues every load first, as
+// bf16's does: f16 RoPE 1.12x (median of 9 points, up to 1.16x at 16384 x
+// 6144); in row kernels it gained nothing (BENCHMARKS.md, session 18).
+__device__ __forceinline__ float jf_f16_to_float_pinned(jf_f16 H) {
+  float F;
+  asm volatile("cvt.f32.f16 %0, %1;" : "=f"(F) : "h"(H));
+  return F;
+}
 __device__ __forceinline__ jf_f16 jf_float_to_f16(float F) {
   jf_f16 H;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(H) : "f"(F));
