@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,9 @@ struct Options {
   bool SkipJit = false;
   bool Ladder = false;
   bool NoHorizontal = false;
+  std::optional<int64_t> HorizontalMaxBytes;
+  /// NAME=VALUE: the timed size of every selected workload with dim NAME.
+  std::vector<std::string> SetDims;
   bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
   bool NoRowCacheStageInputs = false;
   uint64_t Seed = 20261129;
@@ -290,6 +294,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.FastMath = UO.FastMath = W.FastMath;
     FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
+    FO.HorizontalMaxBytes = Ctx.Opts.HorizontalMaxBytes;
     FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
     FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
@@ -482,6 +487,14 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-horizontal", O.NoHorizontal,
                "Give every fused kernel its own launch (CompileOptions::HorizontalFusion off) "
                "for a same-run comparison with horizontal launches");
+  App.add_option("--horizontal-max-bytes", O.HorizontalMaxBytes,
+                 "CompileOptions::HorizontalMaxBytes: a horizontal launch runs its kernels "
+                 "one by one above these bytes (-1: never), for a same-run comparison")
+      ->check(CLI::Range(int64_t(-1), INT64_MAX));
+  App.add_option("--dims", O.SetDims,
+                 "NAME=VALUE: time the selected workloads with dynamic dim NAME at VALUE "
+                 "(e.g. --only W9L --dims T=256)")
+      ->delimiter(',');
   App.add_flag("--no-joint-reduce", O.NoJointReduce,
                "CompileOptions::JointReduce = false (three barriers per block reduction), fused "
                "and unfused, for a same-binary comparison");
@@ -542,9 +555,21 @@ int main(int Argc, char **Argv) {
     Root["device"] = std::move(Dev);
 
     Json Rows = Json::array();
-    for (const Workload &W : allWorkloads()) {
+    for (Workload W : allWorkloads()) {
       if (!selected(W, O))
         continue;
+      for (const std::string &S : O.SetDims) {
+        size_t Eq = S.find('=');
+        int64_t V = 0;
+        if (Eq == std::string::npos || Eq == 0 ||
+            llvm::StringRef(S).drop_front(Eq + 1).getAsInteger(10, V) || V < 0)
+          fail("--dims {}: expected NAME=VALUE with VALUE >= 0", S);
+        auto It = W.Dims.find(S.substr(0, Eq));
+        if (It == W.Dims.end())
+          fail("--dims {}: workload {} has no dynamic dim '{}'", S, W.Id,
+               S.substr(0, Eq));
+        It->second = V;
+      }
       fmt::print("{}: {} ...\n", W.Id, W.Desc);
       std::fflush(stdout);
       Rows.push_back(runWorkload(Ctx, W, Failed));

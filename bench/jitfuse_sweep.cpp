@@ -89,6 +89,7 @@ struct Options {
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
+  bool WholeChunkPaths = false;
   bool NoRowCacheValues = false;
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
@@ -440,6 +441,7 @@ int run(const Options &O) {
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
+        CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
@@ -551,6 +553,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--whole-chunk-paths", O.WholeChunkPaths,
+               "CompileOptions::WholeChunkPaths (experiment: whole and partial chunks of "
+               "element-wise rows with a broadcast 16-bit input take separate paths)");
   App.add_flag("--no-group-stores", O.NoGroupStores,
                "CompileOptions::GroupStores = false (misaligned 16-bit output chunks of concat "
                "rows stored in partial stores a lane, for comparisons)");

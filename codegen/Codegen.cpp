@@ -411,7 +411,10 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   }
   outerCoords("row");
   std::string Base = fmt::format("row * {} + col", L);
-  storeChunk(Base);
+  if (Peel && P.WholeChunkPaths && !RowStartChunks)
+    wholeOrPartial([&] { storeChunk(Base); }, "true");
+  else
+    storeChunk(Base);
   E.setLaneGuard(false);
 }
 

@@ -124,6 +124,11 @@ struct KernelPlan {
   /// a group of lanes at a time through shuffles (CompileOptions::
   /// GroupStores; peeled variant).
   bool GroupStores = false;
+  /// Elementwise by rows, peeled, no concat pieces: the chunk body is
+  /// emitted for whole chunks and for partial ones (KernelWriter::
+  /// wholeOrPartial), so a broadcast 16-bit input at another phase is read
+  /// as two aligned blocks, not per lane (CompileOptions::WholeChunkPaths).
+  bool WholeChunkPaths = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

@@ -13,6 +13,7 @@
 #include "compiler/SizeExpr.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace jitfuse {
@@ -24,6 +25,25 @@ namespace jitfuse {
 /// launch neutral at large sizes (issue 13); the rule is deliberately
 /// conservative.
 inline constexpr int64_t HorizontalMaxPartBytes = int64_t(2) << 20;
+
+/// A horizontal launch whose parts move more than this many bytes together
+/// at a run's dims launches each part on its own instead (the program holds
+/// both forms; exec prepareDims chooses per dims). Measured on the H200
+/// (BENCHMARKS.md, session 18), llama_block's 4-part launch against its
+/// kernels launched one by one: 5.7 vs 15.9 us at T = 16 (2.2 MB), 51.0 vs
+/// 53.0 us at T = 1024 (141 MB), 187.4 vs 162.4 us at T = 4096 (564 MB);
+/// linear in between, they cross near 180 MB.
+inline constexpr int64_t HorizontalMaxLaunchBytes = int64_t(160) << 20;
+
+/// Whether a horizontal launch moving \p Bytes (at any dims) needs its parts
+/// as launches of their own as well, for dims where it moves more than
+/// \p MaxBytes (< 0: never).
+inline bool splitsWhenLarge(const SizeSum &Bytes, int64_t MaxBytes) {
+  if (MaxBytes < 0)
+    return false;
+  std::optional<int64_t> Static = Bytes.staticValue();
+  return !Static || *Static > MaxBytes;
+}
 
 /// Most kernels one launch holds: the dispatch is a chain of block-range
 /// tests, and ...

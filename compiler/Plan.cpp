@@ -1,6 +1,8 @@
 //===- compiler/Plan.cpp - the fusion plan a user reads -------------------===//
 #include "compiler/Plan.h"
 
+#include "compiler/Horizontal.h"
+
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
@@ -135,7 +137,9 @@ std::string explainPlan(const Graph &G, const Partition &P,
 }
 
 std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
-                            llvm::ArrayRef<std::vector<unsigned>> Launches) {
+                            llvm::ArrayRef<std::vector<unsigned>> Launches,
+                            llvm::ArrayRef<SizeSum> KernelBytes, int64_t MaxBytes,
+                            llvm::ArrayRef<std::string> DynNames) {
   if (Launches.size() == Plans.size())
     return "";
   std::string Out = fmt::format("launches: {} for {} kernels (horizontal fusion: independent "
@@ -152,6 +156,15 @@ std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
     }
     Out += fmt::format("  launch {}: {}{}\n", L, fmt::join(Parts, " + "),
                        Parts.size() > 1 ? fmt::format(", blocks of {} threads", Threads) : "");
+    SizeSum Bytes;
+    for (unsigned K : Launches[L])
+      Bytes.add(KernelBytes[K]);
+    if (Launches[L].size() > 1 && splitsWhenLarge(Bytes, MaxBytes))
+      Out += fmt::format("    (its kernels launch one by one where they move more than {} "
+                         "together: {} bytes)\n",
+                         MaxBytes % (1 << 20) == 0 ? fmt::format("{} MiB", MaxBytes >> 20)
+                                                   : fmt::format("{} bytes", MaxBytes),
+                         Bytes.str(DynNames));
   }
   return Out;
 }

@@ -25,10 +25,13 @@ std::string explainPlan(const Graph &G, const Partition &P,
                         llvm::ArrayRef<SizeSum> KernelBytes, bool Fused);
 
 /// The launches when some share one (horizontal fusion): one line each
-/// with its parts; "" when every kernel has its own launch, so such plans
-/// read as before.
+/// with its parts, and the bytes above which a shared launch runs its parts
+/// on their own (\p MaxBytes, compiler/Horizontal.h splitsWhenLarge); ""
+/// when every kernel has its own launch, so such plans read as before.
 std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
-                            llvm::ArrayRef<std::vector<unsigned>> Launches);
+                            llvm::ArrayRef<std::vector<unsigned>> Launches,
+                            llvm::ArrayRef<SizeSum> KernelBytes, int64_t MaxBytes,
+                            llvm::ArrayRef<std::string> DynNames);
 
 /// Graphviz DOT of the plan, one subgraph per kernel; kernels sharing a
 /// launch (\p Launches, may be empty) sit in a subgraph of the launch.

@@ -90,6 +90,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheWideThreads = Opts.RowCacheWideThreads;
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
+  SO.WholeChunkPaths = Opts.WholeChunkPaths;
   SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
@@ -109,7 +110,8 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
                  "of a permuted view of their operands (node ids below are the lowered "
                  "graph's)\n" +
                  R.PlanText;
-  R.PlanText += explainLaunches(R.Kernels, R.Launches);
+  R.PlanText += explainLaunches(R.Kernels, R.Launches, R.KernelBytes, Opts.HorizontalMaxBytes,
+                                G.dynamicDims());
   R.PlanDot = planToDot(G, R.Part, R.Launches);
   checkContract(G, R.Part, R.Launches.size(), Opts, R.PlanText);
   return R;

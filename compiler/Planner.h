@@ -26,6 +26,8 @@ struct PlanOptions {
   bool PeelAlignment = true;
   std::optional<bool> RowCache;
   bool Horizontal = true;
+  /// CompileOptions::HorizontalMaxBytes, resolved (< 0: never split).
+  int64_t HorizontalMaxBytes = 0;
   std::optional<unsigned> ExpectKernels, ExpectLaunches;
   std::vector<std::vector<NodeId>> SameKernel;
   /// Row clusters allowed (CompileOptions::RowClusters or RowCluster, and
@@ -52,6 +54,7 @@ struct PlanOptions {
   bool RowCacheWideThreads = true;
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
+  bool WholeChunkPaths = false;
   bool RowCacheValues = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;

@@ -176,6 +176,21 @@ static int64_t equalConcatPiece(const Graph &G, const KernelPlan &P) {
 }
 
 
+/// Whether an input of \p C is 16-bit, not strided, and broadcast over the
+/// rows of \p Domain (a bias [H] beside [B, H]): under odd-length or offset
+/// rows it sits at another phase than the chunks, row by row
+/// (KernelPlan::WholeChunkPaths).
+static bool broadcastHalfInput(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
+  for (NodeId I : C.Inputs) {
+    const Node &Nd = G.node(I);
+    if (dtypeBytes(Nd.Type) != 2 || !G.stridesOf(I).empty() || Nd.Dims.empty() ||
+        sameShape(Nd.Dims, Domain) || Nd.Dims.back() != Domain.back())
+      continue;
+    return true;
+  }
+  return false;
+}
+
 static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                               const ScheduleOptions &Opts) {
   KernelPlan P;
@@ -349,6 +364,13 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
                    "shuffles (GroupStores)";
         }
       }
+    }
+    if (Opts.WholeChunkPaths && C.Kind == KernelKind::Elementwise && !P.Flat && Opts.Peel &&
+        P.ConcatPiece == 0 && Vec == 8 && broadcastHalfInput(G, C, P.Domain)) {
+      P.WholeChunkPaths = true;
+      P.Why += "; whole and partial chunks take separate paths, so the 16-bit input "
+               "broadcast over the rows is read 16 bytes at a time at any phase "
+               "(WholeChunkPaths)";
     }
     if (C.Kind == KernelKind::FullReduce)
       P.Why += "; two stages, per-block partials combined in a fixed order";

@@ -24,6 +24,8 @@ struct ScheduleOptions {
   static constexpr int64_t ReadOnceCacheBytes = 64;
   /// CompileOptions::GroupStores.
   bool GroupStores = true;
+  /// CompileOptions::WholeChunkPaths.
+  bool WholeChunkPaths = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

@@ -4,6 +4,7 @@
 #include "ir/Types.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,18 @@ public:
     return true;
   }
   int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
+  /// The value when it is the same for any dims (no term with a dynamic
+  /// dim is nonzero), else nullopt.
+  std::optional<int64_t> staticValue() const {
+    int64_t V = 0;
+    for (auto &[D, K] : Terms) {
+      if (!D.empty() && K != 0)
+        return std::nullopt;
+      if (D.empty())
+        V = K;
+    }
+    return V;
+  }
   std::string str(llvm::ArrayRef<std::string> DynNames) const;
 
 private:

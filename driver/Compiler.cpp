@@ -17,6 +17,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/LaunchRule.h"
+#include "compiler/Horizontal.h"
 #include "compiler/Planner.h"
 #include "driver/Dump.h"
 #include "exec/ExecutableImpl.h"
@@ -73,6 +74,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.PeelAlignment = Opts.PeelAlignment;
   P.RowCache = Opts.RowCache;
   P.Horizontal = Opts.HorizontalFusion;
+  P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;
   P.ExpectLaunches = Opts.ExpectLaunches;
   P.SameKernel = Opts.SameKernel;
@@ -95,6 +97,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
+  P.WholeChunkPaths = Opts.WholeChunkPaths;
   P.RowCacheValues = Opts.RowCacheValues;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;
@@ -287,21 +290,40 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Kernels are written for the graph the plan was made for (the user's, or
   // its lowering and row view when reductions run over axes: Planner.h). A
   // horizontal launch is emitted from its parts' kernels (its device
-  // functions); the program holds one entry per launch.
+  // functions); the program holds one entry per launch, then the parts of
+  // each horizontal launch that runs them one by one at large dims
+  // (compiler/Horizontal.h splitsWhenLarge) as kernels of their own.
   const Graph &PG = Plan.planned(G);
-  std::vector<codegen::EmittedKernel> PartEmitted, Emitted;
+  std::vector<codegen::EmittedKernel> PartEmitted, Emitted, Alone;
   for (const KernelPlan &K : Plan.Kernels)
     PartEmitted.push_back(codegen::emitKernel(PG, K));
+  int64_t MaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
+  std::vector<bool> Splits(Plan.Launches.size(), false);
   for (size_t L = 0; L < Plan.Launches.size(); ++L) {
     const std::vector<unsigned> &Parts = Plan.Launches[L];
-    if (Parts.size() == 1)
+    if (Parts.size() == 1) {
       Emitted.push_back(PartEmitted[Parts.front()]);
-    else
-      Emitted.push_back(codegen::emitHorizontal(PG, Plan.Kernels, PartEmitted, Parts,
-                                                fmt::format("jf_l{}_h", L)));
+      continue;
+    }
+    std::string Name = fmt::format("jf_l{}_h", L);
+    Emitted.push_back(codegen::emitHorizontal(PG, Plan.Kernels, PartEmitted, Parts, Name));
+    SizeSum Bytes;
+    for (unsigned K : Parts)
+      Bytes.add(Plan.KernelBytes[K]);
+    Splits[L] = splitsWhenLarge(Bytes, MaxBytes);
+    if (!Splits[L])
+      continue;
+    // The header (a comment) is already in the launch's, with the parts'.
+    for (unsigned K : Parts) {
+      Alone.push_back(PartEmitted[K]);
+      Alone.back().Header = fmt::format("// kernel {} alone: launch {} at large dims\n",
+                                        Plan.Kernels[K].Name, Name);
+    }
   }
+  std::vector<codegen::EmittedKernel> Program = Emitted;
+  Program.insert(Program.end(), Alone.begin(), Alone.end());
   auto X = std::make_unique<ExecutableImpl>();
-  X->Source = codegen::joinProgram(Emitted);
+  X->Source = codegen::joinProgram(Program);
   double EmitMs = msSince(Start) - PlanMs;
 
   // Stage "target" (chosen before the plan), and the key, once.
@@ -319,17 +341,17 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "compile or find".
   bool WantPtx = Opts.WantPtx || Env.DumpPtx;
   auto CompileNow = [&] {
-    return runNvrtc(Emitted, X->Source, T, Env.CompileThreads, WantPtx, X->Ptx);
+    return runNvrtc(Program, X->Source, T, Env.CompileThreads, WantPtx, X->Ptx);
   };
   bool Hit = false;
   size_t NumVariants = 0;
-  for (const codegen::EmittedKernel &K : Emitted)
+  for (const codegen::EmittedKernel &K : Program)
     NumVariants += K.Variants.size();
   // A CUBIN dump holds every variant, so nothing is left to the background.
-  if (Opts.DeferVariants && !WantPtx && !Env.DumpCubin && NumVariants > Emitted.size()) {
+  if (Opts.DeferVariants && !WantPtx && !Env.DumpCubin && NumVariants > Program.size()) {
     auto CompileFirst = [&] {
       std::vector<codegen::EmittedKernel> Eager, Rest;
-      X->Stats.DeferredVariants = static_cast<unsigned>(splitVariants(Emitted, Eager, Rest));
+      X->Stats.DeferredVariants = static_cast<unsigned>(splitVariants(Program, Eager, Rest));
       return compileDeferred(Cache, Key, X->Source, std::move(Eager), std::move(Rest), T,
                              Env.CompileThreads);
     };
@@ -373,7 +395,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])
       X->Kernels[I].Launch = static_cast<unsigned>(L);
-  X->buildLaunches(PG, Plan.Kernels, Plan.Launches, PartEmitted, Emitted);
+  X->buildLaunches(PG, Plan.Kernels, Plan.Launches, PartEmitted, Emitted, Plan.KernelBytes,
+                   Splits, MaxBytes);
   X->Part = std::move(Plan.Part);
   X->KernelBytes = std::move(Plan.KernelBytes);
   X->GraphText = std::move(Plan.GraphText);
@@ -383,7 +406,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   if (X->HaveDevice) {
     X->Ctx = rt::primaryContext(Opts.Device);
     std::vector<std::string> Names;
-    for (const codegen::EmittedKernel &K : Emitted)
+    for (const codegen::EmittedKernel &K : Program)
       for (const codegen::EmittedKernel::Variant &V : K.Variants)
         Names.push_back(V.Name);
     // A CUBIN the driver refuses is a stale or damaged entry: drop it and

@@ -170,6 +170,14 @@ struct CompileOptions {
   /// point of 64 MB or more, aligned points unchanged. false: the partial
   /// stores, for comparisons.
   bool GroupStores = true;
+  /// An element-wise row kernel's peeled variant whose 16-bit input is
+  /// broadcast over the rows (a bias under odd-length or offset rows, at
+  /// another phase than the chunks) emits its body twice: for whole
+  /// chunks, where that input is read as two aligned 16-byte blocks
+  /// (jf_load_whole), and for a row's partial first and last chunk, per
+  /// lane. false: every chunk through jf_load_chunk, whose misaligned
+  /// chunks are read one 2-byte element at a time. An experiment.
+  bool WholeChunkPaths = false;
   /// A row read again whose stage inputs do not fit the register budget
   /// keeps the per-element values its first loop computes from them, when
   /// those fit and take fewer bytes (add + RMSNorm's x + residual, one f32
@@ -193,6 +201,12 @@ struct CompileOptions {
   /// (compiler/Horizontal.h). Only with Fuse. false: one launch per kernel,
   /// for same-run comparisons.
   bool HorizontalFusion = true;
+  /// A horizontal launch whose parts move more than this many bytes
+  /// together at a run's dims launches each part on its own (the program
+  /// holds both forms; the first run at new dims chooses). Unset:
+  /// compiler/Horizontal.h HorizontalMaxLaunchBytes, measured; -1: always
+  /// one launch (experiments, `jitfuse_bench --horizontal-max-bytes`).
+  std::optional<int64_t> HorizontalMaxBytes;
   /// A cold compile returns once each launch's first variant (the aligned
   /// one) is compiled and loaded; the others (the peeled variants, or the
   /// ladder's narrower widths) compile on a background thread, are written

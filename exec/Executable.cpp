@@ -41,6 +41,22 @@ Executable::~Executable() = default;
 
 unsigned Executable::numKernels() const { return Impl->Kernels.size(); }
 unsigned Executable::numLaunches() const { return Impl->Launches.size(); }
+bool Executable::launchSplitAt(unsigned Launch, llvm::ArrayRef<int64_t> Dims) const {
+  if (Launch >= Impl->Launches.size())
+    fail("launchSplitAt: launch {} does not exist; the executable has {}", Launch,
+         Impl->Launches.size());
+  if (Dims.size() != Impl->DynDims.size())
+    fail("launchSplitAt: got {} dynamic dim values, the graph has {}", Dims.size(),
+         Impl->DynDims.size());
+  const LaunchPlan &L = Impl->Launches[Launch];
+  return !L.Alone.empty() && L.Bytes.eval(Dims) > L.MaxCombinedBytes;
+}
+unsigned Executable::numLaunchesAt(llvm::ArrayRef<int64_t> Dims) const {
+  unsigned N = 0;
+  for (unsigned L = 0; L < Impl->Launches.size(); ++L)
+    N += launchSplitAt(L, Dims) ? Impl->Launches[L].Alone.size() : 1;
+  return N;
+}
 llvm::ArrayRef<KernelInfo> Executable::kernels() const { return Impl->Kernels; }
 llvm::ArrayRef<TensorDesc> Executable::inputs() const { return Impl->Inputs; }
 llvm::ArrayRef<TensorDesc> Executable::outputs() const { return Impl->Outputs; }
@@ -172,63 +188,92 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
     checkStrides(D, Dims);
   growIntermediates(Dims);
   for (LaunchPlan &L : Launches) {
-    if (L.Parts.empty()) {
-      codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
-      for (size_t V = 0; V < L.NumPlain; ++V)
-        L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
-      // The few-rows form (codegen::launch::useFewRows), else the wide
-      // one (useWideRows): only the shapes of the form this run launches
-      // are computed.
-      bool Few = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
-                                                          SmCount);
-      bool Wide = !Few && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
-      L.FormBase = Few ? L.NumPlain : Wide ? L.NumPlain * (L.FewRule ? 2 : 1) : 0;
-      for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V) {
-        const codegen::LaunchRule &R = L.ruleOf(V);
-        size_t Base = V - V % L.NumPlain;
-        L.Shapes[V] = Base == L.FormBase
-                          ? R.shape(Sizes, L.Vecs[V], SmCount, R.peeled(V - Base))
-                          : std::nullopt;
-      }
-    } else {
-      prepareHorizontalShapes(L, Dims);
-    }
-    auto Shift = [&](llvm::ArrayRef<SizeExpr> Strides) {
-      int Min = 64;
-      for (const SizeExpr &S : Strides)
-        Min = std::min(Min, std::countr_zero(static_cast<uint64_t>(S.eval(Dims))));
-      return Min;
-    };
-    L.StrideShift = Shift(L.StrideAlign);
-    for (LaunchPart &Part : L.Parts)
-      Part.StrideShift = Shift(Part.StrideAlign);
-    for (size_t S = 0; S < L.Slots.size(); ++S) {
-      const ArgSlot &A = L.Slots[S];
-      uint64_t &Slot = L.Storage[S];
-      switch (A.K) {
-      case codegen::KernelParam::Input:
-      case codegen::KernelParam::Output:
-        if (A.Src.K == TensorSource::Intermediate)
-          Slot = InterBuffers[A.Src.Index].ptr();
-        break; // graph pointers: per call (prepareLaunch)
-      case codegen::KernelParam::Scalar:
-        break; // per call
-      case codegen::KernelParam::DynDim:
-        Slot = static_cast<uint64_t>(Dims[A.Index]);
-        break;
-      case codegen::KernelParam::Partials:
-        Slot = L.Partials.ptr();
-        break;
-      case codegen::KernelParam::Counter:
-        Slot = L.Counter.ptr();
-        break;
-      case codegen::KernelParam::BlockOffset:
-        break; // per call (prepareLaunch)
-      }
+    // compiler/Horizontal.h: the parts run one by one above the bytes.
+    if (!L.Alone.empty())
+      L.Active = L.Bytes.eval(Dims) <= L.MaxCombinedBytes;
+    prepareLaunchDims(L, Dims);
+    for (LaunchPlan &A : L.Alone) {
+      A.Active = !L.Active;
+      prepareLaunchDims(A, Dims);
     }
   }
+  // Graph mode keeps a graph per form, so dims crossing a split and back
+  // do not rebuild one.
+  std::vector<bool> Form;
+  for (const LaunchPlan &L : Launches)
+    if (!L.Alone.empty())
+      Form.push_back(L.Active);
+  auto It = std::find(GraphForms.begin(), GraphForms.end(), Form);
+  if (It == GraphForms.end()) {
+    if (GraphForms.size() == MaxGraphForms) {
+      GraphForms.clear();
+      CudaGraphs.clear();
+    }
+    GraphForms.push_back(std::move(Form));
+    It = GraphForms.end() - 1;
+  }
+  GraphForm = static_cast<size_t>(It - GraphForms.begin());
   ValidDims.assign(Dims.begin(), Dims.end());
   DimsValid = true;
+}
+
+void ExecutableImpl::prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims) {
+  if (!L.Active)
+    return; // prepareLaunch skips it
+  if (L.Parts.empty()) {
+    codegen::LaunchSizes Sizes{L.Numel.eval(Dims), L.Rows.eval(Dims), L.RowLen.eval(Dims)};
+    for (size_t V = 0; V < L.NumPlain; ++V)
+      L.Shapes[V] = L.Rule.shape(Sizes, L.Vecs[V], SmCount, L.Rule.peeled(V));
+    // The few-rows form (codegen::launch::useFewRows), else the wide
+    // one (useWideRows): only the shapes of the form this run launches
+    // are computed.
+    bool Few = L.FewRule && codegen::launch::useFewRows(Sizes.Rows, L.FewRule->clusterX(),
+                                                        SmCount);
+    bool Wide = !Few && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
+    L.FormBase = Few ? L.NumPlain : Wide ? L.NumPlain * (L.FewRule ? 2 : 1) : 0;
+    for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V) {
+      const codegen::LaunchRule &R = L.ruleOf(V);
+      size_t Base = V - V % L.NumPlain;
+      L.Shapes[V] = Base == L.FormBase
+                        ? R.shape(Sizes, L.Vecs[V], SmCount, R.peeled(V - Base))
+                        : std::nullopt;
+    }
+  } else {
+    prepareHorizontalShapes(L, Dims);
+  }
+  auto Shift = [&](llvm::ArrayRef<SizeExpr> Strides) {
+    int Min = 64;
+    for (const SizeExpr &S : Strides)
+      Min = std::min(Min, std::countr_zero(static_cast<uint64_t>(S.eval(Dims))));
+    return Min;
+  };
+  L.StrideShift = Shift(L.StrideAlign);
+  for (LaunchPart &Part : L.Parts)
+    Part.StrideShift = Shift(Part.StrideAlign);
+  for (size_t S = 0; S < L.Slots.size(); ++S) {
+    const ArgSlot &A = L.Slots[S];
+    uint64_t &Slot = L.Storage[S];
+    switch (A.K) {
+    case codegen::KernelParam::Input:
+    case codegen::KernelParam::Output:
+      if (A.Src.K == TensorSource::Intermediate)
+        Slot = InterBuffers[A.Src.Index].ptr();
+      break; // graph pointers: per call (prepareLaunch)
+    case codegen::KernelParam::Scalar:
+      break; // per call
+    case codegen::KernelParam::DynDim:
+      Slot = static_cast<uint64_t>(Dims[A.Index]);
+      break;
+    case codegen::KernelParam::Partials:
+      Slot = L.Partials.ptr();
+      break;
+    case codegen::KernelParam::Counter:
+      Slot = L.Counter.ptr();
+      break;
+    case codegen::KernelParam::BlockOffset:
+      break; // per call (prepareLaunch)
+    }
+  }
 }
 
 void ExecutableImpl::prepareHorizontalShapes(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims) {
@@ -325,17 +370,21 @@ void ExecutableImpl::run(llvm::ArrayRef<CUdeviceptr> In,
     runGraph(In, Out, Sc, Stream);
     return;
   }
-  for (LaunchPlan &L : Launches) {
+  forEachPlan(Launches, [&](LaunchPlan &L) {
     PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     if (!P.Skip)
       rt::launchKernel(P.Fn, P.Grid, P.Block, P.SharedBytes, Stream, L.ArgPtrs.data());
-  }
+  });
 }
 
 PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
                                              llvm::ArrayRef<CUdeviceptr> Out,
                                              llvm::ArrayRef<double> Sc) {
   PreparedLaunch P;
+  if (!L.Active) {
+    P.Skip = true;
+    return P;
+  }
   // Widest variant every vectorized pointer allows: Vecs and element sizes
   // are powers of two, so a pointer allows 2^k elements when its address
   // has k + log2(element size) trailing zero bits (all of them for null).

@@ -134,6 +134,13 @@ public:
   /// Kernel launches per run: numKernels() less the kernels that run inside
   /// another's launch (horizontal fusion, CompileOptions::HorizontalFusion).
   unsigned numLaunches() const;
+  /// Whether launch \p Launch (a horizontal one) runs its kernels as
+  /// launches of their own at these dims: its parts move more than
+  /// CompileOptions::HorizontalMaxBytes together (compiler/Horizontal.h).
+  bool launchSplitAt(unsigned Launch, llvm::ArrayRef<int64_t> Dims) const;
+  /// Kernel launches a run at these dims makes (numLaunches(), plus the
+  /// parts of each launch split there, less one each), empty ones included.
+  unsigned numLaunchesAt(llvm::ArrayRef<int64_t> Dims) const;
   llvm::ArrayRef<KernelInfo> kernels() const;
   llvm::ArrayRef<TensorDesc> inputs() const;
   llvm::ArrayRef<TensorDesc> outputs() const;

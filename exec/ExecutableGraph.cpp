@@ -17,7 +17,11 @@
 // The topology never changes, so nothing is ever replayed with stale
 // arguments and the instance is never rebuilt, except when a driver refuses
 // to change a node's function in place (drivers before the CUDA 12
-// semantics): then the graph is built and instantiated afresh. When nothing
+// semantics): then the graph is built and instantiated afresh. A launch
+// that runs its parts one by one at large dims (LaunchPlan::Alone) changes
+// the topology: each such form has a graph of its own, built at its first
+// run (disabled nodes cost 0.3 us each in a replay, so the other form's
+// nodes are left out rather than disabled). When nothing
 // changed, a run is checkArgs + the comparisons + one cuGraphLaunch, with no
 // allocation.
 //
@@ -60,7 +64,7 @@ void ExecutableImpl::setCudaGraph(bool On) {
   }
   UseCudaGraph = On;
   if (!On)
-    CudaGraph.reset();
+    CudaGraphs.clear();
 }
 
 static bool sameDims(const rt::LaunchDims &A, const rt::LaunchDims &B) {
@@ -92,14 +96,20 @@ static void checkNode(CUresult R, const char *What, const LaunchPlan &L) {
 
 void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
                                 llvm::ArrayRef<CUdeviceptr> Out, llvm::ArrayRef<double> Sc) {
-  CudaGraph.reset();
+  if (CudaGraphs.size() <= GraphForm)
+    CudaGraphs.resize(GraphForm + 1);
+  CudaGraphs[GraphForm].reset();
   const rt::Driver &D = rt::Driver::get();
   const rt::DriverApi &Api = D.api();
   auto G = std::make_unique<LaunchGraph>();
   D.check(Api.cuGraphCreate(&G->Graph, 0), "cuGraphCreate");
-  G->Nodes.resize(Launches.size());
-  for (size_t I = 0; I < Launches.size(); ++I) {
-    LaunchPlan &L = Launches[I];
+  forEachPlan(Launches, [&](LaunchPlan &L) {
+    if (L.Active)
+      G->Plans.push_back(&L);
+  });
+  G->Nodes.resize(G->Plans.size());
+  for (size_t I = 0; I < G->Plans.size(); ++I) {
+    LaunchPlan &L = *G->Plans[I];
     GraphNodeState &N = G->Nodes[I];
     PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     // A skipped launch still gets its node (disabled below), with a valid
@@ -113,14 +123,14 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
     CUDA_KERNEL_NODE_PARAMS KP = nodeParams(N.Fn, N.Grid, N.Block, N.SharedBytes, L);
     const CUgraphNode *Dep = I ? &G->Nodes[I - 1].Node : nullptr;
     checkNode(Api.cuGraphAddKernelNode(&N.Node, G->Graph, Dep, I ? 1 : 0, &KP),
-              "cuGraphAddKernelNode", Launches[I]);
+              "cuGraphAddKernelNode", L);
   }
   D.check(Api.cuGraphInstantiateWithFlags(&G->Exec, G->Graph, 0), "cuGraphInstantiateWithFlags");
   for (size_t I = 0; I < G->Nodes.size(); ++I)
     if (!G->Nodes[I].Enabled)
       checkNode(Api.cuGraphNodeSetEnabled(G->Exec, G->Nodes[I].Node, 0),
-                "cuGraphNodeSetEnabled", Launches[I]);
-  CudaGraph = std::move(G);
+                "cuGraphNodeSetEnabled", *G->Plans[I]);
+  CudaGraphs[GraphForm] = std::move(G);
   ++GraphStats.Instantiations;
 }
 
@@ -130,18 +140,17 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
     return; // as direct mode: nothing to enqueue
   const rt::Driver &D = rt::Driver::get();
   const rt::DriverApi &Api = D.api();
-  if (!CudaGraph) {
+  if (GraphForm >= CudaGraphs.size() || !CudaGraphs[GraphForm]) {
     buildGraph(In, Out, Sc);
   } else {
-    LaunchGraph &G = *CudaGraph;
-    for (size_t I = 0; I < Launches.size(); ++I) {
-      LaunchPlan &L = Launches[I];
+    LaunchGraph &G = *CudaGraphs[GraphForm];
+    for (size_t I = 0; I < G.Plans.size(); ++I) {
+      LaunchPlan &L = *G.Plans[I];
       GraphNodeState &N = G.Nodes[I];
       PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
       if (P.Skip) {
         if (N.Enabled) {
-          checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 0), "cuGraphNodeSetEnabled",
-                    Launches[I]);
+          checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 0), "cuGraphNodeSetEnabled", L);
           N.Enabled = false;
           ++GraphStats.NodeToggles;
         }
@@ -159,7 +168,7 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
           buildGraph(In, Out, Sc);
           break;
         }
-        checkNode(R, "cuGraphExecKernelNodeSetParams", Launches[I]);
+        checkNode(R, "cuGraphExecKernelNodeSetParams", L);
         N.Fn = P.Fn;
         N.Grid = P.Grid;
         N.Block = P.Block;
@@ -168,14 +177,13 @@ void ExecutableImpl::runGraph(llvm::ArrayRef<CUdeviceptr> In, llvm::ArrayRef<CUd
         ++GraphStats.NodeUpdates;
       }
       if (!N.Enabled) {
-        checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 1), "cuGraphNodeSetEnabled",
-                  Launches[I]);
+        checkNode(Api.cuGraphNodeSetEnabled(G.Exec, N.Node, 1), "cuGraphNodeSetEnabled", L);
         N.Enabled = true;
         ++GraphStats.NodeToggles;
       }
     }
   }
-  D.check(Api.cuGraphLaunch(CudaGraph->Exec, Stream), "cuGraphLaunch");
+  D.check(Api.cuGraphLaunch(CudaGraphs[GraphForm]->Exec, Stream), "cuGraphLaunch");
   ++GraphStats.Replays;
 }
 

@@ -125,7 +125,29 @@ struct LaunchPlan {
   /// Per variant, at ExecutableImpl::ValidDims: the launch shape, or
   /// nullopt when the launch has no elements (skipped).
   std::vector<std::optional<codegen::LaunchShape>> Shapes;
+
+  /// A horizontal launch that splits at large dims (compiler/Horizontal.h
+  /// splitsWhenLarge): its parts as launches of their own, in part order
+  /// (the same kernels, compiled beside the combined one), which run
+  /// instead of it where its parts move more than MaxCombinedBytes
+  /// together. Empty: always combined.
+  std::vector<LaunchPlan> Alone;
+  SizeSum Bytes; // with Alone: the parts' bytes together
+  int64_t MaxCombinedBytes = 0;
+  /// Whether this launch runs at ValidDims: false for a launch with Alone
+  /// above MaxCombinedBytes, and for its Alone launches below.
+  bool Active = true;
 };
+
+/// Calls \p F on every launch plan in launch order: each of \p Launches,
+/// followed by its Alone launches.
+template <typename Fn> void forEachPlan(std::vector<LaunchPlan> &Launches, Fn F) {
+  for (LaunchPlan &L : Launches) {
+    F(L);
+    for (LaunchPlan &A : L.Alone)
+      F(A);
+  }
+}
 
 /// One launch as run() prepared it: the variant, the grid, or that it is
 /// skipped (no elements). Its argument bytes are in LaunchPlan::Storage.
@@ -147,8 +169,10 @@ struct GraphNodeState {
 };
 
 /// Graph mode (Executable::setCudaGraph, exec/ExecutableGraph.cpp): one
-/// kernel node per LaunchPlan, chained in launch order (the stream order of
-/// direct launches). Built on the first graph-mode run, then updated in
+/// kernel node per LaunchPlan Active when it was built (forEachPlan's
+/// order), chained in launch order (the stream order of direct launches).
+/// One graph per form (ExecutableImpl::GraphForms): disabled nodes are
+/// not free in a replay (0.3 us each, W9). Built on the first graph-mode run, then updated in
 /// place; destroys the graph and its instance.
 class LaunchGraph {
 public:
@@ -159,7 +183,8 @@ public:
 
   CUgraph Graph = nullptr;
   CUgraphExec Exec = nullptr;
-  std::vector<GraphNodeState> Nodes; // parallel to ExecutableImpl::Launches
+  std::vector<GraphNodeState> Nodes; // forEachPlan's order, Active plans
+  std::vector<LaunchPlan *> Plans;   // the same order
 };
 
 class ExecutableImpl {
@@ -216,16 +241,26 @@ public:
   // whose functions it launches.
   bool UseCudaGraph = false;
   CudaGraphStats GraphStats;
-  std::unique_ptr<LaunchGraph> CudaGraph;
+  /// The forms a run has taken: per launch with Alone plans, whether it
+  /// ran combined (Active). GraphForm: the form at ValidDims. CudaGraphs:
+  /// each form's graph once built (at most MaxGraphForms are kept).
+  std::vector<std::vector<bool>> GraphForms;
+  size_t GraphForm = 0;
+  static constexpr size_t MaxGraphForms = 8;
+  std::vector<std::unique_ptr<LaunchGraph>> CudaGraphs;
 
   /// Builds Launches (and the intermediate buffers' sizes) from the plan and
   /// the emitted kernels (exec/LaunchTable.cpp).
   /// \p Groups: the kernels (indices into Plans and PartEmitted) of each
   /// launch; \p Emitted: each launch as emitted.
+  /// \p Splits: per launch, whether its parts also run alone above
+  /// \p MaxBytes (LaunchPlan::Alone; their kernels are PartEmitted's).
   void buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
                      llvm::ArrayRef<std::vector<unsigned>> Groups,
                      llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
-                     llvm::ArrayRef<codegen::EmittedKernel> Emitted);
+                     llvm::ArrayRef<codegen::EmittedKernel> Emitted,
+                     llvm::ArrayRef<SizeSum> KernelBytes, const std::vector<bool> &Splits,
+                     int64_t MaxBytes);
   /// Resolves every launch's variants in Mod and allocates the full
   /// reductions' partials (exec/LaunchTable.cpp).
   void bindFunctions();
@@ -274,6 +309,8 @@ private:
   /// skipped). Only after checkArgs.
   PreparedLaunch prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out, llvm::ArrayRef<double> Sc);
+  /// L's launch shapes, stride shifts and dim and buffer slots at Dims.
+  void prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims);
   /// The launch shapes of a horizontal launch at these sizes: each part's,
   /// then per variant the sum and the parts' offsets.
   void prepareHorizontalShapes(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims);

@@ -27,7 +27,10 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
 
   // One event before each kernel and one after the last: kernels on one
   // stream run back to back, so consecutive events bracket one kernel each.
-  size_t K = Launches.size();
+  // Every plan in launch order, a horizontal launch's Alone ones after it.
+  std::vector<LaunchPlan *> Plans;
+  forEachPlan(Launches, [&](LaunchPlan &L) { Plans.push_back(&L); });
+  size_t K = Plans.size();
   std::vector<rt::Event> Marks;
   Marks.reserve(K + 1);
   for (size_t I = 0; I <= K; ++I)
@@ -38,7 +41,7 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
   for (unsigned R = 0; R <= Reps; ++R) {
     Marks[0].record(Stream);
     for (size_t I = 0; I < K; ++I) {
-      LaunchPlan &L = Launches[I];
+      LaunchPlan &L = *Plans[I];
       PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
       Skipped[I] = P.Skip;
       if (!P.Skip)
@@ -59,10 +62,21 @@ std::vector<double> ExecutableImpl::profileKernels(llvm::ArrayRef<CUdeviceptr> I
     std::nth_element(S.begin(), S.begin() + S.size() / 2, S.end());
     Median[I] = S[S.size() / 2];
   }
-  // Per kernel: the kernels of one horizontal launch share its time.
+  // Per kernel: the kernels of one horizontal launch share its time, or,
+  // where its parts ran alone, each has its own (the J-th kernel of the
+  // launch is its J-th Alone plan: both are in kernel order).
+  std::vector<size_t> First(Launches.size()); // each launch's index in Plans
+  for (size_t I = 0, L = 0; I < K; ++I)
+    if (L < Launches.size() && Plans[I] == &Launches[L])
+      First[L++] = I;
+  std::vector<unsigned> Seen(Launches.size(), 0);
   std::vector<double> PerKernel;
-  for (const KernelInfo &Info : Kernels)
-    PerKernel.push_back(Median[Info.Launch]);
+  for (const KernelInfo &Info : Kernels) {
+    const LaunchPlan &L = Launches[Info.Launch];
+    unsigned J = Seen[Info.Launch]++;
+    bool Alone = !L.Alone.empty() && !L.Active;
+    PerKernel.push_back(Median[First[Info.Launch] + (Alone ? 1 + J : 0)]);
+  }
   return PerKernel;
 }
 

@@ -187,7 +187,13 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
 void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
                                    llvm::ArrayRef<std::vector<unsigned>> Groups,
                                    llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
-                                   llvm::ArrayRef<codegen::EmittedKernel> Emitted) {
+                                   llvm::ArrayRef<codegen::EmittedKernel> Emitted,
+                                   llvm::ArrayRef<SizeSum> KernelBytes,
+                                   const std::vector<bool> &Splits, int64_t MaxBytes) {
+  auto Names = [](LaunchPlan &L, const codegen::EmittedKernel &E) {
+    for (const codegen::EmittedKernel::Variant &V : E.Variants)
+      L.FnNames.push_back(V.Name);
+  };
   std::map<NodeId, unsigned> Inter;
   for (size_t I = 0; I < Groups.size(); ++I) {
     if (Groups[I].size() == 1)
@@ -195,8 +201,16 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
     else
       Launches.push_back(
           makeHorizontalLaunch(G, Plans, Groups[I], PartEmitted, Emitted[I], Inter, *this));
-    for (const codegen::EmittedKernel::Variant &V : Emitted[I].Variants)
-      Launches.back().FnNames.push_back(V.Name);
+    LaunchPlan &L = Launches.back();
+    Names(L, Emitted[I]);
+    if (!Splits[I])
+      continue;
+    L.MaxCombinedBytes = MaxBytes;
+    for (unsigned K : Groups[I]) {
+      L.Bytes.add(KernelBytes[K]);
+      L.Alone.push_back(makeLaunch(G, Plans[K], PartEmitted[K], Inter, *this));
+      Names(L.Alone.back(), PartEmitted[K]);
+    }
   }
   InterBuffers.resize(InterNumel.size());
 }
@@ -210,7 +224,7 @@ static void allowShared(const LaunchPlan &L, size_t V) {
 }
 
 void ExecutableImpl::bindFunctions() {
-  for (LaunchPlan &L : Launches) {
+  forEachPlan(Launches, [&](LaunchPlan &L) {
     L.Fns.clear();
     // A partial entry's bundle names what it has; the rest load on demand.
     for (const std::string &Name : L.FnNames)
@@ -223,7 +237,7 @@ void ExecutableImpl::bindFunctions() {
       L.Counter = rt::DeviceBuffer(N * sizeof(unsigned));
       rt::memsetD8(L.Counter.ptr(), 0, N * sizeof(unsigned));
     }
-  }
+  });
 }
 
 void ExecutableImpl::loadDeferred() {
@@ -231,17 +245,19 @@ void ExecutableImpl::loadDeferred() {
   std::shared_ptr<const rt::CacheEntry> Rest = Deferred.get(); // rethrows NVRTC's error
   Log = Rest->Log; // the first variants' log and the deferred ones
   std::vector<std::string> Names;
-  for (const LaunchPlan &L : Launches)
+  forEachPlan(Launches, [&](LaunchPlan &L) {
     for (size_t V = 0; V < L.Fns.size(); ++V)
       if (!L.Fns[V])
         Names.push_back(L.FnNames[V]);
+  });
   DeferredMod = std::make_unique<rt::ModuleSet>(Rest->Image, Names);
-  for (LaunchPlan &L : Launches)
+  forEachPlan(Launches, [&](LaunchPlan &L) {
     for (size_t V = 0; V < L.Fns.size(); ++V)
       if (!L.Fns[V]) {
         L.Fns[V] = DeferredMod->function(L.FnNames[V]);
         allowShared(L, V);
       }
+  });
 }
 
 ExecutableImpl::~ExecutableImpl() {
@@ -263,7 +279,7 @@ void ExecutableImpl::prepareHotPath() {
   OutNonEmpty.assign(Outputs.size(), 0);
   ValidDims.reserve(DynDims.size());
   DimsValid = false;
-  for (LaunchPlan &L : Launches) {
+  forEachPlan(Launches, [&](LaunchPlan &L) {
     JITFUSE_CHECK(L.NumPlain > 0 && L.NumPlain <= L.Vecs.size() &&
                       L.Vecs.size() == L.NumPlain * (1 + size_t(L.FewRule.has_value()) +
                                                      size_t(L.WideRule.has_value())),
@@ -317,7 +333,7 @@ void ExecutableImpl::prepareHotPath() {
         break; // written per call, with the variant (prepareLaunch)
       }
     }
-  }
+  });
 }
 
 } // namespace jitfuse

@@ -23,6 +23,10 @@ std::vector<KernelRoofline> kernelRoofline(const Executable &X, llvm::ArrayRef<i
     LaunchBytes[Kernels[K].Launch] += Bytes[K];
     ++LaunchParts[Kernels[K].Launch];
   }
+  // A launch split at these dims runs its kernels one by one.
+  for (unsigned L = 0; L < LaunchParts.size(); ++L)
+    if (LaunchParts[L] > 1 && X.launchSplitAt(L, Dims))
+      LaunchParts[L] = 1;
   std::vector<KernelRoofline> Rows;
   for (size_t K = 0; K < Kernels.size(); ++K) {
     KernelRoofline R;
@@ -70,10 +74,11 @@ std::string formatRoofline(llvm::ArrayRef<KernelRoofline> Rows, double CeilingGB
   std::vector<bool> Counted;
   for (const KernelRoofline &R : Rows) {
     TotalBytes += R.Bytes;
-    // A launch's time once, however many kernels share it.
+    // A launch's time once, however many kernels share it (a launch split
+    // at these dims shares nothing).
     if (R.Launch >= Counted.size())
       Counted.resize(R.Launch + 1, false);
-    if (!Counted[R.Launch])
+    if (!R.SharedLaunch || !Counted[R.Launch])
       TotalUs += R.MedianUs;
     Counted[R.Launch] = true;
     Shared |= R.SharedLaunch;

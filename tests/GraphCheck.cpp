@@ -131,6 +131,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
+    CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.RowCacheValues = Opts.RowCacheValues;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;

@@ -58,6 +58,8 @@ struct CheckOptions {
   bool RowCacheReadOnce = true;
   /// CompileOptions::GroupStores.
   bool GroupStores = true;
+  /// CompileOptions::WholeChunkPaths.
+  bool WholeChunkPaths = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).

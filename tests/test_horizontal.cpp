@@ -16,6 +16,7 @@
 #include "codegen/Codegen.h"
 #include "compiler/Horizontal.h"
 #include "compiler/Planner.h"
+#include "exec/Roofline.h"
 #include "examples/ExampleGraphs.h"
 #include "ir/NN.h"
 #include "reference/Tolerance.h"
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 using namespace jitfuse;
 using Catch::Matchers::Contains;
@@ -255,6 +257,8 @@ TEST_CASE("horizontal fusion: parts of different kinds and block shapes share on
   CompileOptions O;
   O.ExpectKernels = 4;
   O.ExpectLaunches = 1;
+  // Only the combined form (no second form for large T: its own case).
+  O.HorizontalMaxBytes = -1;
   Executable X = test::testCompiler().compile(G, O); // NVRTC compiles the combined kernel
   REQUIRE(X.numLaunches() == 1);
   int MaxThreads = 0, MinThreads = 1 << 20;
@@ -276,12 +280,15 @@ TEST_CASE("horizontal fusion: parts of different kinds and block shapes share on
   test::checkGraph(G, test::randomBindings(G, {{"T", 7}}, {}, C), C);
 
   // Compiled as parallel parts, each launch variant in its own program: the
-  // part functions another variant calls are not reported as unused.
+  // part functions another variant calls are not reported as unused. Both
+  // forms: the parts alone are kernels of their own in some programs.
   test::ScopedEnv Threads("JITFUSE_COMPILE_THREADS", "2");
   rt::CacheConfig Cfg;
   Cfg.Enabled = false;
   Compiler Fresh(Cfg);
+  O.HorizontalMaxBytes.reset();
   Executable Split = Fresh.compile(G, O);
+  CHECK_THAT(Split.source(), Contains("alone: launch jf_l0_h"));
   CHECK_FALSE(Split.stats().CacheHit);
   CHECK_THAT(Split.compileLog(), !Contains("_d\" was declared but never referenced"));
 }
@@ -338,4 +345,111 @@ TEST_CASE("GPU: llama_block as one launch equals separate launches, direct and C
     }
   }
   CHECK(X.cudaGraphStats().Instantiations == 1);
+}
+
+TEST_CASE("horizontal fusion: a launch runs its kernels one by one above HorizontalMaxBytes",
+          "[fusion][horizontal][examples]") {
+  // llama_block's launch moves 144384 T + 16384 bytes; with the default
+  // 160 MiB it is one launch up to T = 1161 and four from T = 1162
+  // (measured: 4 launches 162 us, 1 launch 187 us at T = 4096,
+  // BENCHMARKS.md).
+  examples::ExampleGraph E = examples::buildExample("llama_block");
+  const Graph &G = *E.G;
+  REQUIRE(HorizontalMaxLaunchBytes == int64_t(160) << 20);
+  Executable X = test::testCompiler().compile(G, {});
+  REQUIRE(X.numLaunches() == 1);
+  CHECK_THAT(X.plan(), Contains("(its kernels launch one by one where they move more than "
+                                "160 MiB together: 144384*T + 16384 bytes)"));
+  std::vector<int64_t> KB = X.kernelBytes({1161});
+  CHECK(KB[0] + KB[1] + KB[2] + KB[3] == 144384 * 1161 + 16384);
+  for (auto [T, Launches] : {std::pair<int64_t, unsigned>{0, 1}, {1, 1}, {1161, 1},
+                             {1162, 4}, {4096, 4}}) {
+    INFO("T = " << T);
+    CHECK(X.numLaunchesAt({T}) == Launches);
+    CHECK(X.launchSplitAt(0, {T}) == (Launches == 4));
+    // The roofline shares the launch's time only where it is one launch.
+    for (const KernelRoofline &R : kernelRoofline(X, {T}))
+      CHECK(R.SharedLaunch == (Launches == 1));
+  }
+  // The parts are in the program as kernels of their own, beside the
+  // combined one (whose bodies are their __device__ copies).
+  for (const KernelInfo &K : X.kernels()) {
+    INFO(K.Name);
+    CHECK_THAT(X.source(), Contains("// kernel " + K.Name + " alone: launch jf_l0_h"));
+    CHECK_THAT(X.source(), Contains(" " + K.Name + "_v8(") && Contains(K.Name + "_v8_d("));
+  }
+  CHECK_THAT(test::errorOf([&] { X.launchSplitAt(1, {1}); }),
+             Contains("launch 1 does not exist"));
+
+  // -1: one launch at any size, and no second form in the program.
+  CompileOptions Never;
+  Never.HorizontalMaxBytes = -1;
+  Executable One = test::testCompiler().compile(G, Never);
+  CHECK(One.numLaunchesAt({4096}) == 1);
+  CHECK_THAT(One.source(), !Contains("alone: launch"));
+  CHECK_THAT(One.plan(), !Contains("one by one"));
+
+  // Static sizes within the limit never split: no second form.
+  Graph S;
+  Value A = S.input("a", DType::F32, {64, 128});
+  Value B = S.input("b", DType::F32, {32, 256});
+  S.output("ea", exp(A));
+  S.output("sb", sigmoid(B));
+  Executable St = test::testCompiler().compile(S, {});
+  CHECK(St.numLaunches() == 1);
+  CHECK(St.numKernels() == 2);
+  CHECK_THAT(St.source(), !Contains("alone: launch"));
+}
+
+TEST_CASE("GPU: llama_block split and combined by size match the reference, CUDA graph "
+          "included",
+          "[gpu][fusion][horizontal][examples]") {
+  if (!test::haveGpu())
+    return;
+  examples::ExampleGraph E = examples::buildExample("llama_block");
+  const Graph &G = *E.G;
+  CompileOptions O;
+  O.HorizontalMaxBytes = 1 << 20; // combined up to T = 7, split from T = 8
+  Executable X = test::testCompiler().compile(G, O);
+  for (bool Graphs : {false, true}) {
+    X.setCudaGraph(Graphs);
+    // Back and forth across the limit: a graph's nodes are toggled, not
+    // rebuilt, and a split launch's dims slots are written when it runs.
+    for (int64_t T : {1, 64, 7, 8, 1, 300, 64}) {
+      for (unsigned Misalign : {0u, 1u}) {
+        INFO("CUDA graph " << Graphs << ", T = " << T << ", misaligned by " << Misalign);
+        CHECK(X.numLaunchesAt({T}) == (T >= 8 ? 4u : 1u));
+        Bindings B = test::randomBindings(G, {{"T", T}}, E.Scalars);
+        std::map<std::string, HostTensor> Ref = interpret(G, B);
+        HostRunOptions RO;
+        RO.MisalignElems = Misalign;
+        std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
+        for (const GraphOutput &Out : G.outputs()) {
+          double Tol =
+              toleranceFor(G.node(Out.Id).Type, maxReductionLength(G, Out.Id, B.Dims));
+          CompareResult R =
+              compareTensors(Got.at(Out.Name), Ref.at(Out.Name), Tol, "output '" + Out.Name + "'");
+          INFO(R.Message);
+          CHECK(R.Ok);
+        }
+      }
+    }
+  }
+  CHECK(X.cudaGraphStats().Instantiations == 2);
+  // Per-kernel times: one launch's, shared, where combined; where the parts
+  // run alone each has its own (the combined launch, skipped, has none).
+  X.setCudaGraph(false);
+  for (int64_t T : {1, 64}) {
+    INFO("T = " << T);
+    HostRunOptions RO;
+    std::vector<double> Us;
+    RO.KernelMedianUs = &Us;
+    RO.ProfileReps = 3;
+    runOnDevice(X, test::randomBindings(G, {{"T", T}}, E.Scalars), RO);
+    REQUIRE(Us.size() == 4);
+    for (double U : Us)
+      CHECK(U > 0);
+    if (T == 1)
+      CHECK(std::adjacent_find(Us.begin(), Us.end(), std::not_equal_to<>()) == Us.end());
+  }
 }

@@ -538,6 +538,62 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
   REQUIRE(param(L, 7) == In[3]);
 }
 
+TEST_CASE("a horizontal launch runs its parts one by one above HorizontalMaxBytes",
+          "[hostpath][horizontal]") {
+  requireFake();
+  // The launch of the case above with a 1 MiB limit: at B = 3, N = 5 its
+  // parts move ~136 KB (one launch), at B = 1000 ~32 MB (two).
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", H});
+  Value Res = G.input("residual", DType::BF16, {"B", H});
+  Value W = G.input("weight", DType::BF16, {H});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value Z = G.input("z", DType::F32, {"N", 1000});
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, Eps));
+  G.output("z2", Z * 2.0);
+  Compiler C;
+  CompileOptions O;
+  O.ExpectLaunches = 1;
+  O.HorizontalMaxBytes = 1 << 20;
+  Executable E = C.compile(G, O);
+  double Sc[] = {1e-6};
+  CUdeviceptr In[] = {0x100000, 0x200000, 0x300000, 0x400000};
+  CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};
+  const std::string FlatName = E.kernels()[1].Name;
+  for (int64_t B : {3, 1000, 3, 1000}) {
+    CAPTURE(B);
+    int64_t Dims[] = {B, 5};
+    uint64_t Before = fake().Launches;
+    E.run(In, Out, Sc, Dims);
+    REQUIRE(E.numLaunchesAt(Dims) == (B == 3 ? 1u : 2u));
+    REQUIRE(fake().Launches == Before + E.numLaunchesAt(Dims));
+    const FakeCudaLaunch &L = fake().Last;
+    if (B == 3) {
+      REQUIRE(std::string(L.Function->Name).rfind("jf_l0_h_x", 0) == 0);
+      continue;
+    }
+    // The last launch is part 1 alone: its own parameters and grid.
+    REQUIRE(std::string(L.Function->Name).rfind(FlatName + "_", 0) == 0);
+    REQUIRE(param(L, 0) == In[3]);
+    REQUIRE(param(L, 1) == Out[2]);
+    REQUIRE(param(L, 2) == 5);
+    REQUIRE(L.GridX > 0);
+  }
+  // Graph mode: a graph per form, each built once; neither launches
+  // kernels directly.
+  E.setCudaGraph(true);
+  uint64_t Launches = fake().Launches, Replays = fake().GraphLaunches;
+  for (int64_t B : {3, 1000, 3, 1000, 1000}) {
+    int64_t Dims[] = {B, 5};
+    E.run(In, Out, Sc, Dims);
+  }
+  REQUIRE(E.cudaGraphStats().Instantiations == 2);
+  REQUIRE(fake().GraphLaunches == Replays + 5);
+  REQUIRE(fake().Launches == Launches);
+}
+
 TEST_CASE("a horizontal part with few-rows and wide forms runs its plain variant",
           "[hostpath]") {
   requireFake();
@@ -556,6 +612,7 @@ TEST_CASE("a horizontal part with few-rows and wide forms runs its plain variant
   CompileOptions O;
   O.ExpectKernels = 2;
   O.ExpectLaunches = 1;
+  O.HorizontalMaxBytes = -1; // combined at B = 200 too (120 MB)
   Executable E = C.compile(G, O);
   const KernelInfo &Row = E.kernels()[0];
   REQUIRE(Row.Kind == KernelKind::RowReduce);
