@@ -83,6 +83,26 @@ Graph mixedParts() {
   return G;
 }
 
+
+/// Runs \p X on random bindings of \p E's graph at T and checks every output
+/// against the reference.
+void checkLlamaRun(Executable &X, const examples::ExampleGraph &E, int64_t T,
+                   unsigned Misalign) {
+  const Graph &G = *E.G;
+  Bindings B = test::randomBindings(G, {{"T", T}}, E.Scalars);
+  std::map<std::string, HostTensor> Ref = interpret(G, B);
+  HostRunOptions RO;
+  RO.MisalignElems = Misalign;
+  std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
+  for (const GraphOutput &Out : G.outputs()) {
+    double Tol = toleranceFor(G.node(Out.Id).Type, maxReductionLength(G, Out.Id, B.Dims));
+    CompareResult R = compareTensors(Got.at(Out.Name), Ref.at(Out.Name), Tol,
+                                     "output '" + Out.Name + "'");
+    INFO(R.Message);
+    CHECK(R.Ok);
+  }
+}
+
 } // namespace
 
 TEST_CASE("horizontal fusion: groupLaunches merges independent kernels after their producers",
@@ -329,19 +349,7 @@ TEST_CASE("GPU: llama_block as one launch equals separate launches, direct and C
   for (int64_t T : {1, 5, 1, 64}) {
     for (unsigned Misalign : {0u, 1u}) {
       INFO("T = " << T << ", misaligned by " << Misalign);
-      Bindings B = test::randomBindings(G, {{"T", T}}, E.Scalars);
-      std::map<std::string, HostTensor> Ref = interpret(G, B);
-      HostRunOptions RO;
-      RO.MisalignElems = Misalign;
-      std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
-      for (const GraphOutput &Out : G.outputs()) {
-        double Tol =
-            toleranceFor(G.node(Out.Id).Type, maxReductionLength(G, Out.Id, B.Dims));
-        CompareResult R = compareTensors(Got.at(Out.Name), Ref.at(Out.Name), Tol,
-                                         "graph-mode output '" + Out.Name + "'");
-        INFO(R.Message);
-        CHECK(R.Ok);
-      }
+      checkLlamaRun(X, E, T, Misalign);
     }
   }
   CHECK(X.cudaGraphStats().Instantiations == 1);
@@ -419,19 +427,7 @@ TEST_CASE("GPU: llama_block split and combined by size match the reference, CUDA
       for (unsigned Misalign : {0u, 1u}) {
         INFO("CUDA graph " << Graphs << ", T = " << T << ", misaligned by " << Misalign);
         CHECK(X.numLaunchesAt({T}) == (T >= 8 ? 4u : 1u));
-        Bindings B = test::randomBindings(G, {{"T", T}}, E.Scalars);
-        std::map<std::string, HostTensor> Ref = interpret(G, B);
-        HostRunOptions RO;
-        RO.MisalignElems = Misalign;
-        std::map<std::string, HostTensor> Got = runOnDevice(X, B, RO);
-        for (const GraphOutput &Out : G.outputs()) {
-          double Tol =
-              toleranceFor(G.node(Out.Id).Type, maxReductionLength(G, Out.Id, B.Dims));
-          CompareResult R =
-              compareTensors(Got.at(Out.Name), Ref.at(Out.Name), Tol, "output '" + Out.Name + "'");
-          INFO(R.Message);
-          CHECK(R.Ok);
-        }
+        checkLlamaRun(X, E, T, Misalign);
       }
     }
   }

@@ -147,6 +147,23 @@ std::string suffix(const FakeCudaLaunch &L) {
   return N.substr(N.rfind('_'));
 }
 
+/// W8's row kernel over [B, 4096] bf16 (parameters x, residual, w, r, y,
+/// eps, B) and an independent element-wise kernel over [N, 1000] f32
+/// (parameters z, z2, N): two parts of one horizontal launch.
+Graph rowAndFlatParts() {
+  Graph G;
+  Value X = G.input("x", DType::BF16, {"B", H});
+  Value Res = G.input("residual", DType::BF16, {"B", H});
+  Value W = G.input("weight", DType::BF16, {H});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value Z = G.input("z", DType::F32, {"N", 1000});
+  Value R = X + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, Eps));
+  G.output("z2", Z * 2.0);
+  return G;
+}
+
 } // namespace
 
 TEST_CASE("run() hands cuLaunchKernel this call's pointers, scalar, dim and grid",
@@ -452,16 +469,7 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
   // Two independent kernels in one launch: W8's row kernel over [B, 4096]
   // bf16 (parameters x, residual, w, r, y, eps, B) and an element-wise one
   // over [N, 1000] f32 (parameters z, z2, N), then the offset of part 1.
-  Graph G;
-  Value X = G.input("x", DType::BF16, {"B", H});
-  Value Res = G.input("residual", DType::BF16, {"B", H});
-  Value W = G.input("weight", DType::BF16, {H});
-  Value Eps = G.scalar("eps", DType::F32);
-  Value Z = G.input("z", DType::F32, {"N", 1000});
-  Value R = X + Res;
-  G.output("residual_out", R);
-  G.output("y", nn::rmsNorm(R, W, Eps));
-  G.output("z2", Z * 2.0);
+  Graph G = rowAndFlatParts();
   Compiler C;
   CompileOptions O;
   O.ExpectKernels = 2;
@@ -543,16 +551,7 @@ TEST_CASE("a horizontal launch runs its parts one by one above HorizontalMaxByte
   requireFake();
   // The launch of the case above with a 1 MiB limit: at B = 3, N = 5 its
   // parts move ~136 KB (one launch), at B = 1000 ~32 MB (two).
-  Graph G;
-  Value X = G.input("x", DType::BF16, {"B", H});
-  Value Res = G.input("residual", DType::BF16, {"B", H});
-  Value W = G.input("weight", DType::BF16, {H});
-  Value Eps = G.scalar("eps", DType::F32);
-  Value Z = G.input("z", DType::F32, {"N", 1000});
-  Value R = X + Res;
-  G.output("residual_out", R);
-  G.output("y", nn::rmsNorm(R, W, Eps));
-  G.output("z2", Z * 2.0);
+  Graph G = rowAndFlatParts();
   Compiler C;
   CompileOptions O;
   O.ExpectLaunches = 1;
