@@ -178,13 +178,21 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
   return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), {}};
 }
 
-/// Each kernel's first variant (the widest: what aligned pointers run) in
-/// Eager, the others in Rest; the count of Rest's variants.
-size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
+/// Each of the first \p NumLaunched kernels' first variant (the widest: what
+/// aligned pointers run) in Eager, the others in Rest, and every variant of
+/// the kernels after them (a split launch's parts alone: they run only at
+/// large dims); the count of Rest's variants.
+size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels, size_t NumLaunched,
                      std::vector<codegen::EmittedKernel> &Eager,
                      std::vector<codegen::EmittedKernel> &Rest) {
   size_t N = 0;
-  for (const codegen::EmittedKernel &K : Kernels) {
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    const codegen::EmittedKernel &K = Kernels[I];
+    if (I >= NumLaunched) {
+      N += K.Variants.size();
+      Rest.push_back(K);
+      continue;
+    }
     codegen::EmittedKernel First = K;
     First.Variants.resize(1);
     Eager.push_back(std::move(First));
@@ -348,10 +356,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (const codegen::EmittedKernel &K : Program)
     NumVariants += K.Variants.size();
   // A CUBIN dump holds every variant, so nothing is left to the background.
-  if (Opts.DeferVariants && !WantPtx && !Env.DumpCubin && NumVariants > Program.size()) {
+  if (Opts.DeferVariants && !WantPtx && !Env.DumpCubin && NumVariants > Emitted.size()) {
     auto CompileFirst = [&] {
       std::vector<codegen::EmittedKernel> Eager, Rest;
-      X->Stats.DeferredVariants = static_cast<unsigned>(splitVariants(Program, Eager, Rest));
+      X->Stats.DeferredVariants =
+          static_cast<unsigned>(splitVariants(Program, Emitted.size(), Eager, Rest));
       return compileDeferred(Cache, Key, X->Source, std::move(Eager), std::move(Rest), T,
                              Env.CompileThreads);
     };

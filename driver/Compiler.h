@@ -208,8 +208,10 @@ struct CompileOptions {
   /// one launch (experiments, `jitfuse_bench --horizontal-max-bytes`).
   std::optional<int64_t> HorizontalMaxBytes;
   /// A cold compile returns once each launch's first variant (the aligned
-  /// one) is compiled and loaded; the others (the peeled variants, or the
-  /// ladder's narrower widths) compile on a background thread, are written
+  /// one) is compiled and loaded; the others (the peeled variants, the
+  /// ladder's narrower widths, and every variant of the parts a launch runs
+  /// one by one at large dims, HorizontalMaxBytes) compile on a background
+  /// thread, are written
   /// to the cache with the rest, and load at the first run() whose pointers
   /// need one (which waits for them; an NVRTC failure there is thrown by
   /// that run()). The Executable's destructor waits for the background

@@ -113,7 +113,10 @@ void ExecutableImpl::buildGraph(llvm::ArrayRef<CUdeviceptr> In,
     GraphNodeState &N = G->Nodes[I];
     PreparedLaunch P = prepareLaunch(L, In, Out, Sc);
     // A skipped launch still gets its node (disabled below), with a valid
-    // configuration; it is given real parameters before it is enabled.
+    // configuration; it is given real parameters before it is enabled. A
+    // split launch's part compiles in the background (driver splitVariants).
+    if (P.Skip && !L.Fns.front())
+      loadDeferred();
     N.Fn = P.Skip ? L.Fns.front() : P.Fn;
     N.Grid = P.Skip ? rt::LaunchDims{} : P.Grid;
     N.Block = P.Block;

@@ -552,11 +552,18 @@ TEST_CASE("a horizontal launch runs its parts one by one above HorizontalMaxByte
   // The launch of the case above with a 1 MiB limit: at B = 3, N = 5 its
   // parts move ~136 KB (one launch), at B = 1000 ~32 MB (two).
   Graph G = rowAndFlatParts();
-  Compiler C;
+  rt::CacheConfig MemoryOnly;
+  MemoryOnly.Enabled = false;
+  Compiler C(MemoryOnly);
   CompileOptions O;
   O.ExpectLaunches = 1;
   O.HorizontalMaxBytes = 1 << 20;
   Executable E = C.compile(G, O);
+  // Cold: the parts' own kernels (2 + 2 variants) compile in the
+  // background with the merged launch's peeled variant; the first run at
+  // large dims loads them.
+  CHECK_FALSE(E.stats().CacheHit);
+  CHECK(E.stats().DeferredVariants == 5);
   double Sc[] = {1e-6};
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000, 0x400000};
   CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};
