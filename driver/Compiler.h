@@ -176,7 +176,9 @@ struct CompileOptions {
   /// chunks, where that input is read as two aligned 16-byte blocks
   /// (jf_load_whole), and for a row's partial first and last chunk, per
   /// lane. false: every chunk through jf_load_chunk, whose misaligned
-  /// chunks are read one 2-byte element at a time. An experiment.
+  /// chunks are read one 2-byte element at a time. An experiment: measured
+  /// on the H200 (BENCHMARKS.md, session 18) median 0.99x over bias + GELU,
+  /// f16 odd rows 1.06-1.11x but bf16 at +2 B 0.87-0.97x.
   bool WholeChunkPaths = false;
   /// A row read again whose stage inputs do not fit the register budget
   /// keeps the per-element values its first loop computes from them, when
