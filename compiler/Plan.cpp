@@ -1,8 +1,6 @@
 //===- compiler/Plan.cpp - the fusion plan a user reads -------------------===//
 #include "compiler/Plan.h"
 
-#include "compiler/Horizontal.h"
-
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
@@ -138,8 +136,8 @@ std::string explainPlan(const Graph &G, const Partition &P,
 
 std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
                             llvm::ArrayRef<std::vector<unsigned>> Launches,
-                            llvm::ArrayRef<SizeSum> KernelBytes, int64_t MaxBytes,
-                            llvm::ArrayRef<std::string> DynNames) {
+                            llvm::ArrayRef<SizeSum> LaunchBytes, const std::vector<bool> &Splits,
+                            int64_t MaxBytes, llvm::ArrayRef<std::string> DynNames) {
   if (Launches.size() == Plans.size())
     return "";
   std::string Out = fmt::format("launches: {} for {} kernels (horizontal fusion: independent "
@@ -156,15 +154,12 @@ std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
     }
     Out += fmt::format("  launch {}: {}{}\n", L, fmt::join(Parts, " + "),
                        Parts.size() > 1 ? fmt::format(", blocks of {} threads", Threads) : "");
-    SizeSum Bytes;
-    for (unsigned K : Launches[L])
-      Bytes.add(KernelBytes[K]);
-    if (Launches[L].size() > 1 && splitsWhenLarge(Bytes, MaxBytes))
+    if (Splits[L])
       Out += fmt::format("    (its kernels launch one by one where they move more than {} "
                          "together: {} bytes)\n",
                          MaxBytes % (1 << 20) == 0 ? fmt::format("{} MiB", MaxBytes >> 20)
                                                    : fmt::format("{} bytes", MaxBytes),
-                         Bytes.str(DynNames));
+                         LaunchBytes[L].str(DynNames));
   }
   return Out;
 }

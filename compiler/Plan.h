@@ -25,13 +25,13 @@ std::string explainPlan(const Graph &G, const Partition &P,
                         llvm::ArrayRef<SizeSum> KernelBytes, bool Fused);
 
 /// The launches when some share one (horizontal fusion): one line each
-/// with its parts, and the bytes above which a shared launch runs its parts
-/// on their own (\p MaxBytes, compiler/Horizontal.h splitsWhenLarge); ""
-/// when every kernel has its own launch, so such plans read as before.
+/// with its parts, and for those that \p Splits, the bytes above which they
+/// run their parts on their own (\p MaxBytes) and \p LaunchBytes; "" when
+/// every kernel has its own launch, so such plans read as before.
 std::string explainLaunches(llvm::ArrayRef<KernelPlan> Plans,
                             llvm::ArrayRef<std::vector<unsigned>> Launches,
-                            llvm::ArrayRef<SizeSum> KernelBytes, int64_t MaxBytes,
-                            llvm::ArrayRef<std::string> DynNames);
+                            llvm::ArrayRef<SizeSum> LaunchBytes, const std::vector<bool> &Splits,
+                            int64_t MaxBytes, llvm::ArrayRef<std::string> DynNames);
 
 /// Graphviz DOT of the plan, one subgraph per kernel; kernels sharing a
 /// launch (\p Launches, may be empty) sit in a subgraph of the launch.

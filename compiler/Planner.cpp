@@ -110,8 +110,15 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
                  "of a permuted view of their operands (node ids below are the lowered "
                  "graph's)\n" +
                  R.PlanText;
-  R.PlanText += explainLaunches(R.Kernels, R.Launches, R.KernelBytes, Opts.HorizontalMaxBytes,
-                                G.dynamicDims());
+  for (const std::vector<unsigned> &L : R.Launches) {
+    SizeSum Bytes;
+    for (unsigned K : L)
+      Bytes.add(R.KernelBytes[K]);
+    R.Splits.push_back(L.size() > 1 && splitsWhenLarge(Bytes, Opts.HorizontalMaxBytes));
+    R.LaunchBytes.push_back(std::move(Bytes));
+  }
+  R.PlanText += explainLaunches(R.Kernels, R.Launches, R.LaunchBytes, R.Splits,
+                                Opts.HorizontalMaxBytes, G.dynamicDims());
   R.PlanDot = planToDot(G, R.Part, R.Launches);
   checkContract(G, R.Part, R.Launches.size(), Opts, R.PlanText);
   return R;

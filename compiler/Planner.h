@@ -67,6 +67,11 @@ struct GraphPlan {
   /// The launches, in order: each the kernels (indices into Kernels) it
   /// runs, more than one when horizontally fused (compiler/Horizontal.h).
   std::vector<std::vector<unsigned>> Launches;
+  /// Per launch: its kernels' bytes together, and whether it also runs
+  /// them one by one above PlanOptions::HorizontalMaxBytes
+  /// (compiler/Horizontal.h splitsWhenLarge).
+  std::vector<SizeSum> LaunchBytes;
+  std::vector<bool> Splits;
   std::string GraphText, PlanText, PlanDot;
   /// The graph the plan was made for when it is not the user's: reductions
   /// over outer or mixed axes lowered to row or column reductions of a

@@ -290,7 +290,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // Stage "plan" (for the target's architecture: row clusters need sm_90).
   Target T = chooseTarget(Opts);
   auto [SmMajor, SmMinor] = parseArch(T.Arch);
-  GraphPlan Plan = planGraph(G, planOptions(Opts, T, SmMajor, SmMinor));
+  PlanOptions PO = planOptions(Opts, T, SmMajor, SmMinor);
+  GraphPlan Plan = planGraph(G, PO);
   double PlanMs = msSince(Start);
 
   // Stage "emit": each kernel once; its text is both the inspection copy and
@@ -302,34 +303,30 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // each horizontal launch that runs them one by one at large dims
   // (compiler/Horizontal.h splitsWhenLarge) as kernels of their own.
   const Graph &PG = Plan.planned(G);
-  std::vector<codegen::EmittedKernel> PartEmitted, Emitted, Alone;
+  std::vector<codegen::EmittedKernel> PartEmitted, Program;
   for (const KernelPlan &K : Plan.Kernels)
     PartEmitted.push_back(codegen::emitKernel(PG, K));
-  int64_t MaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
-  std::vector<bool> Splits(Plan.Launches.size(), false);
   for (size_t L = 0; L < Plan.Launches.size(); ++L) {
     const std::vector<unsigned> &Parts = Plan.Launches[L];
-    if (Parts.size() == 1) {
-      Emitted.push_back(PartEmitted[Parts.front()]);
-      continue;
-    }
-    std::string Name = fmt::format("jf_l{}_h", L);
-    Emitted.push_back(codegen::emitHorizontal(PG, Plan.Kernels, PartEmitted, Parts, Name));
-    SizeSum Bytes;
-    for (unsigned K : Parts)
-      Bytes.add(Plan.KernelBytes[K]);
-    Splits[L] = splitsWhenLarge(Bytes, MaxBytes);
-    if (!Splits[L])
+    if (Parts.size() == 1)
+      Program.push_back(PartEmitted[Parts.front()]);
+    else
+      Program.push_back(codegen::emitHorizontal(PG, Plan.Kernels, PartEmitted, Parts,
+                                                fmt::format("jf_l{}_h", L)));
+  }
+  const size_t NumLaunched = Program.size();
+  for (size_t L = 0; L < Plan.Launches.size(); ++L) {
+    if (!Plan.Splits[L])
       continue;
     // The header (a comment) is already in the launch's, with the parts'.
-    for (unsigned K : Parts) {
-      Alone.push_back(PartEmitted[K]);
-      Alone.back().Header = fmt::format("// kernel {} alone: launch {} at large dims\n",
-                                        Plan.Kernels[K].Name, Name);
+    for (unsigned K : Plan.Launches[L]) {
+      Program.push_back(PartEmitted[K]);
+      Program.back().Header = fmt::format("// kernel {} alone: launch jf_l{}_h at large dims\n",
+                                          Plan.Kernels[K].Name, L);
     }
   }
-  std::vector<codegen::EmittedKernel> Program = Emitted;
-  Program.insert(Program.end(), Alone.begin(), Alone.end());
+  // Each launch as emitted; the program's later kernels are split parts.
+  llvm::ArrayRef<codegen::EmittedKernel> Emitted(Program.data(), NumLaunched);
   auto X = std::make_unique<ExecutableImpl>();
   X->Source = codegen::joinProgram(Program);
   double EmitMs = msSince(Start) - PlanMs;
@@ -404,8 +401,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])
       X->Kernels[I].Launch = static_cast<unsigned>(L);
-  X->buildLaunches(PG, Plan.Kernels, Plan.Launches, PartEmitted, Emitted, Plan.KernelBytes,
-                   Splits, MaxBytes);
+  X->buildLaunches(PG, Plan.Kernels, Plan.Launches, PartEmitted, Emitted, Plan.LaunchBytes,
+                   Plan.Splits, PO.HorizontalMaxBytes);
   X->Part = std::move(Plan.Part);
   X->KernelBytes = std::move(Plan.KernelBytes);
   X->GraphText = std::move(Plan.GraphText);

@@ -48,8 +48,7 @@ bool Executable::launchSplitAt(unsigned Launch, llvm::ArrayRef<int64_t> Dims) co
   if (Dims.size() != Impl->DynDims.size())
     fail("launchSplitAt: got {} dynamic dim values, the graph has {}", Dims.size(),
          Impl->DynDims.size());
-  const LaunchPlan &L = Impl->Launches[Launch];
-  return !L.Alone.empty() && L.Bytes.eval(Dims) > L.MaxCombinedBytes;
+  return !Impl->Launches[Launch].combinedAt(Dims);
 }
 unsigned Executable::numLaunchesAt(llvm::ArrayRef<int64_t> Dims) const {
   unsigned N = 0;
@@ -189,8 +188,7 @@ void ExecutableImpl::prepareDims(llvm::ArrayRef<int64_t> Dims) {
   growIntermediates(Dims);
   for (LaunchPlan &L : Launches) {
     // compiler/Horizontal.h: the parts run one by one above the bytes.
-    if (!L.Alone.empty())
-      L.Active = L.Bytes.eval(Dims) <= L.MaxCombinedBytes;
+    L.Active = L.combinedAt(Dims);
     prepareLaunchDims(L, Dims);
     for (LaunchPlan &A : L.Alone) {
       A.Active = !L.Active;

@@ -137,6 +137,11 @@ struct LaunchPlan {
   /// Whether this launch runs at ValidDims: false for a launch with Alone
   /// above MaxCombinedBytes, and for its Alone launches below.
   bool Active = true;
+
+  /// Whether the launch runs as one at these dims (not its Alone parts).
+  bool combinedAt(llvm::ArrayRef<int64_t> Dims) const {
+    return Alone.empty() || Bytes.eval(Dims) <= MaxCombinedBytes;
+  }
 };
 
 /// Calls \p F on every launch plan in launch order: each of \p Launches,
@@ -259,7 +264,7 @@ public:
                      llvm::ArrayRef<std::vector<unsigned>> Groups,
                      llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
                      llvm::ArrayRef<codegen::EmittedKernel> Emitted,
-                     llvm::ArrayRef<SizeSum> KernelBytes, const std::vector<bool> &Splits,
+                     llvm::ArrayRef<SizeSum> LaunchBytes, const std::vector<bool> &Splits,
                      int64_t MaxBytes);
   /// Resolves every launch's variants in Mod and allocates the full
   /// reductions' partials (exec/LaunchTable.cpp).

@@ -188,7 +188,7 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
                                    llvm::ArrayRef<std::vector<unsigned>> Groups,
                                    llvm::ArrayRef<codegen::EmittedKernel> PartEmitted,
                                    llvm::ArrayRef<codegen::EmittedKernel> Emitted,
-                                   llvm::ArrayRef<SizeSum> KernelBytes,
+                                   llvm::ArrayRef<SizeSum> LaunchBytes,
                                    const std::vector<bool> &Splits, int64_t MaxBytes) {
   auto Names = [](LaunchPlan &L, const codegen::EmittedKernel &E) {
     for (const codegen::EmittedKernel::Variant &V : E.Variants)
@@ -206,8 +206,8 @@ void ExecutableImpl::buildLaunches(const Graph &G, llvm::ArrayRef<KernelPlan> Pl
     if (!Splits[I])
       continue;
     L.MaxCombinedBytes = MaxBytes;
+    L.Bytes = LaunchBytes[I];
     for (unsigned K : Groups[I]) {
-      L.Bytes.add(KernelBytes[K]);
       L.Alone.push_back(makeLaunch(G, Plans[K], PartEmitted[K], Inter, *this));
       Names(L.Alone.back(), PartEmitted[K]);
     }
