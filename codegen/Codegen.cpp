@@ -148,21 +148,39 @@ void KernelWriter::hoistInputLoads() {
   if (P.Kind != KernelKind::Elementwise || Vec == 1 || ScalarPart || hoistableConcat())
     return;
   llvm::ArrayRef<Dim> Domain(P.Domain);
-  for (NodeId In : P.Inputs) {
-    const Node &InNd = G.node(In);
-    if (!G.stridesOf(In).empty() || llvm::ArrayRef<Dim>(InNd.Dims) != Domain)
+  // An unstrided input of the domain's shape, or a slice of one to that
+  // shape (the halves of a merged gate_up projection): its load is the
+  // chunk's own.
+  auto IsChunkLoad = [&](NodeId N) {
+    const Node &Nd = G.node(N);
+    if (llvm::ArrayRef<Dim>(Nd.Dims) != Domain)
+      return false;
+    NodeId Src = N;
+    if (Nd.Kind == Op::Slice) {
+      if (!llvm::is_contained(P.Nodes, N))
+        return false;
+      Src = Nd.Operands[0];
+    }
+    return llvm::is_contained(P.Inputs, Src) && G.stridesOf(Src).empty();
+  };
+  llvm::SmallVector<NodeId, 8> Sources(P.Inputs.begin(), P.Inputs.end());
+  for (NodeId N : P.Nodes)
+    if (G.node(N).Kind == Op::Slice)
+      Sources.push_back(N);
+  for (NodeId N : Sources) {
+    if (!IsChunkLoad(N))
       continue;
-    // Only an input that an element-wise node of the domain's shape reads
+    // Only a load that an element-wise node of the domain's shape reads
     // directly: it is read at the chunk's own coordinates, so the load
     // emitted here is the one that node's lanes use.
-    bool ReadHere = llvm::any_of(P.Nodes, [&](NodeId N) {
-      const Node &Nd = G.node(N);
-      OpKind K = opKind(Nd.Kind);
+    bool ReadHere = llvm::any_of(P.Nodes, [&](NodeId M) {
+      const Node &Md = G.node(M);
+      OpKind K = opKind(Md.Kind);
       return (K == OpKind::Unary || K == OpKind::Binary || K == OpKind::Ternary) &&
-             llvm::ArrayRef<Dim>(Nd.Dims) == Domain && llvm::is_contained(Nd.Operands, In);
+             llvm::ArrayRef<Dim>(Md.Dims) == Domain && llvm::is_contained(Md.Operands, N);
     });
     if (ReadHere)
-      E.value(In, E.domainCoordsOf(In));
+      E.value(N, E.domainCoordsOf(N));
   }
 }
 

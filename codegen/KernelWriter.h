@@ -35,8 +35,9 @@ private:
   std::string rowsExpr() const;
   void outerCoords(const std::string &Row);
   void storeOutputs(bool Vector, const std::string &Base);
-  /// Element-wise chunks: the wide loads of the inputs read at the chunk's
-  /// own coordinates, all before any arithmetic. Emitted at first use, a
+  /// Element-wise chunks: the wide loads of the inputs (and of slices of an
+  /// input, as a merged gate_up's halves) read at the chunk's own
+  /// coordinates, all before any arithmetic. Emitted at first use, a
   /// load that came after an IEEE division (whose slow path is a call)
   /// waited for it: silu(g)*u issued u's load after g's value and its first
   /// quotient, two memory latencies a thread instead of one (SASS,

@@ -4,8 +4,8 @@
 // value is first used waits for everything before it, and behind an IEEE
 // division (whose slow path is a call) or a guarded chunk the compiler
 // does not move it up. The CPU cases read the PTX: an element-wise chunk
-// loads every input before its first arithmetic
-// (KernelWriter::hoistInputLoads), and a short row read once loads all its
+// loads every input (and each slice of one, as a merged gate_up's halves)
+// before its first arithmetic (KernelWriter::hoistInputLoads), and a short row read once loads all its
 // chunks and its head/tail element before reducing them
 // (CompileOptions::RowCacheReadOnce). The GPU case runs such rows against
 // the reference with the option on and off; the element-wise kernels are
@@ -59,6 +59,36 @@ TEST_CASE("element-wise chunks load every input before their first arithmetic",
       size_t Loads = countOf(Body.substr(Wide, FirstExp - Wide), "ld.global");
       CHECK(Loads >= 3);
     }
+  }
+}
+
+TEST_CASE("element-wise chunks load both halves of a merged input before their first arithmetic",
+          "[codegen][loadorder]") {
+  // SwiGLU over a merged gate_up projection (W5): g and u are slices of one
+  // input. u's load used to follow g's first quotient (the IEEE division's
+  // slow-path branch in between), two memory latencies a thread.
+  for (DType T : {DType::F32, DType::BF16, DType::F16}) {
+    Graph G;
+    Value GU = G.input("gate_up", T, {"B", 2 * 1024});
+    G.output("act", nn::swiglu(GU));
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Executable E = testCompiler().compile(G, Opts);
+    INFO("dtype " << dtypeName(T).str() << "\n" << E.plan());
+    REQUIRE(E.plan().find("1 kernel") != std::string::npos);
+    size_t Checked = 0;
+    for (const auto &[Name, Body] : ptxEntries(E.ptx())) {
+      INFO("kernel " << Name);
+      size_t Wide = Body.find("ld.global.nc.v4");
+      if (Wide == std::string::npos)
+        continue; // the peeled variant's shifted loads
+      ++Checked;
+      Wide = Body.rfind('\n', Wide);
+      size_t FirstExp = Body.find("ex2.approx", Wide);
+      REQUIRE(FirstExp != std::string::npos);
+      CHECK(countOf(Body.substr(Wide, FirstExp - Wide), "ld.global.nc.v4") == 2);
+    }
+    CHECK(Checked >= 1);
   }
 }
 
