@@ -80,6 +80,7 @@ struct Options {
   bool RowShared = false, RowClusters = false, RowL2Hints = false;
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
+  unsigned RowChunksPerThread = 0;
   bool NoFewRows = false;
   bool NoConcatGroups = false;
   bool AlignedRowCopy = false;
@@ -445,6 +446,8 @@ int run(const Options &O) {
         CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
+        if (O.RowChunksPerThread > 0)
+          CO.RowChunksPerThread = O.RowChunksPerThread;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
@@ -537,6 +540,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--reread-threads", O.RereadThreads,
                  "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
                  "per stage)");
+  App.add_option("--row-chunks-per-thread", O.RowChunksPerThread,
+                 "CompileOptions::RowChunksPerThread (experiment: chunks a thread from which a "
+                 "static row gets its threads; the rule: 2)");
   App.add_flag("--no-few-rows", O.NoFewRows,
                "CompileOptions::RowFewRowsClusters = false (long rows: no cluster form for few "
                "rows, for comparisons)");

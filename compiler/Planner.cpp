@@ -81,6 +81,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowWelford = Opts.RowWelford;
   SO.RowL2ShareBytes = Opts.RowL2ShareBytes;
   SO.RowRereadThreads = Opts.RowRereadThreads;
+  SO.RowChunksPerThread = Opts.RowChunksPerThread;
   SO.FewRowsClusters = Opts.FewRowsClusters;
   SO.WideRows = Opts.WideRows;
   SO.ConcatRowGroups = Opts.ConcatRowGroups;

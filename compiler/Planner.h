@@ -45,6 +45,7 @@ struct PlanOptions {
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;
   unsigned RowRereadThreads = 0;
+  unsigned RowChunksPerThread = 0;
   bool FewRowsClusters = false;
   bool WideRows = true;
   bool ConcatRowGroups = true;

@@ -54,6 +54,8 @@ struct ScheduleOptions {
   /// CompileOptions::RowRereadThreads: threads a row for rows re-read per
   /// stage that have at least 2 chunks a thread at that many (0: MaxRowThreads).
   unsigned RowRereadThreads = 0;
+  /// CompileOptions::RowChunksPerThread (0: the rule's 2).
+  unsigned RowChunksPerThread = 0;
   /// Long rows get a few-rows form split over a cluster (sm_90;
   /// CompileOptions::RowFewRowsClusters).
   bool FewRowsClusters = false;

@@ -210,8 +210,10 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
     P.RowsPerBlock = codegen::launch::ShortRowBlockThreads / P.ThreadsX;
   } else {
-    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(
-        pow2Floor(Chunks / 2), codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
+    int64_t PerThread = Opts.RowChunksPerThread ? Opts.RowChunksPerThread : 2;
+    P.ThreadsX = static_cast<int>(
+        std::clamp<unsigned>(pow2Floor(std::max<int64_t>(Chunks / PerThread, 1)),
+                             codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;

@@ -105,6 +105,12 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
       fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T);
     P.RowRereadThreads = T;
   }
+  if (Opts.RowChunksPerThread) {
+    unsigned K = *Opts.RowChunksPerThread;
+    if (K < 1 || K > 16)
+      fail("compile: RowChunksPerThread = {}; expected 1 to 16", K);
+    P.RowChunksPerThread = K;
+  }
   // Without a device, the H200's share.
   if (T.L2Bytes > 0 && T.SmCount > 0)
     P.RowL2ShareBytes =

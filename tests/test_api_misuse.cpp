@@ -286,3 +286,23 @@ TEST_CASE("DOT views escape names and dims with one function", "[misuse]") {
   checkDotWellFormed(Plan);
   CHECK_THAT(Plan, Contains("label=\"out\\\"\\n\\n\""));
 }
+
+TEST_CASE("schedule experiments out of range are an Error naming the option", "[misuse]") {
+  Graph G;
+  Value X = G.input("x", f32, {"B", 4096});
+  G.output("s", sum(X));
+  for (unsigned K : {0u, 17u}) {
+    CompileOptions O;
+    O.Arch = "sm_90";
+    O.RowChunksPerThread = K;
+    CHECK(errorOf([&] { testCompiler().compile(G, O); }) ==
+          fmt::format("compile: RowChunksPerThread = {}; expected 1 to 16", K));
+  }
+  for (unsigned T : {16u, 96u, 2048u}) {
+    CompileOptions O;
+    O.Arch = "sm_90";
+    O.RowRereadThreads = T;
+    CHECK(errorOf([&] { testCompiler().compile(G, O); }) ==
+          fmt::format("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T));
+  }
+}

@@ -12,6 +12,7 @@
 #include "ir/NN.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 using namespace jitfuse;
 
@@ -163,6 +164,32 @@ TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][sched
   GraphPlan PL = planGraph(L, On);
   CHECK(PL.Kernels[0].CacheRow);
   CHECK_THAT(PL.PlanText, Catch::Contains("row kept in registers (512 B a thread, forced)"));
+}
+
+TEST_CASE("CompileOptions::RowChunksPerThread sets a row's threads", "[plan][schedule]") {
+  // 4096 / 8 = 512 chunks: the rule's 2 a thread is 256 threads; 4 a
+  // thread 128, 8 a thread 64. A row of 32 chunks or fewer keeps one chunk
+  // a thread (bf16 x 256: 32 threads, 4 rows a block).
+  Graph G = rmsGraph(DType::BF16, 4096);
+  for (auto [K, Threads] : {std::pair<unsigned, int>{0, 256}, {2, 256}, {4, 128}, {8, 64}}) {
+    PlanOptions O;
+    O.RowChunksPerThread = K;
+    GraphPlan P = planGraph(G, O);
+    INFO("RowChunksPerThread " << K << "\n" << P.PlanText);
+    REQUIRE(P.Kernels.size() == 1);
+    CHECK(P.Kernels[0].ThreadsX == Threads);
+    CHECK_THAT(P.PlanText, Catch::Contains(fmt::format("row of 4096 = 512 chunks: {} threads a "
+                                                       "row ({} chunks each)",
+                                                       Threads, 512 / Threads)));
+  }
+  PlanOptions Four;
+  Four.RowChunksPerThread = 4;
+  GraphPlan Short = planGraph(rmsGraph(DType::BF16, 256), Four);
+  CHECK(Short.Kernels[0].ThreadsX == 32);
+  CHECK(Short.Kernels[0].RowsPerBlock == 4);
+  // 40 chunks at 4 a thread would be 8 threads: at least a warp.
+  GraphPlan Few = planGraph(rmsGraph(DType::BF16, 320), Four);
+  CHECK(Few.Kernels[0].ThreadsX == 32);
 }
 
 namespace {
