@@ -187,8 +187,10 @@ struct KernelPlan {
   /// RowReduce of long rows re-read per stage, one block of MaxRowThreads
   /// a row (ScheduleOptions::WideRows): the same kernel at
   /// WideRowThreads a row, launched instead when FewRows is not and the
-  /// run's rows fit one wave (codegen::launch::useWideRows). Its variants
-  /// follow FewRows' (or this plan's), in the same order.
+  /// run's rows fit one wave (codegen::launch::useWideRows); or, for a row
+  /// the rule gave 4 chunks a thread, the same kernel at 2, launched for
+  /// such runs too (compiler/RowForms.cpp). Its variants follow FewRows'
+  /// (or this plan's), in the same order.
   std::shared_ptr<const KernelPlan> WideRows;
 
   std::string variantName(int Vec, bool Peeled = false) const {

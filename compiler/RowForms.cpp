@@ -98,9 +98,41 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 
+/// A row the rule gave 4 chunks a thread (one warp a row, or a mean and its
+/// variance) also compiled at the 2 chunks a thread of other rows, which
+/// the launch picks for runs of at most SMs rows (useWideRows): there a
+/// block is most of an SM's work, and twice its threads keep twice the
+/// loads in flight. Measured at 4 for every run (H200, BENCHMARKS.md
+/// session 19), LayerNorm lost up to 0.75x on runs of 8-128 rows (6.0 ->
+/// 8.0 us) while gaining up to 1.79x on runs of thousands. The form of \p
+/// P at 2 chunks a thread, or null.
+static std::shared_ptr<const KernelPlan>
+twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
+  if (!Opts.WideRows || Opts.RowChunksPerThread || P.Kind != KernelKind::RowReduce ||
+      P.Domain.empty() || P.Domain.back().isDynamic() || P.ClusterX != 1 ||
+      !P.RowSharedInputs.empty() || P.FewRows)
+    return nullptr;
+  std::optional<int64_t> Rows = staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());
+  if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
+    return nullptr;
+  ScheduleOptions Two = Opts;
+  Two.RowChunksPerThread = 2;
+  KernelPlan Twin = Reschedule(Two);
+  if (Twin.ThreadsX <= P.ThreadsX || Twin.RowsPerBlock != 1 || Twin.ClusterX != 1 ||
+      Twin.Vecs != P.Vecs || Twin.Peel != P.Peel || Twin.FewRows || Twin.WideRows)
+    return nullptr;
+  Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
+  P.Why += fmt::format("; when a run's rows <= SMs: kernel {} instead, {} threads a row (2 "
+                       "chunks each)",
+                       Twin.Name, Twin.ThreadsX);
+  return std::make_shared<const KernelPlan>(std::move(Twin));
+}
+
 void attachRowForms(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
   P.FewRows = fewRowsForm(P, Opts, Reschedule);
   P.WideRows = wideRowsForm(P, Opts, Reschedule);
+  if (!P.WideRows)
+    P.WideRows = twoChunksForm(P, Opts, Reschedule);
 }
 
 } // namespace jitfuse

@@ -210,10 +210,35 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     P.ThreadsX = static_cast<int>(pow2Ceil(std::max<int64_t>(Chunks, 1)));
     P.RowsPerBlock = codegen::launch::ShortRowBlockThreads / P.ThreadsX;
   } else {
-    int64_t PerThread = Opts.RowChunksPerThread ? Opts.RowChunksPerThread : 2;
+    // 2 chunks a thread, but 4 (fewer warps to combine) for a row one warp
+    // covers at 4 chunks a thread, whose reductions then need no barrier,
+    // and for a row with a mean and a variance of it (LayerNorm), whose two
+    // dependent block reductions a row pays with every warp. Measured on the
+    // H200 (same call, 16-bit rows of 1021: softmax 1.20-1.23x, LayerNorm
+    // 1.15-1.19x, add + RMSNorm 0.98-0.99x; LayerNorm rows of 1021-14336 in
+    // every dtype up to 1.79x, one point 0.98x; softmax's rows of 6144-14336
+    // lost up to 14% at 4, so it keeps 2; BENCHMARKS.md schedule log).
+    // Longer rows keep at least 2 warps (LayerNorm f32 x 768 at one warp:
+    // 0.93x).
+    constexpr int64_t WarpChunks = 4 * codegen::launch::MinRowThreads;
+    int64_t PerThread = 2;
+    unsigned Lo = codegen::launch::MinRowThreads;
+    if (Opts.RowChunksPerThread) {
+      PerThread = Opts.RowChunksPerThread;
+    } else if (!Opts.AlignedRowCopy) {
+      // (AlignedRowCopy, an experiment, doubles each chunk loop: at 4
+      // chunks a thread its LayerNorm bf16 x 4096 spilled.)
+      bool Variance = llvm::any_of(rowPairs(G, C.Nodes, C.Outputs, /*Online=*/false,
+                                            /*Welford=*/true),
+                                   [](const RowPair &RP) { return RP.Welford; });
+      if (Chunks <= WarpChunks || Variance)
+        PerThread = 4;
+      if (Chunks > WarpChunks)
+        Lo = 2 * codegen::launch::MinRowThreads;
+    }
     P.ThreadsX = static_cast<int>(
-        std::clamp<unsigned>(pow2Floor(std::max<int64_t>(Chunks / PerThread, 1)),
-                             codegen::launch::MinRowThreads, codegen::launch::MaxRowThreads));
+        std::clamp<unsigned>(pow2Floor(std::max<int64_t>(Chunks / PerThread, 1)), Lo,
+                             codegen::launch::MaxRowThreads));
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;

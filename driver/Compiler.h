@@ -195,9 +195,11 @@ struct CompileOptions {
   std::optional<unsigned> RowRereadThreads;
   /// Experiment: chunks a thread (1-16) from which a static row of more
   /// than 32 chunks gets its threads (a power of two, 32-512), instead of
-  /// the rule's 2. More chunks a thread put more of a thread's bytes in
-  /// flight and leave fewer warps to combine in the block reduction; fewer
-  /// threads a row hold more registers each. Unset: the rule.
+  /// the rule's (2; 4 for a row one warp covers at 4 and for a mean and its
+  /// variance, as LayerNorm's; compiler/ScheduleRows.cpp). More chunks a
+  /// thread put more of a thread's bytes in flight and leave fewer warps to
+  /// combine in the block reduction; fewer threads a row hold more
+  /// registers each. Unset: the rule.
   std::optional<unsigned> RowChunksPerThread;
   /// Experiments: such re-read row kernels request unused dynamic shared
   /// memory so that at most this many blocks share an SM, and fewer rows

@@ -49,7 +49,8 @@ struct KernelInfo {
   /// ("" and 0 when there is none).
   std::string FewRowsName;
   unsigned FewRowsVariants = 0;
-  /// Its wide form (KernelPlan::WideRows: 1024 threads a row, launched
+  /// Its wide form (KernelPlan::WideRows: 1024 threads a row, or 2 chunks
+  /// a thread for a row scheduled at 4, launched
   /// when the run's rows are at most one block an SM,
   /// codegen::launch::useWideRows; CompileOptions::RowWideRows): likewise.
   std::string WideRowsName;

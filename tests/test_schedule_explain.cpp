@@ -192,6 +192,42 @@ TEST_CASE("CompileOptions::RowChunksPerThread sets a row's threads", "[plan][sch
   CHECK(Few.Kernels[0].ThreadsX == 32);
 }
 
+TEST_CASE("rows get 4 chunks a thread where one warp covers them and for LayerNorm",
+          "[plan][schedule]") {
+  auto ThreadsOf = [](const Graph &G) {
+    GraphPlan P = planGraph(G, {});
+    INFO(P.PlanText);
+    REQUIRE(P.Kernels.size() == 1);
+    return std::make_pair(P.Kernels[0].ThreadsX, P.Kernels[0].RowsPerBlock);
+  };
+  auto LayerNorm = [](DType T, int64_t H) {
+    Graph G;
+    Value X = G.input("x", T, {"B", H});
+    G.output("y", nn::layerNorm(X, G.input("w", T, {H}), G.input("b", T, {H}),
+                                  G.scalar("eps", DType::F32)));
+    return G;
+  };
+  auto Softmax = [](DType T, int64_t H) {
+    Graph G;
+    G.output("y", nn::softmax(G.input("x", T, {"B", H})));
+    return G;
+  };
+  // A mean and its variance: 4 chunks a thread (bf16 x 4096: 512 chunks,
+  // 128 threads); softmax and RMSNorm keep 2 (256).
+  CHECK(ThreadsOf(LayerNorm(DType::BF16, 4096)) == std::make_pair(128, 1));
+  CHECK(ThreadsOf(LayerNorm(DType::F32, 4999)) == std::make_pair(256, 1));
+  CHECK(ThreadsOf(Softmax(DType::BF16, 4096)) == std::make_pair(256, 1));
+  CHECK(ThreadsOf(rmsGraph(DType::BF16, 4096)) == std::make_pair(256, 1));
+  // 65-128 chunks: one warp a row, 4 rows a block, whatever the pattern
+  // (bf16 x 1021 and x 1024: 128 chunks; f32 x 300: 75).
+  CHECK(ThreadsOf(Softmax(DType::BF16, 1021)) == std::make_pair(32, 4));
+  CHECK(ThreadsOf(rmsGraph(DType::BF16, 1024)) == std::make_pair(32, 4));
+  CHECK(ThreadsOf(Softmax(DType::F32, 300)) == std::make_pair(32, 4));
+  // Over 128 chunks at least 2 warps, LayerNorm too (f32 x 768: 192 chunks).
+  CHECK(ThreadsOf(LayerNorm(DType::F32, 768)) == std::make_pair(64, 1));
+  CHECK(ThreadsOf(Softmax(DType::BF16, 1032)) == std::make_pair(64, 1));
+}
+
 namespace {
 
 size_t count(const std::string &S, const std::string &Needle) {

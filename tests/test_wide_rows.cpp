@@ -38,6 +38,7 @@ PlanOptions wideOn() {
 } // namespace
 
 TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule][widerows]") {
+  // (And rows the rule gave 4 chunks a thread a form at 2: its section.)
   SECTION("softmax bf16 x 128256: plain, cluster and wide forms") {
     CHECK(onlyKernel(softmax(DType::BF16, 128256), PlanOptions{}).WideRows != nullptr);
     PlanOptions Off = wideOn();
@@ -62,7 +63,7 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
   }
   SECTION("rows kept in registers, short rows and many static rows have none") {
     CHECK(onlyKernel(softmax(DType::BF16, 4096), wideOn()).WideRows == nullptr);
-    CHECK(onlyKernel(layerNorm(DType::BF16, 6144), wideOn()).WideRows == nullptr);
+    CHECK(onlyKernel(layerNorm(DType::F32, 768), wideOn()).WideRows == nullptr);
     Graph G;
     G.output("y", nn::softmax(G.input("x", DType::BF16, {1025, 128256})));
     CHECK(onlyKernel(G, wideOn()).WideRows == nullptr);
@@ -70,6 +71,34 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
     Graph F;
     F.output("y", nn::softmax(F.input("x", DType::BF16, {1000, 128256})));
     CHECK(onlyKernel(F, wideOn()).WideRows != nullptr);
+  }
+  SECTION("rows the rule gave 4 chunks a thread: a form at 2 for runs of few rows") {
+    // LayerNorm bf16 x 6144: 768 chunks, 128 threads (6 chunks each); the
+    // form 256 threads (3 each). Softmax bf16 x 1021: one warp a row, 4
+    // rows a block; the form 64 threads, one row a block.
+    KernelPlan K = onlyKernel(layerNorm(DType::BF16, 6144), wideOn());
+    CHECK(K.ThreadsX == 128);
+    REQUIRE(K.WideRows);
+    CHECK(K.WideRows->ThreadsX == 256);
+    CHECK(K.WideRows->RowsPerBlock == 1);
+    CHECK(K.WideRows->Name == K.Name + "_t256");
+    CHECK(K.WideRows->Vecs == K.Vecs);
+    CHECK(K.WideRows->MinBlocksPerSm == 0);
+    CHECK(K.Why.find("when a run's rows <= SMs: kernel " + K.WideRows->Name +
+                     " instead, 256 threads a row (2 chunks each)") != std::string::npos);
+    KernelPlan S = onlyKernel(softmax(DType::BF16, 1021), wideOn());
+    CHECK(S.ThreadsX == 32);
+    CHECK(S.RowsPerBlock == 4);
+    REQUIRE(S.WideRows);
+    CHECK(S.WideRows->ThreadsX == 64);
+    CHECK(S.WideRows->RowsPerBlock == 1);
+    // Off with the other wide forms, and under a forced chunk count.
+    PlanOptions Off = wideOn();
+    Off.WideRows = false;
+    CHECK(onlyKernel(layerNorm(DType::BF16, 6144), Off).WideRows == nullptr);
+    PlanOptions Forced = wideOn();
+    Forced.RowChunksPerThread = 4;
+    CHECK(onlyKernel(layerNorm(DType::BF16, 6144), Forced).WideRows == nullptr);
   }
   SECTION("compiled: every form's variants, 1024-thread bounds on the wide ones") {
     CompileOptions Opts;
@@ -103,6 +132,11 @@ TEST_CASE("GPU: the wide form matches the reference on both sides of its rows",
   Cases.push_back({addRmsNorm(DType::BF16, 40009), 100});
   Cases.push_back({addRmsNorm(DType::F16, 50257), 133});
   Cases.push_back({layerNorm(DType::F32, 128256), 70});
+  // Rows given 4 chunks a thread, their 2-chunk form on both sides.
+  Cases.push_back({layerNorm(DType::BF16, 4095), 132});
+  Cases.push_back({layerNorm(DType::F16, 6144), 133});
+  Cases.push_back({softmax(DType::BF16, 1021), 131});
+  Cases.push_back({layerNorm(DType::F32, 4999), 7});
   CheckOptions CO;
   CO.WideRows = true;
   checkRowCases(Cases, wideOn(), [](const KernelPlan &K) { return K.WideRows != nullptr; }, CO);
