@@ -20,10 +20,32 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 
 using namespace jitfuse;
 using namespace jitfuse::test;
+
+namespace {
+
+/// Calls \p Check with the PTX of each kernel of \p E that has a plain
+/// 16-byte global load and the position of the first (a peeled variant
+/// reads through shifted loads and is skipped); the kernels checked.
+size_t eachWideKernel(Executable &E,
+                      const std::function<void(const std::string &, size_t)> &Check) {
+  size_t Checked = 0;
+  for (const auto &[Name, Body] : ptxEntries(E.ptx())) {
+    INFO("kernel " << Name);
+    size_t Wide = Body.find("ld.global.nc.v4");
+    if (Wide == std::string::npos)
+      continue;
+    ++Checked;
+    Check(Body, Wide);
+  }
+  return Checked;
+}
+
+} // namespace
 
 TEST_CASE("element-wise chunks load every input before their first arithmetic",
           "[codegen][loadorder]") {
@@ -76,18 +98,12 @@ TEST_CASE("element-wise chunks load both halves of a merged input before their f
     Executable E = testCompiler().compile(G, Opts);
     INFO("dtype " << dtypeName(T).str() << "\n" << E.plan());
     REQUIRE(E.plan().find("1 kernel") != std::string::npos);
-    size_t Checked = 0;
-    for (const auto &[Name, Body] : ptxEntries(E.ptx())) {
-      INFO("kernel " << Name);
-      size_t Wide = Body.find("ld.global.nc.v4");
-      if (Wide == std::string::npos)
-        continue; // the peeled variant's shifted loads
-      ++Checked;
-      Wide = Body.rfind('\n', Wide);
+    size_t Checked = eachWideKernel(E, [](const std::string &Body, size_t Wide) {
+      Wide = Body.rfind('\n', Wide); // the start of that load's line
       size_t FirstExp = Body.find("ex2.approx", Wide);
       REQUIRE(FirstExp != std::string::npos);
       CHECK(countOf(Body.substr(Wide, FirstExp - Wide), "ld.global.nc.v4") == 2);
-    }
+    });
     CHECK(Checked >= 1);
   }
 }
@@ -111,19 +127,13 @@ TEST_CASE("f16 RoPE converts q in its piece's branch, after the chunk's loads",
   Executable E = testCompiler().compile(G, Opts);
   INFO(E.plan());
   REQUIRE(E.plan().find("1 kernel") != std::string::npos);
-  size_t Checked = 0;
-  for (const auto &[Name, Body] : ptxEntries(E.ptx())) {
-    INFO("kernel " << Name);
-    size_t Wide = Body.find("ld.global.nc.v4");
-    if (Wide == std::string::npos)
-      continue; // the peeled variant's shifted loads
-    ++Checked;
+  size_t Checked = eachWideKernel(E, [](const std::string &Body, size_t Wide) {
     size_t Branch = Body.find(" bra", Wide);
     REQUIRE(Branch != std::string::npos);
     size_t FirstCvt = Body.find("cvt.f32.f16", Wide);
     REQUIRE(FirstCvt != std::string::npos);
     CHECK(FirstCvt > Branch);
-  }
+  });
   CHECK(Checked >= 1);
 }
 
