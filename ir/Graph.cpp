@@ -61,7 +61,9 @@ Graph Graph::rebuilt(
   for (NodeId S : Scalars)
     R.Scalars.push_back(Map[S]);
   for (GraphOutput O : Outputs) {
-    O.Id = Map[O.Id];
+    // A reduction over size-1 axes only lowers to its operand: an output of
+    // it would have had no kernel to write it.
+    O.Id = R.ownOutputNode(Map[O.Id]);
     R.Outputs.push_back(std::move(O));
   }
   // Lowered nodes only multiply dims the graph already names.
@@ -278,16 +280,20 @@ void Graph::output(llvm::StringRef Name, Value V) {
     fail("output '{}': node %{} is a {} {}; an output must be a tensor computed "
          "by the graph",
          Name.str(), V.id(), opName(N.Kind).str(), dtypeName(N.Type).str());
-  // Every output is written by exactly one kernel store into its own buffer:
-  // an input returned as is (often a cast to its own dtype), or a node that
-  // is already another output, becomes an explicit copy.
-  auto IsOutput = [&](NodeId Id) {
+  Outputs.push_back({Name.str(), ownOutputNode(V.id()), {}});
+}
+
+NodeId Graph::ownOutputNode(NodeId Id) {
+  // An input returned as is (often a cast to its own dtype), or a node that
+  // is already another output, becomes an explicit copy. (The copy of an
+  // input is shared like any node, so a second output of it copies the
+  // copy.)
+  auto IsOutput = [&](NodeId N) {
     for (const GraphOutput &O : Outputs)
-      if (O.Id == Id)
+      if (O.Id == N)
         return true;
     return false;
   };
-  NodeId Id = V.id();
   while (Nodes[Id].Kind == Op::Input || IsOutput(Id)) {
     Node Copy;
     Copy.Kind = Op::Broadcast;
@@ -296,7 +302,7 @@ void Graph::output(llvm::StringRef Name, Value V) {
     Copy.Operands.push_back(Id);
     Id = addNode(std::move(Copy));
   }
-  Outputs.push_back({Name.str(), Id, {}});
+  return Id;
 }
 
 template <typename Range>

@@ -118,7 +118,9 @@ public:
   /// node with its operands already mapped; it returns the copy's id of the
   /// node's value (after adding nodes of its own), or nullopt to add the
   /// node as it is. Inputs, scalars, outputs (names, strides) and the
-  /// dynamic dims' order are kept; ids of later nodes shift.
+  /// dynamic dims' order are kept; ids of later nodes shift. An output
+  /// lowered to an input or to another output's node gets a copy, as
+  /// output() gives one.
   Graph rebuilt(llvm::function_ref<std::optional<NodeId>(Graph &, NodeId, const Node &)> Lower)
       const;
 
@@ -129,6 +131,9 @@ public:
 
 private:
   void noteDims(llvm::ArrayRef<Dim> Dims);
+  /// \p Id, or a copy of it when it is an input or already an output: every
+  /// output is written by exactly one kernel store into its own buffer.
+  NodeId ownOutputNode(NodeId Id);
   friend class Value;
   /// The cell Values point to; holds this graph's current address.
   Graph *const *anchor() {

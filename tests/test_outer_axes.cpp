@@ -21,6 +21,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace jitfuse;
 using Catch::Matchers::Contains;
 
@@ -250,14 +252,48 @@ TEST_CASE("outer axes: kernels compile with NVRTC for odd shapes and every op",
   CHECK(E.numKernels() == 1);
 }
 
+TEST_CASE("outer axes: a reduction over size-1 axes only is a kernel that writes its output",
+          "[reduce-axes][outer-axes]") {
+  // Lowered, sum over axis 1 of [7, 1, 1000] is its operand: the output
+  // mapped to the input node, and the plan had no kernel for it (the [gpu]
+  // tier's random graphs found its buffer unwritten, fused and unfused).
+  Graph G;
+  Value X = G.input("x", f32, {7, 1, 1000});
+  Value S = sum(X, {1});
+  G.output("s", S);
+  G.output("m", reduceMax(S, {1})); // the other output's node, lowered again
+  G.output("t", mean(X * 2.0, {0, 1}));
+  for (bool Fuse : {true, false}) {
+    PlanOptions O;
+    O.Fuse = Fuse;
+    GraphPlan P = planGraph(G, O);
+    INFO(P.PlanText);
+    std::set<NodeId> Written;
+    for (const KernelPlan &K : P.Kernels)
+      for (NodeId N : K.Outputs)
+        Written.insert(N);
+    const Graph &View = P.planned(G);
+    std::set<NodeId> Outs;
+    for (const GraphOutput &Out : View.outputs()) {
+      INFO("output " << Out.Name);
+      CHECK(View.node(Out.Id).Kind != Op::Input);
+      CHECK(Written.count(Out.Id) == 1);
+      Outs.insert(Out.Id);
+    }
+    CHECK(Outs.size() == 3); // each its own buffer
+  }
+}
+
 TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes]") {
   if (!test::haveGpu())
     return;
   // Odd sizes everywhere; [3, 129, 8] and [2, 5, 3, 40] have kept inner
   // runs the vector width divides; f16 on the first shape only (the
   // dtypes share the code paths; the tier's time is finite).
+  // [7, 1, 50]: axis sets of size-1 axes only (their reduction is the
+  // element itself; it used to leave the output unwritten).
   const std::vector<std::vector<int64_t>> Shapes = {{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40},
-                                                    {300, 3, 17}};
+                                                    {300, 3, 17}, {7, 1, 50}};
   for (DType T : {f32, bf16, f16})
     for (const std::vector<int64_t> &S : Shapes)
       for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
