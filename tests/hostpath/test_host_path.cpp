@@ -317,6 +317,36 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
   }
 }
 
+TEST_CASE("rows of one warp launch their 2-chunk form for runs of at most SMs rows",
+          "[hostpath][widerows]") {
+  requireFake();
+  // add + RMSNorm over rows of 1024 bf16 (128 chunks): one warp a row at 4
+  // chunks a thread, 4 rows a block; its form at 2 chunks a thread (64
+  // threads, one row a block) runs up to 132 rows (the fake device's SMs).
+  for (bool WideRows : {true, false}) {
+    CAPTURE(WideRows);
+    Executable X = compileAddRmsNorm(true, 1024, false, WideRows);
+    REQUIRE(X.kernels().size() == 1);
+    CHECK(X.kernels()[0].FewRowsName.empty());
+    CHECK(X.kernels()[0].WideRowsName ==
+          (WideRows ? X.kernels()[0].Name + "_t64" : std::string()));
+    for (int64_t Rows : {1, 7, 131, 132, 133, 1000}) {
+      CAPTURE(Rows);
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        const FakeCudaLaunch &L = runRows(X, Rows, Offset);
+        std::string Name = L.Function->Name;
+        bool Wide = WideRows && Rows <= 132;
+        CHECK((Name.find("_t64_") != std::string::npos) == Wide);
+        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(L.BlockX == (Wide ? 64u : 32u));
+        CHECK(L.BlockY == (Wide ? 1u : 4u));
+        CHECK(L.GridX == uint64_t(Wide ? Rows : (Rows + 3) / 4));
+      }
+    }
+  }
+}
+
 TEST_CASE("a kept row over half the budget launches 1024 threads a row at any row count",
           "[hostpath][rowcache]") {
   requireFake();
