@@ -148,28 +148,23 @@ void KernelWriter::hoistInputLoads() {
   if (P.Kind != KernelKind::Elementwise || Vec == 1 || ScalarPart || hoistableConcat())
     return;
   llvm::ArrayRef<Dim> Domain(P.Domain);
-  // An unstrided input of the domain's shape, or a slice of one to that
-  // shape (the halves of a merged gate_up projection): its load is the
-  // chunk's own.
-  auto IsChunkLoad = [&](NodeId N) {
-    const Node &Nd = G.node(N);
-    if (llvm::ArrayRef<Dim>(Nd.Dims) != Domain)
-      return false;
-    NodeId Src = N;
-    if (Nd.Kind == Op::Slice) {
-      if (!llvm::is_contained(P.Nodes, N))
-        return false;
-      Src = Nd.Operands[0];
-    }
-    return llvm::is_contained(P.Inputs, Src) && G.stridesOf(Src).empty();
+  // An unstrided input of the domain's shape, or a slice of an unstrided
+  // input to that shape (the halves of a merged gate_up projection): its
+  // load is the chunk's own.
+  auto Unstrided = [&](NodeId In) {
+    return llvm::is_contained(P.Inputs, In) && G.stridesOf(In).empty();
   };
-  llvm::SmallVector<NodeId, 8> Sources(P.Inputs.begin(), P.Inputs.end());
-  for (NodeId N : P.Nodes)
-    if (G.node(N).Kind == Op::Slice)
+  llvm::SmallVector<NodeId, 8> Sources;
+  for (NodeId In : P.Inputs)
+    if (Unstrided(In) && llvm::ArrayRef<Dim>(G.node(In).Dims) == Domain)
+      Sources.push_back(In);
+  for (NodeId N : P.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Nd.Kind == Op::Slice && llvm::ArrayRef<Dim>(Nd.Dims) == Domain &&
+        Unstrided(Nd.Operands[0]))
       Sources.push_back(N);
+  }
   for (NodeId N : Sources) {
-    if (!IsChunkLoad(N))
-      continue;
     // Only a load that an element-wise node of the domain's shape reads
     // directly: it is read at the chunk's own coordinates, so the load
     // emitted here is the one that node's lanes use.

@@ -119,7 +119,7 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
   Two.RowChunksPerThread = 2;
   KernelPlan Twin = Reschedule(Two);
   if (Twin.ThreadsX <= P.ThreadsX || Twin.RowsPerBlock != 1 || Twin.ClusterX != 1 ||
-      Twin.Vecs != P.Vecs || Twin.Peel != P.Peel || Twin.FewRows || Twin.WideRows)
+      Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
     return nullptr;
   Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
   P.Why += fmt::format("; when a run's rows <= SMs: kernel {} instead, {} threads a row (2 "
