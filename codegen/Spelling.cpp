@@ -153,8 +153,6 @@ std::string opExpr(Op O, DType T, llvm::ArrayRef<std::string> X, bool FastMath) 
   Args.push_back(fmt::arg("zero", literal(0, T)));
   // Named constants the templates use, as literals of the compute type.
   Args.push_back(fmt::arg("sqrt1_2", literal(M_SQRT1_2, T)));
-  Args.push_back(fmt::arg("sqrt2_pi", literal(0.7978845608028654, T)));
-  Args.push_back(fmt::arg("gelu_k", literal(0.044715, T)));
   return fmt::vformat(Template, Args);
 }
 

@@ -50,9 +50,11 @@
 //                            + the spelled-out evaluation's own error:
 //                            silu/sigmoid = x or 1 over 1 + exp(-x), with
 //                            expf (2 ulp) and IEEE division (one rounding).
-//                            gelu / gelu_tanh: each step of
+//                            gelu / gelu_tanh f64: each step of
 //                            0.5 x (1 + erf(x c)) / 0.5 x (1 + tanh(c (x + k x^3)))
-//                            with f32-rounded literals c, k
+//                            with f32-rounded literals c, k; gelu_tanh f32:
+//                            x / (1 + exp2f(x (A + B x^2))) with __fdividef
+//                            (geluTanhF32; anything from 0 past a > 125)
 //   pow                      |v| (|b| Ea / (|a| - Ea) + |ln a| Eb) + lib
 //   mod (float)              Ea + |trunc(a/b)| Eb (fmod is exact); +inf if
 //                            a/b +- its error crosses a nonzero integer
@@ -217,6 +219,28 @@ double sigmoidLike(Op O, double X, double Ex, double V, DType C, bool Fast) {
   return P + Rel * (std::fabs(V) + P) + 8 * tinyOf(C);
 }
 
+/// gelu_tanh as the device computes it in f32 (jf_gelu_tanhf): x / (1 + e),
+/// e = exp2f(a), a = x * fma(B, x * x, A) with f32-rounded literals A < 0,
+/// B < 0. P is the propagated operand error.
+double geluTanhF32(double X, double V, double P) {
+  const double U = unitOf(DType::F32), Tiny = tinyOf(DType::F32);
+  const double A = -2 * std::numbers::log2e * std::sqrt(2.0 / std::numbers::pi);
+  const double Arg = X * (A * 0.044715 * X * X + A);
+  // x * x, the literal B, the fma, the literal A and the product round once
+  // each; B x^2 and A have one sign, so the fma does not cancel: 5 u of |a|.
+  double ErrArg = 5 * U * std::fabs(Arg) + 2 * Tiny;
+  // Past 2^126 __fdividef returns 0 (the value is under |x| 2^-126 there):
+  // allow anything between 0 and the value.
+  if (Arg + ErrArg > 125)
+    return P + std::fabs(V) + 8 * Tiny;
+  // e is off by ln 2 * ErrArg (relative) from the argument and 5 u from
+  // exp2f's 2 ulp; 1 + e scales that by e / (1 + e) and rounds once;
+  // __fdividef adds 2 ulp (5 u).
+  double S = 1 / (1 + std::exp2(-Arg)); // e / (1 + e), without overflow
+  double Rel = S * (std::numbers::ln2 * ErrArg + 5 * U) + U + 5 * U;
+  return P + Rel * (std::fabs(V) + P) + 8 * Tiny;
+}
+
 double geluLike(Op O, double X, double Ex, double V, DType C) {
   const double U = unitOf(C), Tiny = tinyOf(C);
   const double TwoOverSqrtPi = 2 / std::sqrt(std::numbers::pi);
@@ -241,6 +265,8 @@ double geluLike(Op O, double X, double Ex, double V, DType C) {
   }
   if (!std::isfinite(V))
     return P;
+  if (O == Op::GeluTanh && C != DType::F64)
+    return geluTanhF32(X, V, P);
   double One, ErrOne;
   if (O == Op::Gelu) {
     // 0.5 * x * (1 + erf(x * c)), c = 1/sqrt(2) as a literal of type C.

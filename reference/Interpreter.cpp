@@ -223,7 +223,10 @@ double unaryReference(Op O, double X) {
   case Op::Gelu: return 0.5 * X * (1.0 + std::erf(X / std::numbers::sqrt2));
   case Op::GeluTanh: {
     const double K = std::sqrt(2.0 / std::numbers::pi);
-    return 0.5 * X * (1.0 + std::tanh(K * (X + 0.044715 * X * X * X)));
+    // 0.5 x (1 + tanh(z)) = x / (1 + exp(-2z)): the same function, but
+    // 1 + tanh(z) is 0 in double below z = -18.4 (x = -6.4) where the
+    // value is not (-10 * 2^-126 at x = -10).
+    return X / (1.0 + std::exp(-2 * K * (X + 0.044715 * X * X * X)));
   }
   case Op::Floor: return std::floor(X);
   case Op::Ceil: return std::ceil(X);

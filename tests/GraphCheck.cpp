@@ -1,6 +1,7 @@
 //===- tests/GraphCheck.cpp - compile, run, compare against the reference -===//
 #include "GraphCheck.h"
 
+#include "codegen/Codegen.h"
 #include "reference/ErrorBound.h"
 #include "reference/Tolerance.h"
 #include "runtime/Driver.h"
@@ -20,6 +21,13 @@ bool haveGpu() {
     return true;
   WARN("GPU part skipped: " << D.unavailableReason());
   return false;
+}
+
+std::string kernelSource(const Executable &E) {
+  const std::string &Helpers = codegen::deviceHelpers();
+  size_t At = E.source().find(Helpers);
+  REQUIRE(At != std::string::npos);
+  return E.source().substr(At + Helpers.size());
 }
 
 Compiler &testCompiler() {

@@ -25,6 +25,11 @@ bool haveGpu();
 /// A Compiler whose cache lives in a per-process temp directory.
 Compiler &testCompiler();
 
+/// The generated program after the device helpers it starts with
+/// (codegen/device/jitfuse_device.cuh): the kernels alone, for tests of
+/// what they call.
+std::string kernelSource(const Executable &E);
+
 /// Fresh seed per check, printed on failure.
 std::mt19937_64 &rng();
 

@@ -71,9 +71,8 @@ float unaryF32(Op O, float X) {
   case Op::Silu: return X / (1.0f + std::exp(-X));
   case Op::Relu: return std::isnan(X) ? X : (X > 0 ? X : 0.0f);
   case Op::Gelu: return 0.5f * X * (1.0f + std::erf(X * f(M_SQRT1_2)));
-  case Op::GeluTanh:
-    return 0.5f * X *
-           (1.0f + std::tanh(f(0.7978845608028654) * (X + f(0.044715) * X * X * X)));
+  case Op::GeluTanh: // jf_gelu_tanhf, IEEE division for __fdividef
+    return X / (1.0f + std::exp2(X * std::fma(-0x1.a5a7d0p-4f, X * X, -0x1.26aec2p+1f)));
   case Op::Floor: return std::floor(X);
   case Op::Ceil: return std::ceil(X);
   default: break;

@@ -138,6 +138,11 @@ TEST_CASE("interp: unary float ops", "[interp]") {
   CHECK(GeluT[0] == 0);
   CHECK(GeluT[1] == Approx(0.8411919906082768).epsilon(1e-15));
   CHECK(GeluT[2] == Approx(-0.15880800939172324).epsilon(1e-14));
+  // Far left 1 + tanh(z) is 0 in double; the value is x e^2z / (1 + e^2z).
+  std::vector<double> GeluTFar =
+      unaryOn(DType::F64, {-7, -10}, [](Value X) { return geluTanh(X); }).Data;
+  CHECK(GeluTFar[0] == Approx(-2.3154422620725384e-15).epsilon(1e-12));
+  CHECK(GeluTFar[1] == Approx(-1.2040923482098023e-37).epsilon(1e-12));
   std::vector<double> Trig = At([](Value X) { return sin(X) + cos(X); });
   CHECK(Trig[1] == Approx(std::sin(1.0) + std::cos(1.0)).epsilon(1e-15));
   // Saturation of sigmoid without NaN.
