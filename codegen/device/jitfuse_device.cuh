@@ -490,11 +490,27 @@ __device__ __forceinline__ double jf_gelu_tanh(double X) {
 }
 
 // NaN-propagating max/min (IEEE maximum/minimum, like torch.maximum).
+// f32 on sm_80+: max.NaN / min.NaN, one FMNMX.NAN, where the compare-select
+// spelling is three instructions (two FSETP and an FSEL); in bf16 sum/amax
+// rows (abs, add, max an element) that was the ALU pipe's throttle (ncu,
+// BENCHMARKS.md session 20). A NaN result is the canonical NaN.
 __device__ __forceinline__ float jf_max(float A, float B) {
+#if __CUDA_ARCH__ >= 800
+  float R;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(R) : "f"(A), "f"(B));
+  return R;
+#else
   return (A != A || A > B) ? A : B;
+#endif
 }
 __device__ __forceinline__ float jf_min(float A, float B) {
+#if __CUDA_ARCH__ >= 800
+  float R;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(R) : "f"(A), "f"(B));
+  return R;
+#else
   return (A != A || A < B) ? A : B;
+#endif
 }
 __device__ __forceinline__ double jf_max(double A, double B) {
   return (A != A || A > B) ? A : B;
