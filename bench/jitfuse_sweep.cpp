@@ -77,7 +77,8 @@ struct Options {
   bool CompileOnly = false;
   std::string Shard;
   /// CompileOptions for same-binary comparisons of opt-in schedules.
-  bool RowShared = false, RowClusters = false, RowL2Hints = false;
+  bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
+       StreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
   unsigned RowChunksPerThread = 0;
@@ -429,6 +430,8 @@ int run(const Options &O) {
         CO.RowSharedMemory = O.RowShared;
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
+        CO.StreamLoads = O.StreamLoads;
+        CO.StreamReadOnlyRows = O.StreamReadOnlyRows;
         CO.RowReadBack = !O.NoReadBack;
         CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
         if (O.Welford || O.NoWelford)
@@ -584,6 +587,11 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
   App.add_flag("--l2-hints", O.RowL2Hints,
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
+  App.add_flag("--stream-loads", O.StreamLoads,
+               "CompileOptions::StreamLoads (inputs read once loaded with evict_first)");
+  App.add_flag("--stream-read-only-rows", O.StreamReadOnlyRows,
+               "CompileOptions::StreamReadOnlyRows (rows with per-row outputs only, runs of "
+               "more than SMs rows)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", O.RowClusters,

@@ -283,6 +283,8 @@ void KernelWriter::flatTail(const std::string &N,
 
 std::string KernelWriter::write() {
   std::string Out = signature() + " {\n";
+  if (P.StreamLoads)
+    E.setL2Hint(2);
   switch (P.Kind) {
   case KernelKind::Elementwise:
     if (P.TransposeNode >= 0)

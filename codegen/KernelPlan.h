@@ -146,6 +146,10 @@ struct KernelPlan {
   /// (the next loop reads them again) and evict_first in the last loop
   /// (CompileOptions::RowL2Hints).
   bool RowL2Hints = false;
+  /// Elementwise, or RowReduce with CacheRow (each input read once): the
+  /// wide loads of inputs of the domain's size carry evict_first
+  /// (CompileOptions::StreamLoads).
+  bool StreamLoads = false;
   /// RowReduce re-reading its row: whole-row outputs (indices into Outputs)
   /// that need no reduction and that later loops read again. The first loop
   /// stores them and the later loops read them back from the output buffer

@@ -486,8 +486,12 @@ void KernelWriter::rowBody() {
           if (Peel && !(E.chunk() == ChunkKind::Whole && (L.Lead || E.alignedWide(ST, Addr))))
             Fn += std::string("_") + chunkSuffix(E.chunk());
           bool Lanes = Peel && E.chunk() != ChunkKind::Whole;
-          E.line(fmt::format("{}[j] = {}<{}, {}>({}{});", CacheVars[L.Key], Fn, ST, Vec, Addr,
-                             Lanes ? ", jf_lo, jf_hi" : ""));
+          // Read once into registers: streamed (evict_first) when asked,
+          // unless broadcast over the rows.
+          bool Stream =
+              P.StreamLoads && sameNumel(G.node(P.Inputs[L.InputIdx]).Dims, P.Domain);
+          E.line(fmt::format("{}[j] = {}<{}, {}{}>({}{});", CacheVars[L.Key], Fn, ST, Vec,
+                             Stream ? ", 2" : "", Addr, Lanes ? ", jf_lo, jf_hi" : ""));
         }
       }, /*OwnChunks=*/true);
       E.close();
@@ -525,7 +529,7 @@ void KernelWriter::rowBody() {
     StoreOnly = readBackMask(false);
   rowLoop([&] { storeChunk("rowc * R + col"); });
   StoreOnly.clear();
-  E.setL2Hint(0);
+  E.setL2Hint(P.StreamLoads ? 2 : 0);
   // Per-row outputs ([outer..., 1]) are written once per row.
   Coords PerRow = E.domainCoords();
   PerRow.ColRel = false;

@@ -41,6 +41,9 @@ struct PlanOptions {
   /// CompileOptions::RowBlocksPerSm on the target (0: none).
   bool RowL2Hints = false;
   int64_t RowPadSharedBytes = 0;
+  /// CompileOptions::StreamLoads / StreamReadOnlyRows on an sm_80+ target.
+  bool StreamLoads = false;
+  bool StreamReadOnlyRows = false;
   bool RowReadBack = true;
   bool RowOnlineSoftmax = true;
   std::optional<bool> RowWelford;

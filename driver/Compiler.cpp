@@ -85,6 +85,8 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
     P.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
   // createpolicy and the L2 cache-hint loads need sm_80.
   P.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
+  P.StreamLoads = SmMajor >= 8 && Opts.StreamLoads;
+  P.StreamReadOnlyRows = SmMajor >= 8 && Opts.StreamReadOnlyRows;
   P.RowReadBack = Opts.RowReadBack;
   P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
   P.RowWelford = Opts.RowWelford;

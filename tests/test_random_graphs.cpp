@@ -382,7 +382,7 @@ struct BoundTally {
 /// cancellation makes large relative to the result. Returns "" or every
 /// mismatch; adds to Tally when given.
 std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, bool FastMath,
-                          BoundTally *Tally = nullptr) {
+                          bool Stream, BoundTally *Tally = nullptr) {
   Bindings B = recipeBindings(G, Values, Seed);
   std::string Out;
   // Pointer offsets from the seed: aligned, all tensors at one offset, or
@@ -409,6 +409,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.Fuse = Fuse;
       Opts.HorizontalFusion = Horizontal;
       Opts.FastMath = FastMath;
+      Opts.StreamLoads = Stream;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
@@ -423,7 +424,9 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
                                                      !Fuse        ? "unfused"
                                                      : Horizontal ? "fused"
                                                                   : "fused, one launch per kernel",
-                                                     FastMath ? " fast-math" : "", O.Name));
+                                                     std::string(FastMath ? " fast-math" : "") +
+                                                         (Stream ? " streamed loads" : ""),
+                                                     O.Name));
         if (Tally) {
           Tally->Elements += static_cast<int64_t>(Ref.Values.at(O.Name).Data.size());
           Tally->Unconstrained += C.Unconstrained;
@@ -465,9 +468,10 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
       CHECK_NOTHROW(testCompiler().compile(G, Opts));
       break;
     }
-    // Every fourth batch compiles with FastMath, against its own bound.
-    bool Fast = Batches % 4 == 0;
-    std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, &Tally);
+    // Every fourth batch compiles with FastMath, against its own bound;
+    // another fourth with StreamLoads (L2 hints on the loads).
+    bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2;
+    std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, &Tally);
     if (Why.empty()) {
       Checked += static_cast<unsigned>(Rs.size());
       continue;
@@ -479,13 +483,15 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     unsigned FailedHere = 0;
     for (const Recipe &R : Rs) {
       Graph One = buildGraph(R);
-      std::string Alone = gpuMismatches(One, R, R.Seed, Fast);
+      std::string Alone = gpuMismatches(One, R, R.Seed, Fast, Stream);
       if (Alone.empty()) {
         ++Checked;
         continue;
       }
       ++FailedHere;
-      auto Fails = [&](const Graph &X) { return !gpuMismatches(X, R, R.Seed, Fast).empty(); };
+      auto Fails = [&](const Graph &X) {
+        return !gpuMismatches(X, R, R.Seed, Fast, Stream).empty();
+      };
       Report += Alone + reproText(R, Fails) + "\n";
     }
     FailedGraphs += FailedHere;
