@@ -1,17 +1,15 @@
 //===- compiler/Planner.cpp - stage 1 of compile(): the plan --------------===//
 #include "compiler/Planner.h"
 
-#include "codegen/LaunchRule.h"
 #include "compiler/Fusion.h"
 #include "compiler/Horizontal.h"
 #include "compiler/LowerAxes.h"
 #include "compiler/Plan.h"
 #include "compiler/ReduceAxes.h"
+#include "compiler/StreamLoads.h"
 #include "compiler/Schedule.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
-
-#include <fmt/format.h>
 
 namespace jitfuse {
 
@@ -67,52 +65,6 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
   return planView(Planned, Opts, std::move(R));
 }
 
-/// PlanOptions::StreamLoads: kernels that read each input element once (a
-/// row re-read per stage wants its row kept in L2), and the other forms
-/// of a row kernel (few rows, wide rows) each by the same test.
-static void streamLoads(KernelPlan &K) {
-  auto Streams = [](const KernelPlan &P) {
-    return P.TransposeNode < 0 && (P.Kind == KernelKind::Elementwise ||
-                                   (P.Kind == KernelKind::RowReduce && P.CacheRow));
-  };
-  for (std::shared_ptr<const KernelPlan> *Form : {&K.FewRows, &K.WideRows}) {
-    if (!*Form || !Streams(**Form))
-      continue;
-    KernelPlan Copy = **Form;
-    Copy.StreamLoads = true;
-    *Form = std::make_shared<const KernelPlan>(std::move(Copy));
-  }
-  if (!Streams(K))
-    return;
-  K.StreamLoads = true;
-  K.Why += ", inputs read once streamed through L2 (evict_first; StreamLoads)";
-}
-
-/// PlanOptions::StreamReadOnlyRows: a row kernel that reads its row once
-/// and writes only per-row values streams its row-shaped inputs in its
-/// main form, the one runs of more than SMs rows launch; a plain copy
-/// becomes its wide form when it has none, so runs of at most SMs rows
-/// (where a few microseconds' kernel gained nothing, BENCHMARKS.md session
-/// 20) keep plain loads. Its few-rows and wide forms stay plain.
-static void streamReadOnlyRows(const Graph &G, KernelPlan &K) {
-  if (K.Kind != KernelKind::RowReduce || !K.CacheRow || K.TransposeNode >= 0)
-    return;
-  for (NodeId Out : K.Outputs)
-    if (sameNumel(G.node(Out).Dims, K.Domain))
-      return;
-  std::optional<int64_t> Rows = staticNumel(llvm::ArrayRef<Dim>(K.Domain).drop_back());
-  if (!K.WideRows && !(Rows && !codegen::launch::useWideRows(*Rows, 1024))) {
-    KernelPlan Plain = K;
-    Plain.FewRows = nullptr;
-    Plain.Name += "_plain";
-    K.WideRows = std::make_shared<const KernelPlan>(std::move(Plain));
-    K.Why += fmt::format("; when a run's rows <= SMs: kernel {}_plain instead, plain loads",
-                         K.Name);
-  }
-  K.StreamLoads = true;
-  K.Why += ", its row streamed through L2 (evict_first; StreamReadOnlyRows)";
-}
-
 /// The partition and schedule of G (the user's graph or its row view).
 static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) {
   R.Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
@@ -144,10 +96,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
-    if (Opts.StreamLoads)
-      streamLoads(R.Kernels.back());
-    else if (Opts.StreamReadOnlyRows)
-      streamReadOnlyRows(G, R.Kernels.back());
+    markStreamLoads(G, R.Kernels.back(), Opts.StreamLoads, Opts.StreamReadOnlyRows);
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
   }
   // Unfused plans keep one launch per op: they are the eager baseline.
