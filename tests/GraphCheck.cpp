@@ -140,6 +140,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
+    CO.StreamLoads = Opts.StreamLoads;
+    CO.StreamReadOnlyRows = Opts.StreamReadOnlyRows;
     CO.RowCacheValues = Opts.RowCacheValues;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;

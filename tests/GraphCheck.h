@@ -67,6 +67,9 @@ struct CheckOptions {
   bool WholeChunkPaths = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
+  /// CompileOptions::StreamLoads and StreamReadOnlyRows.
+  bool StreamLoads = false;
+  bool StreamReadOnlyRows = false;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

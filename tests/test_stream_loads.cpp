@@ -154,3 +154,38 @@ TEST_CASE("StreamReadOnlyRows: rows with per-row outputs stream, a plain copy fo
   CHECK(loadsOf(kernelSource(SOn), 0).first == 0);
   CHECK(SOn.plan().find("StreamReadOnlyRows") == std::string::npos);
 }
+
+TEST_CASE("GPU: streamed rows match the reference, both forms, any offset",
+          "[gpu][stream]") {
+  // Read-only rows (sum/amax) under StreamReadOnlyRows on both sides of
+  // 132 rows (the plain copy below, the streamed form above on an H200),
+  // and softmax and bias + GELU under StreamLoads: the hint changes only
+  // where L2 keeps lines, never a value.
+  for (DType T : {DType::F32, DType::BF16}) {
+    for (int64_t Len : {int64_t(1021), int64_t(4096)}) {
+      Graph R = sumAmax({Dim("B"), Dim(Len)}, T);
+      for (int64_t Rows : {int64_t(7), int64_t(131), int64_t(300)}) {
+        for (unsigned Off : {0u, 1u}) {
+          INFO(dtypeName(T).str() << " rows " << Rows << " x " << Len << " offset " << Off);
+          CheckOptions CO;
+          CO.StreamReadOnlyRows = true;
+          CO.MisalignElems = Off;
+          CO.SpecialValues = Off == 1;
+          checkGraph(R, randomBindings(R, {{"B", Rows}}, {}, CO), CO);
+        }
+      }
+    }
+    Graph S;
+    S.output("p", nn::softmax(S.input("x", T, {"B", 4095})));
+    Graph E;
+    Value EX = E.input("x", T, {"B", 4096});
+    Value EB = E.input("bias", T, {4096});
+    E.output("y", nn::geluBias(EX, EB, true));
+    for (const Graph *G : {&S, &E}) {
+      CheckOptions CO;
+      CO.StreamLoads = true;
+      CO.MisalignElems = 1;
+      checkGraph(*G, randomBindings(*G, {{"B", 257}}, {}, CO), CO);
+    }
+  }
+}

@@ -347,6 +347,44 @@ TEST_CASE("rows of one warp launch their 2-chunk form for runs of at most SMs ro
   }
 }
 
+TEST_CASE("StreamReadOnlyRows: runs of at most SMs rows launch the plain copy",
+          "[hostpath][stream]") {
+  requireFake();
+  // sum(|x|) and max(|x|) over rows of 4096 bf16 (512 chunks, 256 threads a
+  // row, no wide form of its own): streamed in the main form, whose plain
+  // copy (<name>_plain) runs up to 132 rows (the fake device's SMs).
+  for (bool Stream : {true, false}) {
+    CAPTURE(Stream);
+    Graph G;
+    Value A = abs(G.input("x", DType::BF16, {"B", H}));
+    G.output("s", sum(A));
+    G.output("m", reduceMax(A));
+    Compiler C;
+    CompileOptions Opts;
+    Opts.StreamReadOnlyRows = Stream;
+    Executable X = C.compile(G, Opts);
+    REQUIRE(X.kernels().size() == 1);
+    CHECK(X.kernels()[0].WideRowsName ==
+          (Stream ? X.kernels()[0].Name + "_plain" : std::string()));
+    for (int64_t Rows : {1, 131, 132, 133, 1000}) {
+      CAPTURE(Rows);
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset)};
+        CUdeviceptr Out[] = {0x400000, 0x500000};
+        int64_t Dims[] = {Rows};
+        X.run(In, Out, {}, Dims);
+        const FakeCudaLaunch &L = fake().Last;
+        std::string Name = L.Function->Name;
+        CHECK((Name.find("_plain_") != std::string::npos) == (Stream && Rows <= 132));
+        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(L.GridX == uint64_t(Rows));
+        CHECK(L.BlockX == 256u);
+      }
+    }
+  }
+}
+
 TEST_CASE("a kept row over half the budget launches 1024 threads a row at any row count",
           "[hostpath][rowcache]") {
   requireFake();
