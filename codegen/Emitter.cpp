@@ -447,8 +447,8 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     // The template arguments: type, width and, for a row-shaped input of a
     // kernel that re-reads its row, the L2 hint.
     std::string TA = fmt::format("{}, {}", ST, Vec);
-    if (L2Hint != 0 && sameNumel(Dims, P.Domain))
-      TA += fmt::format(", {}", L2Hint);
+    if (int H = l2HintFor(Dims))
+      TA += fmt::format(", {}", H);
     if (Peel && Chunk == ChunkKind::Whole && (Lead || alignedWide(ST, Addr)))
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{3}>({4});", ST, Vec, VecVar, TA,
                        Addr));

@@ -119,11 +119,16 @@ public:
   int leadInput() const { return LeadInput; }
   bool peeled() const { return Peel; }
   void setVectorLoads(bool On) { VectorLoads = On; }
-  /// Row kernels re-reading their row (KernelPlan::RowL2Hints): the L2
-  /// eviction priority of the wide loads of row-shaped inputs (jf_load's H:
-  /// 0 none, 1 evict_last, 2 evict_first); broadcast inputs (a weight every
-  /// row reads) keep none.
+  /// Row kernels re-reading their row (KernelPlan::RowL2Hints) and kernels
+  /// streaming data read once (KernelPlan::StreamLoads): the L2 eviction
+  /// priority of the wide loads of row-shaped inputs (jf_load's H: 0 none,
+  /// 1 evict_last, 2 evict_first); broadcast inputs (a weight every row
+  /// reads) keep none.
   void setL2Hint(int H) { L2Hint = H; }
+  /// The hint a wide load of a tensor of \p Dims carries now.
+  int l2HintFor(llvm::ArrayRef<Dim> Dims) const {
+    return sameNumel(Dims, P.Domain) ? L2Hint : 0;
+  }
   /// Row kernels: loads matching a key of Cached come from register arrays
   /// indexed by J; every vectorizable load is recorded in Seen.
   void setRowCache(const std::map<std::string, std::string> *C) { Cached = C; }

@@ -486,12 +486,12 @@ void KernelWriter::rowBody() {
           if (Peel && !(E.chunk() == ChunkKind::Whole && (L.Lead || E.alignedWide(ST, Addr))))
             Fn += std::string("_") + chunkSuffix(E.chunk());
           bool Lanes = Peel && E.chunk() != ChunkKind::Whole;
-          // Read once into registers: streamed (evict_first) when asked,
-          // unless broadcast over the rows.
-          bool Stream =
-              P.StreamLoads && sameNumel(G.node(P.Inputs[L.InputIdx]).Dims, P.Domain);
+          // Read once into registers: the emitter's hint (StreamLoads),
+          // none for an input broadcast over the rows.
+          int H = E.l2HintFor(G.node(P.Inputs[L.InputIdx]).Dims);
           E.line(fmt::format("{}[j] = {}<{}, {}{}>({}{});", CacheVars[L.Key], Fn, ST, Vec,
-                             Stream ? ", 2" : "", Addr, Lanes ? ", jf_lo, jf_hi" : ""));
+                             H ? fmt::format(", {}", H) : "", Addr,
+                             Lanes ? ", jf_lo, jf_hi" : ""));
         }
       }, /*OwnChunks=*/true);
       E.close();

@@ -6,8 +6,8 @@
 #include "compiler/LowerAxes.h"
 #include "compiler/Plan.h"
 #include "compiler/ReduceAxes.h"
-#include "compiler/StreamLoads.h"
 #include "compiler/Schedule.h"
+#include "compiler/StreamLoads.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 

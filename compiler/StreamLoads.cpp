@@ -13,22 +13,25 @@
 
 namespace jitfuse {
 
-/// StreamLoads: kernels that read each input element once (a
-/// row re-read per stage wants its row kept in L2), and the other forms
-/// of a row kernel (few rows, wide rows) each by the same test.
+/// Reads each input element once: an element-wise kernel (not a
+/// transpose, whose tiles the hint is not measured on) or a row kept in
+/// registers; a row re-read per stage wants its row kept in L2.
+static bool readsInputsOnce(const KernelPlan &P) {
+  return P.TransposeNode < 0 && (P.Kind == KernelKind::Elementwise ||
+                                 (P.Kind == KernelKind::RowReduce && P.CacheRow));
+}
+
+/// StreamLoads: every kernel that reads its inputs once, and the other
+/// forms of a row kernel (few rows, wide rows) each by the same test.
 static void streamAll(KernelPlan &K) {
-  auto Streams = [](const KernelPlan &P) {
-    return P.TransposeNode < 0 && (P.Kind == KernelKind::Elementwise ||
-                                   (P.Kind == KernelKind::RowReduce && P.CacheRow));
-  };
   for (std::shared_ptr<const KernelPlan> *Form : {&K.FewRows, &K.WideRows}) {
-    if (!*Form || !Streams(**Form))
+    if (!*Form || !readsInputsOnce(**Form))
       continue;
     KernelPlan Copy = **Form;
     Copy.StreamLoads = true;
     *Form = std::make_shared<const KernelPlan>(std::move(Copy));
   }
-  if (!Streams(K))
+  if (!readsInputsOnce(K))
     return;
   K.StreamLoads = true;
   K.Why += ", inputs read once streamed through L2 (evict_first; StreamLoads)";
@@ -41,7 +44,7 @@ static void streamAll(KernelPlan &K) {
 /// (where a few microseconds' kernel gained nothing, BENCHMARKS.md session
 /// 20) keep plain loads. Its few-rows and wide forms stay plain.
 static void streamReadOnlyRows(const Graph &G, KernelPlan &K) {
-  if (K.Kind != KernelKind::RowReduce || !K.CacheRow || K.TransposeNode >= 0)
+  if (K.Kind != KernelKind::RowReduce || !readsInputsOnce(K))
     return;
   for (NodeId Out : K.Outputs)
     if (sameNumel(G.node(Out).Dims, K.Domain))

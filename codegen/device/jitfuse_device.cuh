@@ -478,8 +478,8 @@ __device__ __forceinline__ double jf_cos(double X) {
 // 2^126, at x below about -10, where the true value is under 11 * 2^-126)
 // replace tanhf's two branches and the 1 + tanh cancellation: 10 SASS
 // instructions instead of 23, so 16-bit bias + GELU is no longer
-// issue-bound. Its error model is reference/ErrorBound.cpp's geluLike
-// (docs/NUMERICS.md): within 6 ulp of the value for x > 0, and far
+// issue-bound. Its error model is reference/ErrorBound.cpp's geluTanhF32
+// (docs/NUMERICS.md): within 10 u of the value for x > 0, and far
 // tighter than the tanh form for x < 0, whose 1 + tanh(z) cancels.
 // f64 keeps the tanh form.
 __device__ __forceinline__ float jf_gelu_tanhf(float X) {
