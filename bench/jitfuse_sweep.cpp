@@ -78,7 +78,7 @@ struct Options {
   std::string Shard;
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
-       StreamReadOnlyRows = false;
+       NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
   unsigned RowChunksPerThread = 0;
@@ -431,7 +431,7 @@ int run(const Options &O) {
         CO.RowClusters = O.RowClusters;
         CO.RowL2Hints = O.RowL2Hints;
         CO.StreamLoads = O.StreamLoads;
-        CO.StreamReadOnlyRows = O.StreamReadOnlyRows;
+        CO.StreamReadOnlyRows = !O.NoStreamReadOnlyRows;
         CO.RowReadBack = !O.NoReadBack;
         CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
         if (O.Welford || O.NoWelford)
@@ -589,9 +589,9 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
   App.add_flag("--stream-loads", O.StreamLoads,
                "CompileOptions::StreamLoads (inputs read once loaded with evict_first)");
-  App.add_flag("--stream-read-only-rows", O.StreamReadOnlyRows,
-               "CompileOptions::StreamReadOnlyRows (rows with per-row outputs only, runs of "
-               "more than SMs rows)");
+  App.add_flag("--no-stream-read-only-rows", O.NoStreamReadOnlyRows,
+               "CompileOptions::StreamReadOnlyRows = false (rows with per-row outputs load "
+               "plainly at every row count, for comparisons)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", O.RowClusters,

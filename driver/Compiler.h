@@ -75,15 +75,15 @@ struct CompileOptions {
   /// Measured on the H200 (BENCHMARKS.md, session 20): kernels that write
   /// rows lose (softmax 16-bit x 11008 0.75x), read-only rows gain.
   bool StreamLoads = false;
-  /// Experiment (sm_80+), the measured part of StreamLoads: a row kernel
-  /// whose outputs are all per row (sum/amax, a loss's log-sum-exp) and
-  /// that reads its row once streams its row-shaped inputs, in the form
+  /// The measured part of StreamLoads (sm_80+): a row kernel whose outputs
+  /// are all per row (sum/amax, a loss's log-sum-exp) and that reads its
+  /// row once streams its row-shaped inputs (evict_first), in the form
   /// launched for runs of more than SMs rows; runs of at most SMs rows
-  /// launch a copy with plain loads (or the kernel's own wide form). The
-  /// same call's A/B (session 20) predicts sum/amax rows of more than 132:
-  /// >= 64 MB median 1.04x (0.97-1.17x), f32 16384 x 2048 1.10x; runs of
-  /// <= 132 rows unchanged. Off until the [gpu] tier has run with it.
-  bool StreamReadOnlyRows = false;
+  /// launch a copy with plain loads (or the kernel's own wide form).
+  /// Measured on the H200 (BENCHMARKS.md, session 21, 89 sum/amax points):
+  /// >= 64 MB median 1.04x (0.96-1.17x; f32 16384 x 2048 1.16x), runs of
+  /// <= 132 rows median 1.00x. false: plain loads, for comparisons.
+  bool StreamReadOnlyRows = true;
   /// Such a re-read row kernel stores a whole-row output that needs no
   /// reduction and that the kernel uses again (add + RMSNorm's sum) in its
   /// first loop, and the later loops read it back instead of the inputs it

@@ -67,9 +67,9 @@ struct CheckOptions {
   bool WholeChunkPaths = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
-  /// CompileOptions::StreamLoads and StreamReadOnlyRows.
+  /// CompileOptions::StreamLoads and StreamReadOnlyRows (their defaults).
   bool StreamLoads = false;
-  bool StreamReadOnlyRows = false;
+  bool StreamReadOnlyRows = true;
   /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
   bool AlignedRowCopy = false;
   bool JointReduce = true;

@@ -156,6 +156,9 @@ TEST_CASE("RowCacheReadOnce: a row read once loads its chunks before reducing th
   CompileOptions On, Off;
   On.Arch = Off.Arch = "sm_90";
   Off.RowCacheReadOnce = false;
+  // Plain loads and one kernel (no StreamReadOnlyRows copy): the order of
+  // the loads is what is tested here.
+  On.StreamReadOnlyRows = Off.StreamReadOnlyRows = false;
   // f32 rows of 4095: 1024 chunks, 2 a thread (32 B) and a head/tail element.
   Executable E = testCompiler().compile(sumAbsAmax(DType::F32, 4095), On);
   INFO(E.plan());

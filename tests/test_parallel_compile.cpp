@@ -12,8 +12,9 @@
 #include "GraphCheck.h"
 
 #include "codegen/Codegen.h"
-#include "compiler/Schedule.h"
 #include "compiler/Partition.h"
+#include "compiler/Schedule.h"
+#include "compiler/StreamLoads.h"
 #include "ir/NN.h"
 #include "runtime/CacheFile.h"
 #include "runtime/KernelCache.h"
@@ -46,11 +47,16 @@ Graph sampleGraph() {
   return G;
 }
 
-std::vector<KernelPlan> unfusedPlans(const Graph &G) {
+/// The unfused kernels' plans; \p ReadOnlyRows marks them as compile()
+/// does by default (CompileOptions::StreamReadOnlyRows: a row kernel with
+/// per-row outputs only gets a plain copy for few rows).
+std::vector<KernelPlan> unfusedPlans(const Graph &G, bool ReadOnlyRows = false) {
   Partition P = partitionUnfused(G);
   std::vector<KernelPlan> Plans;
-  for (unsigned I = 0; I < P.Clusters.size(); ++I)
+  for (unsigned I = 0; I < P.Clusters.size(); ++I) {
     Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
+    markStreamLoads(G, Plans.back(), false, ReadOnlyRows);
+  }
   return Plans;
 }
 
@@ -181,9 +187,10 @@ TEST_CASE("compile() through split programs: a bundle in the cache, the same pro
   Unfused.Arch = "sm_90";
   Unfused.DeferVariants = false; // the split of one whole compile
   std::set<std::string> Variants;
-  for (const KernelPlan &K : unfusedPlans(G))
-    for (size_t I = 0; I < K.Vecs.size(); ++I)
-      Variants.insert(K.variantName(K.Vecs[I], K.peeledVariant(I)));
+  for (const KernelPlan &Main : unfusedPlans(G, true))
+    for (const KernelPlan *K : {&Main, Main.FewRows.get(), Main.WideRows.get()})
+      for (size_t I = 0; K && I < K->Vecs.size(); ++I)
+        Variants.insert(K->variantName(K->Vecs[I], K->peeledVariant(I)));
   // The one cache entry a fresh Compiler writes for G, parsed.
   auto EntryFor = [&](const char *Threads, std::string &Source) {
     ScopedEnv E("JITFUSE_COMPILE_THREADS", Threads);
