@@ -481,9 +481,18 @@ __device__ __forceinline__ double jf_cos(double X) {
 // issue-bound. Its error model is reference/ErrorBound.cpp's geluTanhF32
 // (docs/NUMERICS.md): within 10 u of the value for x > 0, and far
 // tighter than the tanh form for x < 0, whose 1 + tanh(z) cancels.
-// f64 keeps the tanh form.
+// f64 keeps the tanh form. 2^a is PTX ex2.approx.ftz: exp2f is the same
+// MUFU.EX2 plus a rescaling for results below 2^-126 (a compare and two
+// predicated multiplies an element, 3 of 13 in 16-bit bias + GELU), and
+// there 1 + 2^a rounds to 1 either way: the same bits for every f32 input
+// (tools/check_ex2_ftz.py, run on the H200 over all 2^32).
+__device__ __forceinline__ float jf_ex2_ftz(float A) {
+  float R;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(R) : "f"(A));
+  return R;
+}
 __device__ __forceinline__ float jf_gelu_tanhf(float X) {
-  return __fdividef(X, 1.0f + exp2f(X * __fmaf_rn(-0x1.a5a7d0p-4f, X * X, -0x1.26aec2p+1f)));
+  return __fdividef(X, 1.0f + jf_ex2_ftz(X * __fmaf_rn(-0x1.a5a7d0p-4f, X * X, -0x1.26aec2p+1f)));
 }
 __device__ __forceinline__ double jf_gelu_tanh(double X) {
   return 0.5 * X * (1.0 + tanh(0.7978845608028654 * (X + 0.044715 * X * X * X)));
