@@ -88,6 +88,7 @@ struct Options {
   bool NoJointReduce = false;
   bool NoWideRows = false;
   bool NoRowCacheStageInputs = false;
+  bool RowCacheLateEpilogue = false;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
@@ -442,6 +443,7 @@ int run(const Options &O) {
         CO.JointReduce = !O.NoJointReduce;
         CO.RowWideRows = !O.NoWideRows;
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
+        CO.RowCacheLateEpilogue = O.RowCacheLateEpilogue;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
@@ -577,6 +579,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-row-cache-wide-threads", O.NoRowCacheWideThreads,
                "CompileOptions::RowCacheWideThreads = false (a kept row over half the register "
                "budget stays at 512 threads a row, for comparisons)");
+  App.add_flag("--row-cache-late-epilogue", O.RowCacheLateEpilogue,
+               "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
+               "stage inputs in the form for many rows; experiment)");
   App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
                "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
                "every row input, a norm's weight too, for comparisons)");

@@ -112,6 +112,10 @@ struct KernelPlan {
   /// empty: every row load the kernel makes (ScheduleOptions::
   /// RowCacheStageInputs leaves out the inputs only the epilogue reads).
   std::vector<unsigned> RowCacheInputs;
+  /// RowCacheInputs were chosen by ScheduleOptions::RowCacheLateEpilogue
+  /// (the whole row would fit): WideRows holds the kernel the default rule
+  /// makes, for runs of at most SMs rows.
+  bool LateEpilogue = false;
   /// With CacheRow: the row is read once (ScheduleOptions::RowCacheReadOnce):
   /// the cache only puts its loads ahead of the reduction.
   bool CacheReadOnce = false;

@@ -89,6 +89,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.AlignedRowCopy = Opts.AlignedRowCopy;
   SO.JointReduce = Opts.JointReduce;
   SO.RowCacheStageInputs = Opts.RowCacheStageInputs;
+  SO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
   SO.RowCacheWideThreads = Opts.RowCacheWideThreads;
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;

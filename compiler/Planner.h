@@ -55,6 +55,7 @@ struct PlanOptions {
   bool AlignedRowCopy = false;
   bool JointReduce = true;
   bool RowCacheStageInputs = true;
+  bool RowCacheLateEpilogue = false;
   bool RowCacheWideThreads = true;
   bool RowCacheReadOnce = true;
   bool GroupStores = true;

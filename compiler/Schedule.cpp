@@ -383,8 +383,35 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
 KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                            const ScheduleOptions &Opts) {
   KernelPlan P = scheduleOne(G, C, Index, Opts);
-  attachRowForms(P, Opts,
-                 [&](const ScheduleOptions &O) { return scheduleOne(G, C, Index, O); });
+  if (P.LateEpilogue) {
+    // Runs of at most SMs rows launch what the default rule makes (its own
+    // few-rows and wide forms, or the kernel itself as the wide form).
+    ScheduleOptions Rule = Opts;
+    Rule.RowCacheLateEpilogue = false;
+    KernelPlan Old = scheduleCluster(G, C, Index, Rule);
+    P.FewRows = Old.FewRows;
+    std::string Wide;
+    if (Old.WideRows) {
+      P.WideRows = Old.WideRows;
+      Wide = Old.WideRows->Name;
+    } else {
+      Old.FewRows = nullptr;
+      Old.Name += "_all";
+      Wide = Old.Name;
+      P.WideRows = std::make_shared<const KernelPlan>(std::move(Old));
+    }
+    P.Why += fmt::format("; the epilogue loads the other inputs where it uses them "
+                         "(RowCacheLateEpilogue); when a run's rows <= SMs{}: kernel {} "
+                         "instead, the default rule's",
+                         P.FewRows ? " and the few-rows form does not run" : "", Wide);
+    return P;
+  }
+  // The few-rows forms keep the default rule's register cache.
+  attachRowForms(P, Opts, [&](const ScheduleOptions &O) {
+    ScheduleOptions Rule = O;
+    Rule.RowCacheLateEpilogue = false;
+    return scheduleOne(G, C, Index, Rule);
+  });
   return P;
 }
 

@@ -16,6 +16,9 @@ struct ScheduleOptions {
   /// reads, when those fit; the epilogue loads the others (a norm's weight
   /// and bias) once.
   bool RowCacheStageInputs = true;
+  /// CompileOptions::RowCacheLateEpilogue: a row kept whole in registers
+  /// keeps only its stage inputs in the form for many rows as well.
+  bool RowCacheLateEpilogue = false;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
   /// CompileOptions::RowCacheReadOnce: a row read once keeps its loads in

@@ -44,15 +44,17 @@ static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
 }
 
 /// The register-cache clause of a row kept by RowCacheStageInputs: which
-/// inputs, and what all of them would take (\p AllBytes a thread).
+/// inputs, and what all of them would take (\p AllBytes a thread; within
+/// the budget when RowCacheLateEpilogue chose it, \p Late).
 static std::string stageOnlyWhy(const Cluster &C, llvm::ArrayRef<unsigned> Staged,
-                                int64_t AllBytes) {
+                                int64_t AllBytes, bool Late) {
   std::vector<NodeId> Nodes;
   for (unsigned I : Staged)
     Nodes.push_back(C.Inputs[I]);
   return fmt::format(" of the inputs its stages read, {}; the epilogue loads the others: {} B "
-                     "with them > RowCacheBytes",
-                     nodeList(Nodes), AllBytes);
+                     "with them {}",
+                     nodeList(Nodes), AllBytes,
+                     Late ? "would fit, RowCacheLateEpilogue" : "> RowCacheBytes");
 }
 
 /// The inputs (indices into C.Inputs) a row kernel reads in a reduction
@@ -269,9 +271,13 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   // 1-132 rows). Not for a forced cluster (the few-rows twin keeps its rule).
   const int64_t AllBytes = BytesOf(Iters, false), StageBytes = BytesOf(Iters, true);
   const int StageThreads = P.ThreadsX; // what StageBytes is counted at
+  // RowCacheLateEpilogue: rows that fit whole too, in the form for many
+  // rows (scheduleCluster gives runs of few rows the default kernel).
+  const bool Late = Opts.RowCacheLateEpilogue && AllBytes <= Opts.RowCacheBytes &&
+                    StageBytes < AllBytes;
   const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
-                         !Opts.ForceCluster && AllBytes > Opts.RowCacheBytes && StageBytes > 0 &&
-                         StageBytes <= Opts.RowCacheBytes;
+                         !Opts.ForceCluster && (AllBytes > Opts.RowCacheBytes || Late) &&
+                         StageBytes > 0 && StageBytes <= Opts.RowCacheBytes;
   auto BytesAt = [&](int64_t Its) { return BytesOf(Its, StageOnly); };
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
@@ -306,8 +312,10 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   int64_t Bytes = BytesAt(Iters);
   bool Fits = Bytes > 0 && Bytes <= Opts.RowCacheBytes;
   P.CacheRow = Opts.ForceRowCache.value_or(ReadAgain && Fits) && Bytes > 0;
-  if (P.CacheRow && StageOnly)
+  if (P.CacheRow && StageOnly) {
     P.RowCacheInputs = Staged;
+    P.LateEpilogue = Late;
+  }
   // RowCacheValues: a row read again whose stage inputs do not fit keeps
   // the values its loops compute from them instead, when those fit and are
   // fewer bytes (add + RMSNorm's x + residual: one f32 value for two f32
@@ -427,8 +435,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
            : P.CacheRow
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced"
-                             : StageOnly ? stageOnlyWhy(C, Staged, BytesOf(Iters, false))
-                                         : "",
+                             : StageOnly
+                                 ? stageOnlyWhy(C, Staged, BytesOf(Iters, false), P.LateEpilogue)
+                                 : "",
                              P.CachedValues.empty()
                                  ? ""
                                  : fmt::format(", and the values of {} computed once ({} B)",

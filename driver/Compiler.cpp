@@ -96,6 +96,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.AlignedRowCopy = Opts.AlignedRowCopy;
   P.JointReduce = Opts.JointReduce;
   P.RowCacheStageInputs = Opts.RowCacheStageInputs;
+  P.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;

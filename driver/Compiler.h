@@ -157,6 +157,15 @@ struct CompileOptions {
   /// 32064), median 1.00x, one loss (add+RMSNorm bf16 4185 x 32064 at +2 B,
   /// 0.75x). false: the old rule, for comparisons.
   bool RowCacheStageInputs = true;
+  /// Experiment: a row that fits the register budget whole keeps only the
+  /// inputs its reduction stages read in the form launched for runs of
+  /// more than SMs rows too, and its epilogue loads the others (a norm's
+  /// weight and bias) where it uses them: fewer registers, more blocks an
+  /// SM (LayerNorm f32 x 4096 keeps 48 floats a thread, 64 registers, 4
+  /// blocks of 256 an SM, latency-bound on the H200). Runs of at most SMs
+  /// rows launch the kernel the default rule makes (RowCacheStageInputs
+  /// lost up to 0.84x there when applied to every row).
+  bool RowCacheLateEpilogue = false;
   /// A static row kept in registers that fills more than half the budget
   /// at 512 threads a row runs one block of 1024 threads a row (half the
   /// registers a thread; `__launch_bounds__(1024, 1)`). Kept at 512

@@ -30,6 +30,14 @@ std::string kernelSource(const Executable &E) {
   return E.source().substr(At + Helpers.size());
 }
 
+std::string kernelText(const std::string &Kernels, const std::string &Name) {
+  size_t At = Kernels.find(" " + Name + "_");
+  if (At == std::string::npos)
+    return "";
+  size_t End = Kernels.find("__global__", At);
+  return Kernels.substr(At, End == std::string::npos ? std::string::npos : End - At);
+}
+
 Compiler &testCompiler() {
   static Compiler C([] {
     rt::CacheConfig Cfg;
@@ -136,6 +144,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.JointReduce = Opts.JointReduce;
     CO.RowWideRows = Opts.WideRows;
     CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
+    CO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;

@@ -30,6 +30,10 @@ Compiler &testCompiler();
 /// what they call.
 std::string kernelSource(const Executable &E);
 
+/// The text of the kernel named \p Name in \p Kernels (kernelSource), its
+/// first variant on: from its signature to the next kernel's; "" if absent.
+std::string kernelText(const std::string &Kernels, const std::string &Name);
+
 /// Fresh seed per check, printed on failure.
 std::mt19937_64 &rng();
 
@@ -67,6 +71,8 @@ struct CheckOptions {
   bool WholeChunkPaths = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
+  /// CompileOptions::RowCacheLateEpilogue.
+  bool RowCacheLateEpilogue = false;
   /// CompileOptions::StreamLoads and StreamReadOnlyRows (their defaults).
   bool StreamLoads = false;
   bool StreamReadOnlyRows = true;

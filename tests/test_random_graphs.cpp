@@ -382,7 +382,7 @@ struct BoundTally {
 /// cancellation makes large relative to the result. Returns "" or every
 /// mismatch; adds to Tally when given.
 std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, bool FastMath,
-                          bool Stream, BoundTally *Tally = nullptr) {
+                          bool Stream, bool Late, BoundTally *Tally = nullptr) {
   Bindings B = recipeBindings(G, Values, Seed);
   std::string Out;
   // Pointer offsets from the seed: aligned, all tensors at one offset, or
@@ -410,6 +410,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.HorizontalFusion = Horizontal;
       Opts.FastMath = FastMath;
       Opts.StreamLoads = Stream;
+      Opts.RowCacheLateEpilogue = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
@@ -469,9 +470,10 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
       break;
     }
     // Every fourth batch compiles with FastMath, against its own bound;
-    // another fourth with StreamLoads (L2 hints on the loads).
-    bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2;
-    std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, &Tally);
+    // another fourth with StreamLoads (L2 hints on the loads), another with
+    // RowCacheLateEpilogue.
+    bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2, Late = Batches % 4 == 1;
+    std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, Late, &Tally);
     if (Why.empty()) {
       Checked += static_cast<unsigned>(Rs.size());
       continue;
@@ -483,14 +485,14 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     unsigned FailedHere = 0;
     for (const Recipe &R : Rs) {
       Graph One = buildGraph(R);
-      std::string Alone = gpuMismatches(One, R, R.Seed, Fast, Stream);
+      std::string Alone = gpuMismatches(One, R, R.Seed, Fast, Stream, Late);
       if (Alone.empty()) {
         ++Checked;
         continue;
       }
       ++FailedHere;
       auto Fails = [&](const Graph &X) {
-        return !gpuMismatches(X, R, R.Seed, Fast, Stream).empty();
+        return !gpuMismatches(X, R, R.Seed, Fast, Stream, Late).empty();
       };
       Report += Alone + reproText(R, Fails) + "\n";
     }

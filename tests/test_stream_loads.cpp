@@ -94,16 +94,6 @@ TEST_CASE("StreamLoads: a row re-read per stage keeps plain loads", "[codegen][s
 
 namespace {
 
-/// The text of the kernel named \p Name (its first variant on): from its
-/// signature to the next kernel's.
-std::string kernelText(const std::string &Kernels, const std::string &Name) {
-  size_t At = Kernels.find(" " + Name + "_");
-  if (At == std::string::npos)
-    return "";
-  size_t End = Kernels.find("__global__", At);
-  return Kernels.substr(At, End == std::string::npos ? std::string::npos : End - At);
-}
-
 Graph sumAmax(llvm::ArrayRef<Dim> Dims, DType T) {
   Graph G;
   Value A = abs(G.input("x", T, Dims));

@@ -1,0 +1,115 @@
+//===- tests/test_late_epilogue.cpp - CompileOptions::RowCacheLateEpilogue ===//
+//
+// A row that fits the register budget whole keeps only the inputs its
+// reduction stages read in the form for many rows; the epilogue loads a
+// norm's weight and bias where it uses them. Runs of at most SMs rows
+// launch the kernel the default rule makes.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+Graph layerNormGraph(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value W = G.input("w", T, {H});
+  Value B = G.input("b", T, {H});
+  G.output("y", nn::layerNorm(X, W, B, G.scalar("eps", DType::F32)));
+  return G;
+}
+
+Graph addRmsNormGraph(DType T, int64_t H) {
+  Graph G;
+  Value S = add(G.input("x", T, {"B", H}), G.input("res", T, {"B", H}));
+  G.output("h", S);
+  G.output("y", nn::rmsNorm(S, G.input("w", T, {H}), G.scalar("eps", DType::F32)));
+  return G;
+}
+
+Executable compileLate(const Graph &G, bool Late) {
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.RowCacheLateEpilogue = Late;
+  return testCompiler().compile(G, Opts);
+}
+
+/// Register-cache arrays ("cvN[") a kernel's text declares.
+int cacheArrays(const std::string &Text) {
+  int N = 0;
+  for (size_t At = Text.find("> cv"); At != std::string::npos; At = Text.find("> cv", At + 1))
+    ++N;
+  return N;
+}
+
+} // namespace
+
+TEST_CASE("RowCacheLateEpilogue: the many-rows form keeps the stage inputs, few rows the "
+          "rule's kernel",
+          "[codegen][rowcache][late]") {
+  // LayerNorm f32 x 4096: the rule keeps x, w and b (192 B a thread), and
+  // has a 512-thread form for runs of <= SMs rows.
+  Graph L = layerNormGraph(DType::F32, 4096);
+  Executable Rule = compileLate(L, false), Late = compileLate(L, true);
+  INFO(Late.plan());
+  REQUIRE(Rule.kernels().size() == 1);
+  REQUIRE(Late.kernels().size() == 1);
+  const std::string &Name = Late.kernels()[0].Name;
+  CHECK(Late.plan().find("RowCacheLateEpilogue") != std::string::npos);
+  CHECK(Rule.plan().find("RowCacheLateEpilogue") == std::string::npos);
+  // Few rows: the rule's own wide form, the same name and text.
+  REQUIRE(!Rule.kernels()[0].WideRowsName.empty());
+  CHECK(Late.kernels()[0].WideRowsName == Rule.kernels()[0].WideRowsName);
+  std::string KRule = kernelSource(Rule), KLate = kernelSource(Late);
+  CHECK(kernelText(KLate, Late.kernels()[0].WideRowsName) ==
+        kernelText(KRule, Rule.kernels()[0].WideRowsName));
+  // Many rows: x alone in registers, three arrays before.
+  CHECK(cacheArrays(kernelText(KRule, Name)) == 3);
+  CHECK(cacheArrays(kernelText(KLate, Name)) == 1);
+
+  // add + RMSNorm bf16 x 4999 (peeled): x and the residual are stage
+  // inputs, w only the epilogue's; without a wide form of its own, the
+  // rule's kernel itself becomes the few-rows form (<name>_all).
+  Graph A = addRmsNormGraph(DType::BF16, 4999);
+  Executable ARule = compileLate(A, false), ALate = compileLate(A, true);
+  INFO(ALate.plan());
+  REQUIRE(ALate.kernels().size() == 1);
+  const std::string &AName = ALate.kernels()[0].Name;
+  std::string AWide = ALate.kernels()[0].WideRowsName;
+  CHECK((AWide == AName + "_all" || AWide == ARule.kernels()[0].WideRowsName));
+  std::string AKRule = kernelSource(ARule), AKLate = kernelSource(ALate);
+  CHECK(cacheArrays(kernelText(AKLate, AName)) < cacheArrays(kernelText(AKRule, AName)));
+
+  // Softmax has no epilogue-only input: unchanged.
+  Graph S;
+  S.output("p", nn::softmax(S.input("x", DType::F32, {"B", 4096})));
+  CHECK(compileLate(S, true).plan().find("RowCacheLateEpilogue") == std::string::npos);
+}
+
+TEST_CASE("GPU: late epilogue loads match the reference, both forms, any offset",
+          "[gpu][rowcache][late]") {
+  // Runs of 7 rows launch the rule's kernel, 300 the late form (an H200
+  // has 132 SMs); odd rows and offsets take the peeled variant.
+  for (DType T : {DType::F32, DType::BF16}) {
+    for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(4999)}) {
+      Graph Gs[] = {layerNormGraph(T, H), addRmsNormGraph(T, H)};
+      for (const Graph &G : Gs)
+        for (int64_t Rows : {int64_t(7), int64_t(300)})
+          for (unsigned Off : {0u, 1u}) {
+            INFO(dtypeName(T).str() << " rows " << Rows << " x " << H << " offset " << Off);
+            CheckOptions CO;
+            CO.RowCacheLateEpilogue = true;
+            CO.MisalignElems = Off;
+            CO.SpecialValues = Off == 1;
+            checkGraph(G, randomBindings(G, {{"B", Rows}}, {}, CO), CO);
+          }
+    }
+  }
+}
