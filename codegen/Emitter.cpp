@@ -250,9 +250,12 @@ std::string Emitter::key(NodeId N, const Coords &C) const {
     return K + "f" + std::to_string(Lane);
   for (const std::string &O : C.Outer)
     K += O + ",";
+  // '#' never occurs in an index expression: a column-relative lane
+  // ("#c1") and a last coordinate spelled by a variable ("c1", an outer
+  // coordinate moved there by a transpose) must not share a key.
   if (C.ColRel)
-    return K + "c" + (C.ColBase.empty() ? "" : C.ColBase + "+") + std::to_string(Lane + C.Off);
-  return K + C.Last + (C.LaneDep ? "|l" + std::to_string(Lane) : "");
+    return K + "#c" + (C.ColBase.empty() ? "" : C.ColBase + "+") + std::to_string(Lane + C.Off);
+  return K + "#=" + C.Last + (C.LaneDep ? "|l" + std::to_string(Lane) : "");
 }
 
 std::string Emitter::lookup(const std::string &K) const {

@@ -125,10 +125,42 @@ TEST_CASE("permute: transposes have a wide variant where the width divides the l
   CHECK(Vecs(f32, {"R", 6}) == std::vector<int>{1});
 }
 
+/// x [1, N] against its own transpose [N, 1]: the result [N, N] reads x
+/// once along the row (a vector) and once per row (one element). The
+/// emitter's value keys spelled a column-relative lane "c<lane>" and a last
+/// coordinate by its variable, and the transpose moves the row variable
+/// c0 there: lane 0's vector element stood for every lane's per-row value
+/// (random graph seed 1224690256, H200 session 21).
+static Graph selfTranspose(DType T, int64_t N) {
+  Graph G;
+  Value X = G.input("x0", T, {int64_t(1), N});
+  G.output("y0", binary(Op::Min, X, permute(X, {1, 0})));
+  return G;
+}
+
+TEST_CASE("permute: a row vector against its own transpose reads x per row",
+          "[permute]") {
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Executable E = test::testCompiler().compile(selfTranspose(bf16, 3), Opts);
+  std::string K = test::kernelSource(E);
+  INFO(K);
+  // The per-row element is its own load at the row's coordinate.
+  CHECK_THAT(K, Contains("in_0[(c0)]"));
+}
+
 TEST_CASE("permute: fused vs unfused vs reference", "[gpu][permute]") {
   test::haveGpu();
   for (DType T : {f32, bf16, f16}) {
     INFO(dtypeName(T).str());
+    // A row vector against its own transpose, odd sizes, any offset.
+    for (int64_t N : {int64_t(3), int64_t(37)})
+      for (unsigned Off : {0u, 5u}) {
+        Graph G = selfTranspose(T, N);
+        test::CheckOptions O;
+        O.MisalignElems = Off;
+        test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
+      }
     // Heads to the front, the innermost axis kept (vector loads).
     {
       Graph G;
