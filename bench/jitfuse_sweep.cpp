@@ -93,6 +93,7 @@ struct Options {
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
   bool WholeChunkPaths = false;
+  bool FlatRowBroadcast = false;
   bool NoRowCacheValues = false;
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
@@ -448,6 +449,7 @@ int run(const Options &O) {
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
         CO.WholeChunkPaths = O.WholeChunkPaths;
+        CO.FlatRowBroadcast = O.FlatRowBroadcast;
         CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
@@ -564,6 +566,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--flat-row-broadcast", O.FlatRowBroadcast,
+               "CompileOptions::FlatRowBroadcast (experiment: odd rows with a broadcast bias "
+               "walked as one flat range)");
   App.add_flag("--whole-chunk-paths", O.WholeChunkPaths,
                "CompileOptions::WholeChunkPaths (experiment: whole and partial chunks of "
                "element-wise rows with a broadcast 16-bit input take separate paths)");

@@ -346,6 +346,10 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {}{};", IT, Vec, Peel ? " - jf_off" : ""));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= n) {};", Exit.str()));
+    // FlatRowBroadcast: the column of the chunk's first element (col may
+    // be down to 1 - Vec in the head chunk; H >= Vec).
+    if (P.FlatRowBroadcast)
+      E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
     if (Peel) {
       chunkLanes("n");
       storeOutputs(true, "col");
@@ -368,6 +372,8 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
     E.open("");
     E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
+    if (P.FlatRowBroadcast)
+      E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
     ScalarPart = true;
     storeOutputs(true, "col");
     ScalarPart = false;

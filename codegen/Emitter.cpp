@@ -286,8 +286,17 @@ Coords Emitter::adjust(const Coords &C, llvm::ArrayRef<Dim> From,
     return R;
   }
   if (C.Flat) {
-    JITFUSE_CHECK(From == To, "flat kernels only hold same-shape operands");
-    return C;
+    if (From == To)
+      return C;
+    // FlatRowBroadcast: a row vector ([1, ..., 1, H] or [H]) at the chunk's
+    // column jf_m0; load() reads it with jf_load_wrap.
+    JITFUSE_CHECK(P.FlatRowBroadcast > 0 && !To.empty() && To.back().isStatic(P.FlatRowBroadcast),
+                  "flat kernels only hold same-shape operands or row vectors");
+    JITFUSE_CHECK(C.Off == 0, "a flat chunk starts at col");
+    R.Outer.assign(To.size() - 1, "0");
+    R.ColRel = true;
+    R.ColBase = RowBroadcastBase;
+    return R;
   }
   size_t Shift = From.size() - To.size();
   for (size_t I = 0; I + 1 < To.size(); ++I) {
@@ -383,6 +392,22 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   std::string ST = storageType(Nd.Type);
   if (C.Rank0 || staticNumel(Nd.Dims) == std::optional<int64_t>(1)) {
     std::string V = bind(Nd.Type, loadConvert(Nd.Type, Param + "[0]"));
+    remember(K, V);
+    return V;
+  }
+  // FlatRowBroadcast: the row vector's Vec elements from column jf_m0, the
+  // chunk's flat index mod H (a chunk that crosses a row wraps per lane).
+  if (C.ColRel && C.ColBase == RowBroadcastBase) {
+    std::string GroupKey = fmt::format("{}|wrap", Param);
+    std::string VecVar = lookup(GroupKey);
+    if (VecVar.empty()) {
+      VecVar = fresh("lv");
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_wrap<{0}, {1}>({3}, {4}, {5});", ST,
+                       Vec, VecVar, Param, RowBroadcastBase, P.FlatRowBroadcast));
+      remember(GroupKey, VecVar);
+    }
+    std::string V =
+        bind(Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane + C.Off)));
     remember(K, V);
     return V;
   }

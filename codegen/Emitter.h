@@ -226,6 +226,8 @@ private:
   std::string load(NodeId N, const Coords &C);
   /// No tensor: offsets in a contiguous shape (linearIndex).
   static constexpr NodeId NoNode = ~NodeId(0);
+  /// FlatRowBroadcast's chunk column (Codegen.cpp elementwiseChunk).
+  static constexpr const char *RowBroadcastBase = "jf_m0";
   /// The offset of C's outer coordinates in tensor N's memory of shape S
   /// ("" when all are 0): sum of Outer[I] * memStride(N, S, I).
   std::string outerOffset(const Coords &C, NodeId N, llvm::ArrayRef<Dim> S) const;

@@ -133,6 +133,12 @@ struct KernelPlan {
   /// wholeOrPartial), so a broadcast 16-bit input at another phase is read
   /// as two aligned blocks, not per lane (CompileOptions::WholeChunkPaths).
   bool WholeChunkPaths = false;
+  /// Flat element-wise kernel over a [..., H] domain whose other inputs
+  /// are broadcast over its leading dims (a bias [H]): H. Those inputs are
+  /// read at the chunk's flat index mod H (jf_m0, jf_load_wrap), so odd rows
+  /// keep whole-chunk accesses of the domain's tensors
+  /// (ScheduleOptions::FlatRowBroadcast). 0: none.
+  int64_t FlatRowBroadcast = 0;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

@@ -94,6 +94,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;
+  SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
   SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));

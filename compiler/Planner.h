@@ -60,6 +60,7 @@ struct PlanOptions {
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
   bool WholeChunkPaths = false;
+  bool FlatRowBroadcast = false;
   bool RowCacheValues = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;

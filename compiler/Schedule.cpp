@@ -64,6 +64,42 @@ static bool canFlatten(const Graph &G, const Cluster &C,
   return true;
 }
 
+/// ScheduleOptions::FlatRowBroadcast: an element-wise cluster over a
+/// [..., H] domain (H static, at least 2 dims) whose nodes all have the
+/// domain's shape, and whose operands of another shape are inputs broadcast
+/// over the leading dims (dims [1, ..., 1, H] or [H]). H, or 0.
+static int64_t flatRowBroadcast(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
+  if (C.Kind != KernelKind::Elementwise || Domain.size() < 2 || Domain.back().isDynamic())
+    return 0;
+  for (const std::vector<NodeId> *Ts : {&C.Inputs, &C.Outputs})
+    for (NodeId N : *Ts)
+      if (!G.stridesOf(N).empty())
+        return 0;
+  auto RowVector = [&](const Node &O) {
+    if (O.Kind != Op::Input || O.Dims.empty() || O.Dims.back() != Domain.back())
+      return false;
+    return llvm::all_of(llvm::ArrayRef<Dim>(O.Dims).drop_back(),
+                        [](const Dim &D) { return D.isStatic(1); });
+  };
+  bool Any = false;
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    if (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Permute ||
+        Nd.Kind == Op::Reshape || isReduction(Nd.Kind) || !sameShape(Nd.Dims, Domain))
+      return 0;
+    for (NodeId Op : Nd.Operands) {
+      const Node &O = G.node(Op);
+      if (O.Kind == Op::Scalar || O.Kind == Op::Constant || isNumelOne(O.Dims) ||
+          sameShape(O.Dims, Domain))
+        continue;
+      if (!RowVector(O))
+        return 0;
+      Any = true;
+    }
+  }
+  return Any ? Domain.back().Size : 0;
+}
+
 /// The permute of an element-wise cluster that swaps the domain's last two
 /// axes, when the kernel can run in transpose tiles: it is the only permute
 /// that moves the innermost axis, and only element-wise nodes of the
@@ -268,6 +304,16 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     return scheduleColumns(G, C, std::move(P));
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
+  // FlatRowBroadcast, where the by-rows kernel would be peeled only (the
+  // vector width does not divide the row) and a chunk wraps at most once.
+  if (!P.Flat && Opts.FlatRowBroadcast && Opts.Peel) {
+    int64_t H = flatRowBroadcast(G, C, P.Domain);
+    int W = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
+    if (H >= W && W > 1 && H % W != 0) {
+      P.Flat = true;
+      P.FlatRowBroadcast = H;
+    }
+  }
 
   // Widest vector: 16 bytes of the widest element. A peeled kernel aligns
   // its chunks at run time, so that width serves any row length, dynamic
@@ -346,6 +392,10 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     P.ThreadsX = codegen::launch::FlatThreads;
     P.Why += fmt::format("; {}, {} threads a block", P.Flat ? "one flat range" : "by rows",
                          P.ThreadsX);
+    if (P.FlatRowBroadcast)
+      P.Why += fmt::format("; inputs broadcast over the rows read at the flat index mod {} "
+                           "(FlatRowBroadcast)",
+                           P.FlatRowBroadcast);
     if (C.Kind == KernelKind::Elementwise && !P.Flat && Opts.ConcatRowGroups) {
       P.ConcatPiece = equalConcatPiece(G, P);
       if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1) {

@@ -29,6 +29,8 @@ struct ScheduleOptions {
   bool GroupStores = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
+  /// CompileOptions::FlatRowBroadcast.
+  bool FlatRowBroadcast = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

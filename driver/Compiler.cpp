@@ -101,6 +101,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
   P.WholeChunkPaths = Opts.WholeChunkPaths;
+  P.FlatRowBroadcast = Opts.FlatRowBroadcast;
   P.RowCacheValues = Opts.RowCacheValues;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;

@@ -206,6 +206,19 @@ struct CompileOptions {
   /// on the H200 (BENCHMARKS.md, session 18) median 0.99x over bias + GELU,
   /// f16 odd rows 1.06-1.11x but bf16 at +2 B 0.87-0.97x.
   bool WholeChunkPaths = false;
+  /// Experiment: an element-wise kernel over rows whose length the vector
+  /// width does not divide, whose other inputs are broadcast over the rows
+  /// (bias + GELU's bias), walks its domain as one flat range: x and the
+  /// output in whole 16-byte chunks, no per-row head and tail; the bias
+  /// read at the flat index mod the row length (one chunk load unless the
+  /// chunk wraps to the next row). What Triton does; odd rows of bias +
+  /// GELU ran 0.85-0.87 of the aligned row's bandwidth in 16-bit, f32 x
+  /// 1021 0.945x torch.compile (H200, session 21). Measured (same call's
+  /// A/B, BENCHMARKS.md session 21): odd rows >= 64 MB bf16 1.04-1.16x, f16
+  /// 1.04-1.11x, f32 1.01-1.04x; one row of 4999 bf16 4.5 -> 5.2 us (the
+  /// aligned flat variant's scalar tail loop). Off until the [gpu] tier has
+  /// run with it on.
+  bool FlatRowBroadcast = false;
   /// A row read again whose stage inputs do not fit the register budget
   /// keeps the per-element values its first loop computes from them, when
   /// those fit and take fewer bytes (add + RMSNorm's x + residual, one f32

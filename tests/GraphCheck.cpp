@@ -149,6 +149,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
+    CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.StreamLoads = Opts.StreamLoads;
     CO.StreamReadOnlyRows = Opts.StreamReadOnlyRows;
     CO.RowCacheValues = Opts.RowCacheValues;

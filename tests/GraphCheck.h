@@ -69,6 +69,8 @@ struct CheckOptions {
   bool GroupStores = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
+  /// CompileOptions::FlatRowBroadcast.
+  bool FlatRowBroadcast = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::RowCacheLateEpilogue.

@@ -411,6 +411,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FastMath = FastMath;
       Opts.StreamLoads = Stream;
       Opts.RowCacheLateEpilogue = Late;
+      Opts.FlatRowBroadcast = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
@@ -471,7 +472,7 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     }
     // Every fourth batch compiles with FastMath, against its own bound;
     // another fourth with StreamLoads (L2 hints on the loads), another with
-    // RowCacheLateEpilogue.
+    // the experiments RowCacheLateEpilogue and FlatRowBroadcast.
     bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2, Late = Batches % 4 == 1;
     std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, Late, &Tally);
     if (Why.empty()) {

@@ -379,6 +379,32 @@ __device__ __forceinline__ jf_vec<T, N> jf_load_whole(const T *P) {
     return R;
   }
 }
+// FlatRowBroadcast: the N elements of a row vector P[0, H) from column M0
+// (0 <= M0 < H, N <= H), wrapping to column 0 where a flat chunk crosses
+// into the next row. Every address is inside P: lanes a partial chunk does
+// not store read real elements too, so no lane checks. Off its 16-byte
+// boundary the chunk is N element loads at immediate offsets (the row
+// stays in L1): fewer instructions than jf_load_shifted's two loads and
+// byte window (8 against about 30 for 16-bit elements).
+template <typename T, int N>
+__device__ __forceinline__ jf_vec<T, N> jf_load_wrap(const T *P, long long M0, long long H) {
+  jf_vec<T, N> R;
+  if (M0 + N <= H) {
+    const T *Q = P + M0;
+    if ((reinterpret_cast<unsigned long long>(Q) % sizeof(jf_vec<T, N>)) == 0)
+      return jf_load<T, N>(Q);
+#pragma unroll
+    for (int K = 0; K < N; ++K)
+      R.V[K] = Q[K];
+    return R;
+  }
+#pragma unroll
+  for (int K = 0; K < N; ++K) {
+    const long long I = M0 + K;
+    R.V[K] = P[I >= H ? I - H : I];
+  }
+  return R;
+}
 template <typename T, int N>
 __device__ __forceinline__ void jf_store_whole(T *P, const jf_vec<T, N> &V) {
   if ((reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0) {

@@ -1,0 +1,115 @@
+//===- tests/test_flat_row_broadcast.cpp - CompileOptions::FlatRowBroadcast ===//
+//
+// An element-wise kernel over odd rows whose other inputs are broadcast over
+// the rows (a bias) walks its domain as one flat range and reads the bias
+// at the flat index mod the row length (jf_m0, jf_load_wrap), wrapping
+// where a chunk crosses into the next row.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphCheck.h"
+
+#include "ir/NN.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+
+namespace {
+
+Graph biasGelu(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value Bias = G.input("bias", T, {H});
+  G.output("y", nn::geluBias(X, Bias, true));
+  return G;
+}
+
+/// x [B, T, H] * scale [1, 1, H] + shift [H] - a second input of x's shape.
+Graph scaleShift(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", 3, H});
+  Value S = G.input("scale", T, {1, 1, H});
+  Value Sh = G.input("shift", T, {H});
+  Value Y = G.input("y", T, {"B", 3, H});
+  G.output("out", X * S + Sh - Y);
+  return G;
+}
+
+Executable compileFlat(const Graph &G, bool On) {
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.FlatRowBroadcast = On;
+  return testCompiler().compile(G, Opts);
+}
+
+} // namespace
+
+TEST_CASE("FlatRowBroadcast: odd rows with a broadcast bias run as one flat range",
+          "[codegen][flatrow]") {
+  Executable On = compileFlat(biasGelu(DType::BF16, 4095), true);
+  INFO(On.plan());
+  CHECK(On.plan().find("one flat range") != std::string::npos);
+  CHECK(On.plan().find("mod 4095 (FlatRowBroadcast)") != std::string::npos);
+  std::string K = kernelSource(On);
+  CHECK(K.find("jf_m0 = (col + 4095) % 4095;") != std::string::npos);
+  CHECK(K.find("jf_load_wrap<jf_bf16, 8>(in_1, jf_m0, 4095)") != std::string::npos);
+  // Two variants: aligned pointers, and peeled.
+  CHECK(K.find("jf_k0_gelu_tanh_v8(") != std::string::npos);
+  CHECK(K.find("jf_k0_gelu_tanh_p8(") != std::string::npos);
+  // Off: by rows, peeled only.
+  Executable Off = compileFlat(biasGelu(DType::BF16, 4095), false);
+  CHECK(Off.plan().find("by rows") != std::string::npos);
+  CHECK(kernelSource(Off).find("jf_load_wrap") == std::string::npos);
+
+  // A 3-D domain with [1, 1, H] and [H] row vectors and a same-shape input.
+  Executable S = compileFlat(scaleShift(DType::F32, 1021), true);
+  INFO(S.plan());
+  CHECK(S.plan().find("(FlatRowBroadcast)") != std::string::npos);
+  CHECK(kernelSource(S).find("jf_load_wrap<float, 4>(in_1, jf_m0, 1021)") != std::string::npos);
+
+  // Not taken: rows the width divides (the aligned by-rows kernel serves
+  // them), dynamic rows, and inputs broadcast along another axis.
+  CHECK(compileFlat(biasGelu(DType::BF16, 4096), true).plan().find("FlatRowBroadcast") ==
+        std::string::npos);
+  Graph D;
+  D.output("y", D.input("x", DType::F32, {"B", "H"}) + D.input("b", DType::F32, {"H"}));
+  CHECK(compileFlat(D, true).plan().find("FlatRowBroadcast") == std::string::npos);
+  Graph Col;
+  Col.output("y", Col.input("x", DType::F32, {"B", 1021}) + Col.input("c", DType::F32, {"B", 1}));
+  CHECK(compileFlat(Col, true).plan().find("FlatRowBroadcast") == std::string::npos);
+}
+
+TEST_CASE("GPU: flat rows with a wrapped bias match the reference, any offset",
+          "[gpu][flatrow]") {
+  // Rows shorter and longer than a block's chunks, rows of 9 (a chunk wraps
+  // almost every row), both variants (offset 0 and odd offsets).
+  for (DType T : {DType::F32, DType::BF16, DType::F16}) {
+    for (int64_t H : {int64_t(9), int64_t(1021), int64_t(4095)}) {
+      for (int64_t Rows : {int64_t(1), int64_t(7), int64_t(300)}) {
+        for (unsigned Off : {0u, 1u, 3u}) {
+          INFO(dtypeName(T).str() << " rows " << Rows << " x " << H << " offset " << Off);
+          CheckOptions CO;
+          CO.FlatRowBroadcast = true;
+          CO.MisalignElems = Off;
+          CO.SpecialValues = Off == 1;
+          Graph G = biasGelu(T, H);
+          checkGraph(G, randomBindings(G, {{"B", Rows}}, {}, CO), CO);
+        }
+      }
+    }
+    Graph S = scaleShift(T, 1021);
+    for (unsigned Off : {0u, 1u}) {
+      CheckOptions CO;
+      CO.FlatRowBroadcast = true;
+      CO.MisalignElems = Off;
+      checkGraph(S, randomBindings(S, {{"B", 5}}, {}, CO), CO);
+    }
+    // Tensors at different offsets: x aligned, the bias and the output not.
+    CheckOptions CO;
+    CO.FlatRowBroadcast = true;
+    CO.MisalignEach = {0, 3, 1};
+    Graph G = biasGelu(T, 1021);
+    checkGraph(G, randomBindings(G, {{"B", 33}}, {}, CO), CO);
+  }
+}
