@@ -2,8 +2,8 @@
 //
 // Graphs of the sweep's row patterns over a static row of H elements and a
 // dynamic row count "B", for the tests of the row schedules (rows in
-// shared memory, rows re-read per stage, their other forms), and the check
-// those tests run on each.
+// shared memory, rows re-read per stage, their other forms) and of
+// element-wise kernels over rows, and the check those tests run on each.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -48,6 +48,15 @@ inline Graph layerNorm(DType T, int64_t H) {
 inline Graph softmax(DType T, int64_t H) {
   Graph G;
   G.output("p", nn::softmax(G.input("x", T, {"B", H})));
+  return G;
+}
+
+/// out = gelu_tanh(x + bias), the bias broadcast over the rows.
+inline Graph biasGelu(DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value Bias = G.input("bias", T, {H});
+  G.output("out", nn::geluBias(X, Bias, /*TanhApprox=*/true));
   return G;
 }
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 
 #include "ir/NN.h"
 
@@ -16,14 +17,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-Graph biasGelu(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value Bias = G.input("bias", T, {H});
-  G.output("y", nn::geluBias(X, Bias, true));
-  return G;
-}
 
 /// x [B, T, H] * scale [1, 1, H] + shift [H] - a second input of x's shape.
 Graph scaleShift(DType T, int64_t H) {

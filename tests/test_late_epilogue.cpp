@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 
 #include "ir/NN.h"
 
@@ -16,23 +17,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-Graph layerNormGraph(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value W = G.input("w", T, {H});
-  Value B = G.input("b", T, {H});
-  G.output("y", nn::layerNorm(X, W, B, G.scalar("eps", DType::F32)));
-  return G;
-}
-
-Graph addRmsNormGraph(DType T, int64_t H) {
-  Graph G;
-  Value S = add(G.input("x", T, {"B", H}), G.input("res", T, {"B", H}));
-  G.output("h", S);
-  G.output("y", nn::rmsNorm(S, G.input("w", T, {H}), G.scalar("eps", DType::F32)));
-  return G;
-}
 
 Executable compileLate(const Graph &G, bool Late) {
   CompileOptions Opts;
@@ -56,7 +40,7 @@ TEST_CASE("RowCacheLateEpilogue: the many-rows form keeps the stage inputs, few 
           "[codegen][rowcache][late]") {
   // LayerNorm f32 x 4096: the rule keeps x, w and b (192 B a thread), and
   // has a 512-thread form for runs of <= SMs rows.
-  Graph L = layerNormGraph(DType::F32, 4096);
+  Graph L = layerNorm(DType::F32, 4096);
   Executable Rule = compileLate(L, false), Late = compileLate(L, true);
   INFO(Late.plan());
   REQUIRE(Rule.kernels().size() == 1);
@@ -77,7 +61,7 @@ TEST_CASE("RowCacheLateEpilogue: the many-rows form keeps the stage inputs, few 
   // add + RMSNorm bf16 x 4999 (peeled): x and the residual are stage
   // inputs, w only the epilogue's; without a wide form of its own, the
   // rule's kernel itself becomes the few-rows form (<name>_all).
-  Graph A = addRmsNormGraph(DType::BF16, 4999);
+  Graph A = addRmsNorm(DType::BF16, 4999);
   Executable ARule = compileLate(A, false), ALate = compileLate(A, true);
   INFO(ALate.plan());
   REQUIRE(ALate.kernels().size() == 1);
@@ -99,7 +83,7 @@ TEST_CASE("GPU: late epilogue loads match the reference, both forms, any offset"
   // has 132 SMs); odd rows and offsets take the peeled variant.
   for (DType T : {DType::F32, DType::BF16}) {
     for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(4999)}) {
-      Graph Gs[] = {layerNormGraph(T, H), addRmsNormGraph(T, H)};
+      Graph Gs[] = {layerNorm(T, H), addRmsNorm(T, H)};
       for (const Graph &G : Gs)
         for (int64_t Rows : {int64_t(7), int64_t(300)})
           for (unsigned Off : {0u, 1u}) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 #include "TestEnv.h"
 
 #include "ir/NN.h"
@@ -20,18 +21,6 @@
 
 using namespace jitfuse;
 using namespace jitfuse::test;
-
-namespace {
-
-Graph biasGelu(DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value Bias = G.input("bias", T, {H});
-  G.output("out", nn::geluBias(X, Bias, /*TanhApprox=*/true));
-  return G;
-}
-
-} // namespace
 
 TEST_CASE("WholeChunkPaths: a broadcast 16-bit input is read 16 bytes at a time in whole "
           "chunks",
