@@ -33,6 +33,7 @@ Executable compileFlat(const Graph &G, bool On) {
   CompileOptions Opts;
   Opts.Arch = "sm_90";
   Opts.FlatRowBroadcast = On;
+  Opts.DeferVariants = false; // every variant through NVRTC now
   return testCompiler().compile(G, Opts);
 }
 
@@ -71,6 +72,25 @@ TEST_CASE("FlatRowBroadcast: odd rows with a broadcast bias run as one flat rang
   Graph Col;
   Col.output("y", Col.input("x", DType::F32, {"B", 1021}) + Col.input("c", DType::F32, {"B", 1}));
   CHECK(compileFlat(Col, true).plan().find("FlatRowBroadcast") == std::string::npos);
+}
+
+TEST_CASE("FlatRowBroadcast: every element width compiles with NVRTC", "[codegen][flatrow]") {
+  // 8-byte elements (chunks of 2), 4-byte integers, and a bool row vector
+  // (a mask) beside f32 values: the row of 9 wraps in almost every chunk.
+  for (DType T : {DType::F64, DType::I32, DType::I64}) {
+    INFO(dtypeName(T).str());
+    Graph G;
+    G.output("y", G.input("x", T, {"B", 9}) * G.input("s", T, {9}));
+    Executable E = compileFlat(G, true);
+    CHECK(E.plan().find("(FlatRowBroadcast)") != std::string::npos);
+    CHECK(kernelSource(E).find("jf_load_wrap<") != std::string::npos);
+  }
+  Graph M;
+  Value X = M.input("x", DType::F32, {"B", 9});
+  M.output("y", where(M.input("m", DType::Bool, {9}), X, X * 2.0));
+  Executable E = compileFlat(M, true);
+  INFO(E.plan());
+  CHECK(E.plan().find("(FlatRowBroadcast)") != std::string::npos);
 }
 
 TEST_CASE("GPU: flat rows with a wrapped bias match the reference, any offset",
