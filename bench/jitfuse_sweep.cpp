@@ -94,6 +94,7 @@ struct Options {
   bool NoGroupStores = false;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = false;
+  bool FlatTailThreads = false;
   bool NoRowCacheValues = false;
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
@@ -450,6 +451,7 @@ int run(const Options &O) {
         CO.GroupStores = !O.NoGroupStores;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = O.FlatRowBroadcast;
+        CO.FlatTailThreads = O.FlatTailThreads;
         CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
@@ -566,6 +568,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--flat-tail-threads", O.FlatTailThreads,
+               "CompileOptions::FlatTailThreads (experiment: a flat kernel's last partial "
+               "chunk one element a thread)");
   App.add_flag("--flat-row-broadcast", O.FlatRowBroadcast,
                "CompileOptions::FlatRowBroadcast (experiment: odd rows with a broadcast bias "
                "walked as one flat range)");

@@ -340,6 +340,10 @@ void KernelWriter::elementwiseBody() {
 
 void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   std::string IT = E.indexType();
+  if (P.Flat && P.FlatTailThreads && !Peel && Vec > 1) {
+    flatChunkOrTailElement(Exit);
+    return;
+  }
   if (P.Flat) {
     std::string N = numelExpr();
     E.line(fmt::format("const {} n = {};", IT, N));
@@ -437,6 +441,29 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   else
     storeChunk(Base);
   E.setLaneGuard(false);
+}
+
+void KernelWriter::flatChunkOrTailElement(llvm::StringRef Exit) {
+  // FlatTailThreads: threads [0, n / Vec) take whole chunks; the next
+  // n % Vec threads one element each of the last partial chunk (the launch
+  // rule counts them), so no thread loops over the tail.
+  std::string IT = E.indexType();
+  E.line(fmt::format("const {} n = {};", IT, numelExpr()));
+  E.line(fmt::format("const {} jf_full = n / {};", IT, Vec));
+  E.line(fmt::format("[[maybe_unused]] const {0} col = chunk < jf_full ? chunk * {1} : jf_full * "
+                     "{1} + (chunk - jf_full);",
+                     IT, Vec));
+  E.line(fmt::format("if (col >= n) {};", Exit.empty() ? "return" : Exit.str()));
+  if (P.FlatRowBroadcast)
+    E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
+  E.open("if (chunk < jf_full)");
+  storeOutputs(true, "col");
+  E.close();
+  E.open("else");
+  ScalarPart = true;
+  storeOutputs(true, "col");
+  ScalarPart = false;
+  E.close();
 }
 
 void KernelWriter::storeChunk(const std::string &Base) {

@@ -139,6 +139,10 @@ struct KernelPlan {
   /// keep whole-chunk accesses of the domain's tensors
   /// (ScheduleOptions::FlatRowBroadcast). 0: none.
   int64_t FlatRowBroadcast = 0;
+  /// Flat element-wise kernel, aligned variant: the last partial chunk's
+  /// elements go to one thread each (ScheduleOptions::FlatTailThreads)
+  /// instead of one thread's loop; the launch adds those threads.
+  bool FlatTailThreads = false;
   /// RowReduce with CacheRow: per-element values (not loads) computed in one
   /// stage and kept in registers for the later stages and the epilogue
   /// instead of being computed again (softmax's exp), in graph order.

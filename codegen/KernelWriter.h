@@ -55,6 +55,8 @@ private:
   /// the end ("return", or "break" inside the scalar variant's loop; "" when
   /// the caller knows the chunk is inside).
   void elementwiseChunk(llvm::StringRef Exit);
+  /// elementwiseChunk of a flat aligned variant under FlatTailThreads.
+  void flatChunkOrTailElement(llvm::StringRef Exit);
   void rowBody();
   void fullBody();
   /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.

@@ -31,6 +31,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
   }
   RowPadBytes = P.RowPadSharedBytes;
   ConcatPiece = P.ConcatPiece;
+  FlatTail = P.FlatTailThreads;
 }
 
 
@@ -86,6 +87,10 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
   // group is launched whole, its rows past the end exit.
   int64_t Group = concatRowGroup(ConcatPiece, Vec);
   auto Chunks = [&] {
+    // FlatTailThreads' aligned variant: whole chunks, then one thread an
+    // element of the last partial chunk.
+    if (Flat && FlatTail && !Peel && Vec > 1)
+      return S.Numel / Vec + S.Numel % Vec;
     return Flat ? (S.Numel + Extra + Vec - 1) / Vec
                 : (S.Rows + Group - 1) / Group * Group *
                       (Peel ? (S.RowLen + Extra + Vec - 1) / Vec : S.RowLen / Vec);

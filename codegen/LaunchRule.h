@@ -247,6 +247,7 @@ private:
   int PeeledIndex;
   int ColumnWidth;
   bool Tiled; // KernelPlan::TransposeNode: one block a tile
+  bool FlatTail = false; // KernelPlan::FlatTailThreads
   /// Column reductions: R and C when static (-1 when a dim is dynamic), so
   /// the partials buffer is sized for the one shape that runs.
   int64_t StaticRows = -1, StaticCols = -1;

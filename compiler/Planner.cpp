@@ -95,6 +95,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.GroupStores = Opts.GroupStores;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;
   SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
+  SO.FlatTailThreads = Opts.FlatTailThreads;
   SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));

@@ -61,6 +61,7 @@ struct PlanOptions {
   bool GroupStores = true;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = false;
+  bool FlatTailThreads = false;
   bool RowCacheValues = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;

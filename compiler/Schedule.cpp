@@ -396,6 +396,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
       P.Why += fmt::format("; inputs broadcast over the rows read at the flat index mod {} "
                            "(FlatRowBroadcast)",
                            P.FlatRowBroadcast);
+    if (Opts.FlatTailThreads && P.Flat && C.Kind == KernelKind::Elementwise && Vec > 1) {
+      P.FlatTailThreads = true;
+      P.Why += "; the aligned variant's last partial chunk one element a thread "
+               "(FlatTailThreads)";
+    }
     if (C.Kind == KernelKind::Elementwise && !P.Flat && Opts.ConcatRowGroups) {
       P.ConcatPiece = equalConcatPiece(G, P);
       if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1) {

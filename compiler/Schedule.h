@@ -31,6 +31,8 @@ struct ScheduleOptions {
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.
   bool FlatRowBroadcast = false;
+  /// CompileOptions::FlatTailThreads.
+  bool FlatTailThreads = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

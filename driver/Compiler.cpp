@@ -102,6 +102,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.GroupStores = Opts.GroupStores;
   P.WholeChunkPaths = Opts.WholeChunkPaths;
   P.FlatRowBroadcast = Opts.FlatRowBroadcast;
+  P.FlatTailThreads = Opts.FlatTailThreads;
   P.RowCacheValues = Opts.RowCacheValues;
   if (Opts.RowRereadThreads) {
     unsigned T = *Opts.RowRereadThreads;

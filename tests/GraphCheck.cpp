@@ -150,6 +150,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.GroupStores = Opts.GroupStores;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
+    CO.FlatTailThreads = Opts.FlatTailThreads;
     CO.StreamLoads = Opts.StreamLoads;
     CO.StreamReadOnlyRows = Opts.StreamReadOnlyRows;
     CO.RowCacheValues = Opts.RowCacheValues;

@@ -71,6 +71,8 @@ struct CheckOptions {
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.
   bool FlatRowBroadcast = false;
+  /// CompileOptions::FlatTailThreads.
+  bool FlatTailThreads = false;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::RowCacheLateEpilogue.

@@ -1,9 +1,11 @@
-//===- tests/test_flat_row_broadcast.cpp - CompileOptions::FlatRowBroadcast ===//
+//===- tests/test_flat_row_broadcast.cpp - flat element-wise experiments ---===//
 //
-// An element-wise kernel over odd rows whose other inputs are broadcast over
-// the rows (a bias) walks its domain as one flat range and reads the bias
-// at the flat index mod the row length (jf_m0, jf_load_wrap), wrapping
-// where a chunk crosses into the next row.
+// CompileOptions::FlatRowBroadcast: an element-wise kernel over odd rows
+// whose other inputs are broadcast over the rows (a bias) walks its domain
+// as one flat range and reads the bias at the flat index mod the row length
+// (jf_m0, jf_load_wrap), wrapping where a chunk crosses into the next row.
+// CompileOptions::FlatTailThreads: a flat kernel's aligned variant gives
+// the last partial chunk one thread an element.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
@@ -27,6 +29,15 @@ Graph scaleShift(DType T, int64_t H) {
   Value Y = G.input("y", T, {"B", 3, H});
   G.output("out", X * S + Sh - Y);
   return G;
+}
+
+/// One variant's text (its name with the suffix, "jf_k0_mul_v8").
+std::string variantText(const std::string &Kernels, const std::string &Variant) {
+  size_t At = Kernels.find(" " + Variant + "(");
+  if (At == std::string::npos)
+    return "";
+  size_t End = Kernels.find("__global__", At);
+  return Kernels.substr(At, End == std::string::npos ? std::string::npos : End - At);
 }
 
 Executable compileFlat(const Graph &G, bool On) {
@@ -124,5 +135,55 @@ TEST_CASE("GPU: flat rows with a wrapped bias match the reference, any offset",
     CO.MisalignEach = {0, 3, 1};
     Graph G = biasGelu(T, 1021);
     checkGraph(G, randomBindings(G, {{"B", 33}}, {}, CO), CO);
+  }
+}
+
+TEST_CASE("FlatTailThreads: the last partial chunk one element a thread", "[codegen][flattail]") {
+  Graph G;
+  G.output("y", nn::siluMul(G.input("g", DType::BF16, {"N"}), G.input("u", DType::BF16, {"N"})));
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  Opts.FlatTailThreads = true;
+  Executable On = testCompiler().compile(G, Opts);
+  INFO(On.plan());
+  CHECK(On.plan().find("(FlatTailThreads)") != std::string::npos);
+  std::string K = kernelSource(On);
+  // The aligned variant: whole chunks below jf_full, one element above;
+  // no loop over the tail. The peeled variant is unchanged.
+  std::string V = variantText(K, "jf_k0_mul_v8");
+  INFO(V);
+  CHECK(V.find("const long long jf_full = n / 8;") != std::string::npos);
+  CHECK(V.find("if (chunk < jf_full)") != std::string::npos);
+  CHECK(V.find("jf_tcol") == std::string::npos);
+  Opts.FlatTailThreads = false;
+  std::string Plain = kernelSource(testCompiler().compile(G, Opts));
+  CHECK(variantText(Plain, "jf_k0_mul_v8").find("jf_tcol") != std::string::npos);
+  CHECK(variantText(K, "jf_k0_mul_p8") == variantText(Plain, "jf_k0_mul_p8"));
+}
+
+TEST_CASE("GPU: flat tails one element a thread match the reference", "[gpu][flattail]") {
+  // Sizes around the chunk (8 bf16, 4 f32) and around a block's chunks,
+  // aligned (the variant with the tail threads) and offset; with
+  // FlatRowBroadcast too (odd rows, a bias).
+  for (DType T : {DType::F32, DType::BF16}) {
+    Graph G;
+    G.output("y", nn::siluMul(G.input("g", T, {"N"}), G.input("u", T, {"N"})));
+    for (int64_t N : {int64_t(1), int64_t(7), int64_t(9), int64_t(2047), int64_t(4999),
+                      int64_t(100003)})
+      for (unsigned Off : {0u, 1u}) {
+        INFO(dtypeName(T).str() << " n " << N << " offset " << Off);
+        CheckOptions CO;
+        CO.FlatTailThreads = true;
+        CO.MisalignElems = Off;
+        CO.SpecialValues = Off == 1;
+        checkGraph(G, randomBindings(G, {{"N", N}}, {}, CO), CO);
+      }
+    Graph B = biasGelu(T, 4999);
+    for (int64_t Rows : {int64_t(1), int64_t(3)}) {
+      CheckOptions CO;
+      CO.FlatTailThreads = true;
+      CO.FlatRowBroadcast = true;
+      checkGraph(B, randomBindings(B, {{"B", Rows}}, {}, CO), CO);
+    }
   }
 }

@@ -385,6 +385,41 @@ TEST_CASE("StreamReadOnlyRows: runs of at most SMs rows launch the plain copy",
   }
 }
 
+TEST_CASE("FlatTailThreads: the aligned variant launches a thread per tail element",
+          "[hostpath][flattail]") {
+  requireFake();
+  // silu(g) * u over n bf16 elements, flat, 8 a chunk, 256 threads a block:
+  // n = 255 x 8 + 7 is 256 chunks (one block) in the plain rule, and 255
+  // whole chunks plus 7 tail threads (two blocks) under the option; the
+  // peeled variant (an offset pointer) keeps its chunks.
+  for (bool Tail : {false, true}) {
+    CAPTURE(Tail);
+    Graph G;
+    Value Gt = G.input("g", DType::BF16, {"N"});
+    Value U = G.input("u", DType::BF16, {"N"});
+    G.output("y", nn::siluMul(Gt, U));
+    Compiler C;
+    CompileOptions Opts;
+    Opts.FlatTailThreads = Tail;
+    Executable X = C.compile(G, Opts);
+    REQUIRE(X.kernels().size() == 1);
+    for (int64_t N : {int64_t(255 * 8 + 7), int64_t(256 * 8), int64_t(3)}) {
+      CAPTURE(N);
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000 + CUdeviceptr(Offset)};
+        CUdeviceptr Out[] = {0x400000 + CUdeviceptr(Offset)};
+        int64_t Dims[] = {N};
+        X.run(In, Out, {}, Dims);
+        const FakeCudaLaunch &L = fake().Last;
+        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        int64_t Threads = Offset || !Tail ? (N + (Offset ? 7 : 0) + 7) / 8 : N / 8 + N % 8;
+        CHECK(L.GridX == uint64_t((Threads + 255) / 256));
+      }
+    }
+  }
+}
+
 TEST_CASE("a kept row over half the budget launches 1024 threads a row at any row count",
           "[hostpath][rowcache]") {
   requireFake();
