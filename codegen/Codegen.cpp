@@ -350,10 +350,7 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {}{};", IT, Vec, Peel ? " - jf_off" : ""));
     if (!Exit.empty())
       E.line(fmt::format("if (col >= n) {};", Exit.str()));
-    // FlatRowBroadcast: the column of the chunk's first element (col may
-    // be down to 1 - Vec in the head chunk; H >= Vec).
-    if (P.FlatRowBroadcast)
-      E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
+    rowBroadcastColumn();
     if (Peel) {
       chunkLanes("n");
       storeOutputs(true, "col");
@@ -376,8 +373,7 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
     E.open("");
     E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
-    if (P.FlatRowBroadcast)
-      E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
+    rowBroadcastColumn();
     ScalarPart = true;
     storeOutputs(true, "col");
     ScalarPart = false;
@@ -443,6 +439,14 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   E.setLaneGuard(false);
 }
 
+void KernelWriter::rowBroadcastColumn() {
+  // FlatRowBroadcast: the column of `col` (down to 1 - Vec in the peeled
+  // head chunk; H >= Vec), which the emitter's row-vector loads start at.
+  if (P.FlatRowBroadcast)
+    E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", E.indexType(),
+                       P.FlatRowBroadcast));
+}
+
 void KernelWriter::flatChunkOrTailElement(llvm::StringRef Exit) {
   // FlatTailThreads: threads [0, n / Vec) take whole chunks; the next
   // n % Vec threads one element each of the last partial chunk (the launch
@@ -454,8 +458,7 @@ void KernelWriter::flatChunkOrTailElement(llvm::StringRef Exit) {
                      "{1} + (chunk - jf_full);",
                      IT, Vec));
   E.line(fmt::format("if (col >= n) {};", Exit.empty() ? "return" : Exit.str()));
-  if (P.FlatRowBroadcast)
-    E.line(fmt::format("const {0} jf_m0 = (col + {1}) % {1};", IT, P.FlatRowBroadcast));
+  rowBroadcastColumn();
   E.open("if (chunk < jf_full)");
   storeOutputs(true, "col");
   E.close();

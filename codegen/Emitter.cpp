@@ -407,7 +407,7 @@ std::string Emitter::load(NodeId N, const Coords &At) {
       remember(GroupKey, VecVar);
     }
     std::string V =
-        bind(Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane + C.Off)));
+        bind(Nd.Type, loadConvert(Nd.Type, fmt::format("{}.V[{}]", VecVar, Lane)));
     remember(K, V);
     return V;
   }

@@ -57,6 +57,8 @@ private:
   void elementwiseChunk(llvm::StringRef Exit);
   /// elementwiseChunk of a flat aligned variant under FlatTailThreads.
   void flatChunkOrTailElement(llvm::StringRef Exit);
+  /// FlatRowBroadcast: `jf_m0`, the column of `col`.
+  void rowBroadcastColumn();
   void rowBody();
   void fullBody();
   /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.

@@ -35,14 +35,20 @@ static bool isNumelOne(llvm::ArrayRef<Dim> S) {
 
 /// True when every access in the cluster is the identity over Domain (or a
 /// one-element tensor), so the domain can be walked as one flat range.
-static bool canFlatten(const Graph &G, const Cluster &C,
-                       llvm::ArrayRef<Dim> Domain) {
-  // A strided tensor is addressed by coordinates, which a flat range would
-  // divide out of its linear index per element.
+/// A strided tensor is addressed by coordinates, which a flat range would
+/// divide out of its linear index per element.
+static bool hasStridedTensor(const Graph &G, const Cluster &C) {
   for (const std::vector<NodeId> *Ts : {&C.Inputs, &C.Outputs})
     for (NodeId N : *Ts)
       if (!G.stridesOf(N).empty())
-        return false;
+        return true;
+  return false;
+}
+
+static bool canFlatten(const Graph &G, const Cluster &C,
+                       llvm::ArrayRef<Dim> Domain) {
+  if (hasStridedTensor(G, C))
+    return false;
   for (NodeId N : C.Nodes) {
     const Node &Nd = G.node(N);
     if (Nd.Kind == Op::Slice || Nd.Kind == Op::Concat || Nd.Kind == Op::Permute)
@@ -69,12 +75,9 @@ static bool canFlatten(const Graph &G, const Cluster &C,
 /// domain's shape, and whose operands of another shape are inputs broadcast
 /// over the leading dims (dims [1, ..., 1, H] or [H]). H, or 0.
 static int64_t flatRowBroadcast(const Graph &G, const Cluster &C, llvm::ArrayRef<Dim> Domain) {
-  if (C.Kind != KernelKind::Elementwise || Domain.size() < 2 || Domain.back().isDynamic())
+  if (C.Kind != KernelKind::Elementwise || Domain.size() < 2 || Domain.back().isDynamic() ||
+      hasStridedTensor(G, C))
     return 0;
-  for (const std::vector<NodeId> *Ts : {&C.Inputs, &C.Outputs})
-    for (NodeId N : *Ts)
-      if (!G.stridesOf(N).empty())
-        return 0;
   auto RowVector = [&](const Node &O) {
     if (O.Kind != Op::Input || O.Dims.empty() || O.Dims.back() != Domain.back())
       return false;
@@ -304,16 +307,6 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     return scheduleColumns(G, C, std::move(P));
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
-  // FlatRowBroadcast, where the by-rows kernel would be peeled only (the
-  // vector width does not divide the row) and a chunk wraps at most once.
-  if (!P.Flat && Opts.FlatRowBroadcast && Opts.Peel) {
-    int64_t H = flatRowBroadcast(G, C, P.Domain);
-    int W = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
-    if (H >= W && W > 1 && H % W != 0) {
-      P.Flat = true;
-      P.FlatRowBroadcast = H;
-    }
-  }
 
   // Widest vector: 16 bytes of the widest element. A peeled kernel aligns
   // its chunks at run time, so that width serves any row length, dynamic
@@ -321,6 +314,15 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   // log": the ladder fell to 2-byte accesses on odd rows and offsets). The
   // ladder needs the width to divide the row.
   int Vec = std::max(1u, codegen::launch::MaxVectorBytes / MaxBytes);
+  // FlatRowBroadcast, where the by-rows kernel would be peeled only (the
+  // width does not divide the row) and a chunk wraps at most once.
+  if (!P.Flat && Opts.FlatRowBroadcast && Opts.Peel && Vec > 1) {
+    int64_t H = flatRowBroadcast(G, C, P.Domain);
+    if (H >= Vec && H % Vec != 0) {
+      P.Flat = true;
+      P.FlatRowBroadcast = H;
+    }
+  }
   const Dim &Last = P.Domain.empty() ? Dim(1) : P.Domain.back();
   if (P.Domain.empty())
     Vec = 1;

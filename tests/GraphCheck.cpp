@@ -33,6 +33,8 @@ std::string kernelSource(const Executable &E) {
 std::string kernelText(const std::string &Kernels, const std::string &Name) {
   size_t At = Kernels.find(" " + Name + "_");
   if (At == std::string::npos)
+    At = Kernels.find(" " + Name + "("); // a variant's full name
+  if (At == std::string::npos)
     return "";
   size_t End = Kernels.find("__global__", At);
   return Kernels.substr(At, End == std::string::npos ? std::string::npos : End - At);

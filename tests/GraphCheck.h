@@ -31,7 +31,8 @@ Compiler &testCompiler();
 std::string kernelSource(const Executable &E);
 
 /// The text of the kernel named \p Name in \p Kernels (kernelSource), its
-/// first variant on: from its signature to the next kernel's; "" if absent.
+/// first variant on, or of the one variant \p Name names ("jf_k0_mul_v8"):
+/// from its signature to the next kernel's; "" if absent.
 std::string kernelText(const std::string &Kernels, const std::string &Name);
 
 /// Fresh seed per check, printed on failure.

@@ -31,15 +31,6 @@ Graph scaleShift(DType T, int64_t H) {
   return G;
 }
 
-/// One variant's text (its name with the suffix, "jf_k0_mul_v8").
-std::string variantText(const std::string &Kernels, const std::string &Variant) {
-  size_t At = Kernels.find(" " + Variant + "(");
-  if (At == std::string::npos)
-    return "";
-  size_t End = Kernels.find("__global__", At);
-  return Kernels.substr(At, End == std::string::npos ? std::string::npos : End - At);
-}
-
 Executable compileFlat(const Graph &G, bool On) {
   CompileOptions Opts;
   Opts.Arch = "sm_90";
@@ -150,15 +141,15 @@ TEST_CASE("FlatTailThreads: the last partial chunk one element a thread", "[code
   std::string K = kernelSource(On);
   // The aligned variant: whole chunks below jf_full, one element above;
   // no loop over the tail. The peeled variant is unchanged.
-  std::string V = variantText(K, "jf_k0_mul_v8");
+  std::string V = kernelText(K, "jf_k0_mul_v8");
   INFO(V);
   CHECK(V.find("const long long jf_full = n / 8;") != std::string::npos);
   CHECK(V.find("if (chunk < jf_full)") != std::string::npos);
   CHECK(V.find("jf_tcol") == std::string::npos);
   Opts.FlatTailThreads = false;
   std::string Plain = kernelSource(testCompiler().compile(G, Opts));
-  CHECK(variantText(Plain, "jf_k0_mul_v8").find("jf_tcol") != std::string::npos);
-  CHECK(variantText(K, "jf_k0_mul_p8") == variantText(Plain, "jf_k0_mul_p8"));
+  CHECK(kernelText(Plain, "jf_k0_mul_v8").find("jf_tcol") != std::string::npos);
+  CHECK(kernelText(K, "jf_k0_mul_p8") == kernelText(Plain, "jf_k0_mul_p8"));
 }
 
 TEST_CASE("GPU: flat tails one element a thread match the reference", "[gpu][flattail]") {
