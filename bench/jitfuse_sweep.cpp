@@ -93,8 +93,9 @@ struct Options {
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
   bool WholeChunkPaths = false;
-  bool FlatRowBroadcast = false;
-  bool FlatTailThreads = false;
+  bool NoFlatRowBroadcast = false;
+  bool NoPeeledRowOccupancy = false;
+  bool NoFlatTailThreads = false;
   bool NoRowCacheValues = false;
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
@@ -450,8 +451,9 @@ int run(const Options &O) {
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
         CO.WholeChunkPaths = O.WholeChunkPaths;
-        CO.FlatRowBroadcast = O.FlatRowBroadcast;
-        CO.FlatTailThreads = O.FlatTailThreads;
+        CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
+        CO.FlatTailThreads = !O.NoFlatTailThreads;
+        CO.PeeledRowOccupancy = !O.NoPeeledRowOccupancy;
         CO.RowCacheValues = !O.NoRowCacheValues;
         if (O.RereadThreads > 0)
           CO.RowRereadThreads = O.RereadThreads;
@@ -568,12 +570,15 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-wide-rows", O.NoWideRows,
                "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
                "a row for runs of at most one block an SM, for comparisons)");
-  App.add_flag("--flat-tail-threads", O.FlatTailThreads,
-               "CompileOptions::FlatTailThreads (experiment: a flat kernel's last partial "
-               "chunk one element a thread)");
-  App.add_flag("--flat-row-broadcast", O.FlatRowBroadcast,
-               "CompileOptions::FlatRowBroadcast (experiment: odd rows with a broadcast bias "
-               "walked as one flat range)");
+  App.add_flag("--no-flat-tail-threads", O.NoFlatTailThreads,
+               "CompileOptions::FlatTailThreads = false (a flat kernel's last partial chunk "
+               "looped by one thread, for comparisons)");
+  App.add_flag("--no-peeled-row-occupancy", O.NoPeeledRowOccupancy,
+               "CompileOptions::PeeledRowOccupancy = false (a kept row's peeled variant "
+               "without the 64-register bound, for comparisons)");
+  App.add_flag("--no-flat-row-broadcast", O.NoFlatRowBroadcast,
+               "CompileOptions::FlatRowBroadcast = false (odd rows with a broadcast bias run "
+               "row by row with a per-row head and tail, for comparisons)");
   App.add_flag("--whole-chunk-paths", O.WholeChunkPaths,
                "CompileOptions::WholeChunkPaths (experiment: whole and partial chunks of "
                "element-wise rows with a broadcast 16-bit input take separate paths)");

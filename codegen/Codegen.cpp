@@ -54,17 +54,19 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   return Out;
 }
 
-std::string kernelOpening(const KernelPlan &P, const std::string &VariantName) {
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled) {
+  const int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
+                               : P.MinBlocksPerSm;
   return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
                      P.ThreadsX * P.RowsPerBlock,
-                     P.MinBlocksPerSm > 0 ? fmt::format(", {}", P.MinBlocksPerSm) : "",
+                     MinBlocks > 0 ? fmt::format(", {}", MinBlocks) : "",
                      P.ClusterX > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", P.ClusterX)
                                     : "",
                      VariantName);
 }
 
 std::string KernelWriter::signature() {
-  std::string S = kernelOpening(P, P.variantName(Vec, Peel));
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel), Peel);
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {
@@ -706,7 +708,7 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
       bool Peeled = Form.peeledVariant(I);
       int V = Form.Vecs[I];
       K.Variants.push_back(
-          {V, Form.variantName(V, Peeled), KernelWriter(G, Form, V, Peeled).write(), F});
+          {V, Form.variantName(V, Peeled), KernelWriter(G, Form, V, Peeled).write(), F, Peeled});
     }
   };
   // The launch fills one argument list for any form: same parameters.

@@ -37,6 +37,8 @@ struct EmittedKernel {
     /// The plain form's variants come first, then the few-rows form's
     /// (KernelPlan::FewRows), then the wide form's (KernelPlan::WideRows).
     enum Form : uint8_t { Plain, FewRows, WideRows } F = Plain;
+    /// The peeled variant (any alignment), not the aligned one.
+    bool Peeled = false;
   };
   /// Comment block: what it computes, its params. A horizontal launch's
   /// header also defines the parts' device functions its variants call
@@ -67,8 +69,9 @@ struct EmittedKernel {
 
 /// The opening of variant \p VariantName's definition up to its parameter
 /// list: `extern "C" __global__ void __launch_bounds__(threads[, blocks
-/// an SM]) [__cluster_dims__(...)] name(`. Horizontal fusion rewrites it.
-std::string kernelOpening(const KernelPlan &P, const std::string &VariantName);
+/// an SM]) [__cluster_dims__(...)] name(`; \p Peeled: the peeled variant's
+/// (KernelPlan::PeeledMinBlocksPerSm). Horizontal fusion rewrites it.
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled);
 
 /// Emits every vector-width variant of one kernel. Pure and
 /// byte-deterministic.

@@ -68,7 +68,7 @@ std::string deviceName(const std::string &VariantName) { return VariantName + "_
 
 /// Part variant \p V (a __global__ definition) as a __device__ function.
 std::string asDeviceFunction(const KernelPlan &P, const EmittedKernel::Variant &V) {
-  std::string Prefix = kernelOpening(P, V.Name);
+  std::string Prefix = kernelOpening(P, V.Name, V.Peeled);
   JITFUSE_CHECK(llvm::StringRef(V.Text).startswith(Prefix),
                 "a kernel variant starts with the signature horizontal fusion rewrites");
   // unused: a program part of a split compile (codegen::splitProgram) holds

@@ -194,6 +194,10 @@ struct KernelPlan {
   /// threads) set 1: with the thread bound alone ptxas kept 32 registers and
   /// spilled an f32 Welford row.
   int MinBlocksPerSm = 0;
+  /// The peeled variant's __launch_bounds__ blocks an SM when larger than
+  /// MinBlocksPerSm (ScheduleOptions::PeeledRowOccupancy): 64 registers a
+  /// thread at most, the occupancy the aligned variant of a kept row has.
+  int PeeledMinBlocksPerSm = 0;
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
   /// RowReduce of long rows, one block a row: the same kernel with each row

@@ -91,6 +91,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheStageInputs = Opts.RowCacheStageInputs;
   SO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
   SO.RowCacheWideThreads = Opts.RowCacheWideThreads;
+  SO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;

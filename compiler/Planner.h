@@ -57,6 +57,7 @@ struct PlanOptions {
   bool RowCacheStageInputs = true;
   bool RowCacheLateEpilogue = false;
   bool RowCacheWideThreads = true;
+  bool PeeledRowOccupancy = true;
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
   bool WholeChunkPaths = false;

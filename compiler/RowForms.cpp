@@ -50,6 +50,7 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(KernelPlan &P, const Schedu
   ScheduleOptions Split = Opts;
   Split.Clusters = true;
   Split.ForceCluster = codegen::launch::MaxClusterBlocks;
+  Split.PeeledRowOccupancy = false; // a block an SM: occupancy is not its limit
   KernelPlan Twin = Reschedule(Split);
   if (Twin.ClusterX != codegen::launch::MaxClusterBlocks || Twin.Vecs != P.Vecs ||
       Twin.Peel != P.Peel)
@@ -85,6 +86,7 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
   // re-reads, as before those options.
   if (P.CacheRow)
     Wide.RowCacheBytes = 0;
+  Wide.PeeledRowOccupancy = false; // a block an SM: occupancy is not its limit
   KernelPlan Twin = Reschedule(Wide);
   if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
       Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
@@ -117,6 +119,7 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
     return nullptr;
   ScheduleOptions Two = Opts;
   Two.RowChunksPerThread = 2;
+  Two.PeeledRowOccupancy = false; // at most a block an SM: occupancy is not its limit
   KernelPlan Twin = Reschedule(Two);
   if (Twin.ThreadsX <= P.ThreadsX || Twin.RowsPerBlock != 1 || Twin.ClusterX != 1 ||
       Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)

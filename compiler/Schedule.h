@@ -21,6 +21,9 @@ struct ScheduleOptions {
   bool RowCacheLateEpilogue = false;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
+  /// CompileOptions::PeeledRowOccupancy, for rows kept at these bytes a thread.
+  bool PeeledRowOccupancy = true;
+  static constexpr int64_t PeeledOccupancyBytes = 128, PeeledOccupancyMaxBytes = 192;
   /// CompileOptions::RowCacheReadOnce: a row read once keeps its loads in
   /// registers when they fit ReadOnceCacheBytes a thread.
   bool RowCacheReadOnce = true;

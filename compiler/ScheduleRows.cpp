@@ -459,6 +459,29 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     }
     P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
   }
+  // PeeledRowOccupancy: a row of 512 threads kept at 128 B or more a thread
+  // (its loads; values kept beside them did not predict registers: softmax
+  // bf16 x 11008 keeps 48 + 96 B in 40 registers) runs its aligned variant at 50-64 registers, two
+  // blocks an SM; the peeled variant's per-lane head and tail took 68-73
+  // and one block. Bounded to two blocks (64 registers), its few spills
+  // cost less than half the warps (H200 A/B, session 22: 1.28-1.29x).
+  // Not below 128 B, where ptxas then spent up to 64 registers on rows
+  // that took 32-40 (softmax: 3-4 blocks down to 2, 0.79-0.86x), nor at
+  // 256 threads and fewer (LayerNorm x 4999: 104-120 B spilled, 0.87-0.94x),
+  // nor above the 192 B measured (LayerNorm bf16 x 50257 at 512 threads,
+  // RowCacheWideThreads off: 208 B, 124 B spilled under the bound).
+  // The forms for runs of at most SMs rows (RowForms.cpp) run a block an SM
+  // and are not bounded.
+  if (Opts.PeeledRowOccupancy && P.Peel && P.CacheRow && P.MinBlocksPerSm == 0 &&
+      P.ClusterX == 1 &&
+      P.ThreadsX * P.RowsPerBlock == codegen::launch::MaxRowThreads &&
+      Bytes >= ScheduleOptions::PeeledOccupancyBytes &&
+      Bytes <= ScheduleOptions::PeeledOccupancyMaxBytes) {
+    P.PeeledMinBlocksPerSm = 2;
+    P.Why += fmt::format("; peeled variant bounded to 2 blocks an SM, 64 registers a thread "
+                         "(row kept at {} B a thread, PeeledRowOccupancy)",
+                         Bytes);
+  }
   rowExperiments(P, Opts);
   return P;
 }

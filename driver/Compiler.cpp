@@ -98,6 +98,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheStageInputs = Opts.RowCacheStageInputs;
   P.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
   P.RowCacheWideThreads = Opts.RowCacheWideThreads;
+  P.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
   P.WholeChunkPaths = Opts.WholeChunkPaths;

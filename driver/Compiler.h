@@ -176,6 +176,16 @@ struct CompileOptions {
   /// softmax f32 x 32064 1.07-1.11x, median 1.00x, 128-132-row points down
   /// to 0.96x. false: 512 threads, for comparisons.
   bool RowCacheWideThreads = true;
+  /// The peeled variant of a row kernel of 512 threads that keeps its row
+  /// at 128-192 B a thread in registers is compiled with `__launch_bounds__(512,
+  /// 2)`: at most 64 registers, two blocks an SM, as its aligned variant
+  /// runs. Unbounded, the per-lane head and tail took 68-73 registers and
+  /// one block an SM (add + RMSNorm bf16 9362 x 14336 at +2 B: 387.6 us,
+  /// aligned 260.7). H200 A/B (BENCHMARKS.md, session 22): those points
+  /// 1.28-1.29x with 24-56 B spilled, the rule's other points 0.99-1.01x;
+  /// bounding every kept row lost up to 0.79x (ptxas then used up to 64
+  /// registers where it took 32-40). false: unbounded, for comparisons.
+  bool PeeledRowOccupancy = true;
   /// A static row read once (its reduction's only stage, no whole-row
   /// output) whose loads fit 64 B a thread loads them into registers before
   /// reducing, as a kept row's first loop does. Reduced where they were
@@ -218,13 +228,13 @@ struct CompileOptions {
   /// 1.04-1.11x, f32 1.01-1.04x; one row of 4999 bf16 4.5 -> 5.2 us (the
   /// aligned flat variant's scalar tail loop). Off until the [gpu] tier has
   /// run with it on.
-  bool FlatRowBroadcast = false;
+  bool FlatRowBroadcast = true;
   /// Experiment: the aligned variant of a flat element-wise kernel gives
   /// the elements of the tensor's last partial chunk one thread each
   /// instead of looping over them in one thread, whose serial loads were
   /// the critical path of small odd-sized runs (FlatRowBroadcast on one
   /// row of 4999 bf16: 4.5 -> 5.2 us, H200 session 21). Not measured yet.
-  bool FlatTailThreads = false;
+  bool FlatTailThreads = true;
   /// A row read again whose stage inputs do not fit the register budget
   /// keeps the per-element values its first loop computes from them, when
   /// those fit and take fewer bytes (add + RMSNorm's x + residual, one f32

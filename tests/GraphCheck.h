@@ -71,13 +71,15 @@ struct CheckOptions {
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.
-  bool FlatRowBroadcast = false;
+  bool FlatRowBroadcast = true;
   /// CompileOptions::FlatTailThreads.
-  bool FlatTailThreads = false;
+  bool FlatTailThreads = true;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::RowCacheLateEpilogue.
   bool RowCacheLateEpilogue = false;
+  /// CompileOptions::PeeledRowOccupancy.
+  bool PeeledRowOccupancy = true;
   /// CompileOptions::StreamLoads and StreamReadOnlyRows (their defaults).
   bool StreamLoads = false;
   bool StreamReadOnlyRows = true;

@@ -390,15 +390,20 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
     checkGraph(G, randomBindings(G, {{"N", (int64_t(1) << 21) + 37}}, {}), Misaligned);
   }
   {
-    // By rows: a bias broadcast over rows of 4999 (odd: scalar even aligned).
+    // A bias broadcast over rows of 4999 (odd: scalar even aligned), by
+    // rows and walked flat (FlatRowBroadcast, the default).
     Graph G;
     Value X = G.input("x", bf16, {"B", 4999});
     Value Bias = G.input("bias", bf16, {4999});
     G.output("y", nn::geluBias(X, Bias));
-    CheckOptions Ladder;
-    Ladder.Peel = false;
-    checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Ladder);
-    checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Misaligned);
+    for (bool Flat : {false, true}) {
+      INFO("FlatRowBroadcast " << Flat);
+      CheckOptions Ladder, Peeled = Misaligned;
+      Ladder.Peel = false;
+      Ladder.FlatRowBroadcast = Peeled.FlatRowBroadcast = Flat;
+      checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Ladder);
+      checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Peeled);
+    }
   }
 }
 

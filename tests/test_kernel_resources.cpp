@@ -5,7 +5,8 @@
 // memory-bound kernel is a performance cliff that no CPU test of values
 // would notice; here the patterns of the shape sweep, over short to
 // vocabulary-sized rows and each float type, with each row schedule, must
-// compile to kernels that keep everything in registers, and without an
+// compile to kernels that keep everything in registers (the one measured
+// exception: a PeeledRowOccupancy variant's few bytes), and without an
 // NVRTC warning in the log users read.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +48,9 @@ Graph pattern(const std::string &Name, DType T, int64_t H) {
 
 TEST_CASE("generated kernels keep everything in registers and compile without warnings",
           "[codegen][resources]") {
+  // The most a PeeledRowOccupancy variant may spill (56 B measured for add +
+  // RMSNorm bf16 x 14336, 1.29x faster than unbounded at 73 registers).
+  const int BoundedSpillBytes = 64;
   const char *Patterns[] = {"add_rmsnorm", "layernorm", "softmax", "sum_abs_amax", "bias_gelu",
                             "silu_mul"};
   int Variants = 0, MaxRegisters = 0;
@@ -82,11 +86,17 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           CHECK(R.size() == Expected);
           // No NVRTC warning (an unused variable or helper) in the log.
           CHECK(E.compileLog().find("warning") == std::string::npos);
+          // PeeledRowOccupancy's peeled variants may spill a little to stay
+          // at two blocks an SM (measured faster than one block unspilled).
+          bool Bounded = E.plan().find("PeeledRowOccupancy") != std::string::npos;
           for (const rt::KernelResources &K : R) {
-            INFO("kernel " << K.Name << ": " << K.Registers << " registers");
-            CHECK(K.SpillStoreBytes == 0);
-            CHECK(K.SpillLoadBytes == 0);
-            CHECK(K.StackBytes == 0);
+            INFO("kernel " << K.Name << ": " << K.Registers << " registers, "
+                           << K.SpillStoreBytes << " B spilled");
+            int SpillLimit =
+                Bounded && K.Name.find("_p") != std::string::npos ? BoundedSpillBytes : 0;
+            CHECK(K.SpillStoreBytes <= SpillLimit);
+            CHECK(K.SpillLoadBytes <= SpillLimit);
+            CHECK(K.StackBytes <= SpillLimit);
             CHECK(K.Registers > 0);
             MaxRegisters = std::max(MaxRegisters, K.Registers);
             ++Variants;

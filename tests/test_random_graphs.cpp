@@ -411,7 +411,11 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FastMath = FastMath;
       Opts.StreamLoads = Stream;
       Opts.RowCacheLateEpilogue = Late;
-      Opts.FlatRowBroadcast = Late;
+      // The late-epilogue batches also cover the row-by-row element-wise
+      // kernels that FlatRowBroadcast and FlatTailThreads replaced.
+      Opts.FlatRowBroadcast = !Late;
+      Opts.FlatTailThreads = !Late;
+      Opts.PeeledRowOccupancy = !Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
@@ -472,7 +476,8 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     }
     // Every fourth batch compiles with FastMath, against its own bound;
     // another fourth with StreamLoads (L2 hints on the loads), another with
-    // the experiments RowCacheLateEpilogue and FlatRowBroadcast.
+    // the experiment RowCacheLateEpilogue and without FlatRowBroadcast,
+    // FlatTailThreads and PeeledRowOccupancy.
     bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2, Late = Batches % 4 == 1;
     std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, Late, &Tally);
     if (Why.empty()) {

@@ -30,6 +30,9 @@ TEST_CASE("WholeChunkPaths: a broadcast 16-bit input is read 16 bytes at a time 
     CompileOptions On, Off;
     On.Arch = Off.Arch = "sm_90";
     On.WholeChunkPaths = true;
+    // The by-rows kernel WholeChunkPaths changes (odd rows with a bias run
+    // flat by default).
+    On.FlatRowBroadcast = Off.FlatRowBroadcast = false;
     Executable E = testCompiler().compile(biasGelu(T, 4095), On);
     INFO(E.plan());
     bool Half = T != DType::F32; // 16-byte chunks of 2-byte elements only
@@ -70,6 +73,7 @@ TEST_CASE("GPU: WholeChunkPaths bias + GELU matches the reference at odd rows an
                         << " rows, offsets " << fmt::format("{}", fmt::join(L, "/")));
           CheckOptions Opts;
           Opts.WholeChunkPaths = true;
+          Opts.FlatRowBroadcast = false; // odd rows by rows, not flat
           Opts.MisalignEach = L;
           checkGraph(G, randomBindings(G, {{"B", Rows}}, {}), Opts);
         }
