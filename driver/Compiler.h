@@ -216,8 +216,8 @@ struct CompileOptions {
   /// on the H200 (BENCHMARKS.md, session 18) median 0.99x over bias + GELU,
   /// f16 odd rows 1.06-1.11x but bf16 at +2 B 0.87-0.97x.
   bool WholeChunkPaths = false;
-  /// Experiment: an element-wise kernel over rows whose length the vector
-  /// width does not divide, whose other inputs are broadcast over the rows
+  /// An element-wise kernel over rows whose length the vector width does
+  /// not divide, whose other inputs are broadcast over the rows
   /// (bias + GELU's bias), walks its domain as one flat range: x and the
   /// output in whole 16-byte chunks, no per-row head and tail; the bias
   /// read at the flat index mod the row length (one chunk load unless the
@@ -226,14 +226,17 @@ struct CompileOptions {
   /// 1021 0.945x torch.compile (H200, session 21). Measured (same call's
   /// A/B, BENCHMARKS.md session 21): odd rows >= 64 MB bf16 1.04-1.16x, f16
   /// 1.04-1.11x, f32 1.01-1.04x; one row of 4999 bf16 4.5 -> 5.2 us (the
-  /// aligned flat variant's scalar tail loop). Off until the [gpu] tier has
-  /// run with it on.
+  /// aligned flat variant's scalar tail loop, which FlatTailThreads
+  /// removes). On since the [gpu] tier ran with it (session 22). false: row
+  /// by row with a per-row head and tail, for comparisons.
   bool FlatRowBroadcast = true;
-  /// Experiment: the aligned variant of a flat element-wise kernel gives
-  /// the elements of the tensor's last partial chunk one thread each
-  /// instead of looping over them in one thread, whose serial loads were
-  /// the critical path of small odd-sized runs (FlatRowBroadcast on one
-  /// row of 4999 bf16: 4.5 -> 5.2 us, H200 session 21). Not measured yet.
+  /// The aligned variant of a flat element-wise kernel gives the elements
+  /// of the tensor's last partial chunk one thread each instead of looping
+  /// over them in one thread, whose serial loads were the critical path of
+  /// small odd-sized runs (FlatRowBroadcast on one row of 4999 bf16: 4.5 ->
+  /// 5.2 us, H200 session 21). Measured (session 22, 102 odd-length and
+  /// offset points): median 1.00x, that row 5.1 -> 4.4 us. false: the tail
+  /// loop, for comparisons.
   bool FlatTailThreads = true;
   /// A row read again whose stage inputs do not fit the register budget
   /// keeps the per-element values its first loop computes from them, when
