@@ -61,8 +61,8 @@ struct PlanOptions {
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
   bool WholeChunkPaths = false;
-  bool FlatRowBroadcast = false;
-  bool FlatTailThreads = false;
+  bool FlatRowBroadcast = true;
+  bool FlatTailThreads = true;
   bool RowCacheValues = true;
   /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
   int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;

@@ -50,7 +50,6 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(KernelPlan &P, const Schedu
   ScheduleOptions Split = Opts;
   Split.Clusters = true;
   Split.ForceCluster = codegen::launch::MaxClusterBlocks;
-  Split.PeeledRowOccupancy = false; // a block an SM: occupancy is not its limit
   KernelPlan Twin = Reschedule(Split);
   if (Twin.ClusterX != codegen::launch::MaxClusterBlocks || Twin.Vecs != P.Vecs ||
       Twin.Peel != P.Peel)
@@ -86,7 +85,6 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
   // re-reads, as before those options.
   if (P.CacheRow)
     Wide.RowCacheBytes = 0;
-  Wide.PeeledRowOccupancy = false; // a block an SM: occupancy is not its limit
   KernelPlan Twin = Reschedule(Wide);
   if (Twin.ThreadsX != codegen::launch::WideRowThreads || Twin.ClusterX != 1 ||
       Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)
@@ -119,7 +117,9 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
     return nullptr;
   ScheduleOptions Two = Opts;
   Two.RowChunksPerThread = 2;
-  Two.PeeledRowOccupancy = false; // at most a block an SM: occupancy is not its limit
+  // At most a block an SM: occupancy is not its limit (the cluster and
+  // 1024-thread forms are outside PeeledRowOccupancy's rule anyway).
+  Two.PeeledRowOccupancy = false;
   KernelPlan Twin = Reschedule(Two);
   if (Twin.ThreadsX <= P.ThreadsX || Twin.RowsPerBlock != 1 || Twin.ClusterX != 1 ||
       Twin.Vecs != P.Vecs || Twin.Peel != P.Peel)

@@ -33,9 +33,9 @@ struct ScheduleOptions {
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.
-  bool FlatRowBroadcast = false;
+  bool FlatRowBroadcast = true;
   /// CompileOptions::FlatTailThreads.
-  bool FlatTailThreads = false;
+  bool FlatTailThreads = true;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

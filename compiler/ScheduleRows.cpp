@@ -461,9 +461,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   }
   // PeeledRowOccupancy: a row of 512 threads kept at 128 B or more a thread
   // (its loads; values kept beside them did not predict registers: softmax
-  // bf16 x 11008 keeps 48 + 96 B in 40 registers) runs its aligned variant at 50-64 registers, two
-  // blocks an SM; the peeled variant's per-lane head and tail took 68-73
-  // and one block. Bounded to two blocks (64 registers), its few spills
+  // bf16 x 11008 keeps 48 + 96 B in 40 registers) runs its aligned variant
+  // at 50-64 registers, two blocks an SM; the peeled variant's per-lane head
+  // and tail took 68-73 and one block. Bounded to two blocks (64 registers), its few spills
   // cost less than half the warps (H200 A/B, session 22: 1.28-1.29x).
   // Not below 128 B, where ptxas then spent up to 64 registers on rows
   // that took 32-40 (softmax: 3-4 blocks down to 2, 0.79-0.86x), nor at

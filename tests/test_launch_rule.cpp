@@ -18,10 +18,10 @@ using namespace jitfuse::codegen;
 namespace {
 
 /// The single kernel \p G fuses into, emitted.
-EmittedKernel onlyKernel(const Graph &G) {
+EmittedKernel onlyKernel(const Graph &G, const ScheduleOptions &Opts = {}) {
   Partition P = fuseGraph(G);
   REQUIRE(P.Clusters.size() == 1);
-  return emitKernel(G, scheduleCluster(G, P.Clusters[0], 0));
+  return emitKernel(G, scheduleCluster(G, P.Clusters[0], 0, Opts));
 }
 
 void checkShape(const std::optional<LaunchShape> &S, unsigned Grid, unsigned BlockX,
@@ -130,17 +130,27 @@ TEST_CASE("Launch rule: element-wise kernels, flat and by rows", "[launch]") {
   // 150 rows x 3 chunks = 450 chunks -> 2 blocks of 256; peeled 600 -> 3.
   checkShape(R.Launch.shape({3600, 150, 24}, 8, 132), 2, 256, 1);
   checkShape(R.Launch.shape({3600, 150, 24}, 8, 132, true), 3, 256, 1);
-  // Odd rows keep the full width: 1001 bf16 a row, 126 chunks, the peeled
-  // variant only.
+  // Odd rows keep the full width: by rows (FlatRowBroadcast off), 1001 bf16
+  // a row, 126 chunks, the peeled variant only.
   Graph O;
   Value A2 = O.input("a", bf16, {"B", 1001});
   Value Bias2 = O.input("bias", bf16, {1001});
   O.output("y", A2 + Bias2);
-  EmittedKernel RO = onlyKernel(O);
+  ScheduleOptions ByRows;
+  ByRows.FlatRowBroadcast = false;
+  EmittedKernel RO = onlyKernel(O, ByRows);
   REQUIRE(RO.Variants.size() == 1);
   CHECK(RO.Variants.front().Vec == 8);
   CHECK(RO.Launch.peeled(0));
   checkShape(RO.Launch.shape({1001 * 65, 65, 1001}, 8, 132, true), 32, 256, 1);
+  // By default the same rows run flat, both variants: 65065 elements are
+  // 8133 whole chunks and 1 tail thread aligned (FlatTailThreads, 32
+  // blocks), 8134 chunks peeled (a range starts up to 7 elements early).
+  EmittedKernel FO = onlyKernel(O);
+  REQUIRE(FO.Variants.size() == 2);
+  CHECK_FALSE(FO.Launch.peeled(0));
+  checkShape(FO.Launch.shape({1001 * 65, 65, 1001}, 8, 132), 32, 256, 1);
+  checkShape(FO.Launch.shape({1001 * 65, 65, 1001}, 8, 132, true), 32, 256, 1);
 }
 
 TEST_CASE("Launch rule: row reductions, short and long rows", "[launch]") {

@@ -17,9 +17,10 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     long long d_0) {
   const long long chunk = (long long)blockIdx.x * 256 + threadIdx.x;
   const long long n = (d_0);
-  [[maybe_unused]] const long long col = chunk * 4;
+  const long long jf_full = n / 4;
+  [[maybe_unused]] const long long col = chunk < jf_full ? chunk * 4 : jf_full * 4 + (chunk - jf_full);
   if (col >= n) return;
-  if (col + 4 <= n) {
+  if (chunk < jf_full) {
     const jf_vec<float, 4> lv0 = jf_load<float, 4>(in_0 + col);
     const float v1 = lv0.V[0];
     const jf_vec<float, 4> lv2 = jf_load<float, 4>(in_1 + col);
@@ -55,19 +56,13 @@ extern "C" __global__ void __launch_bounds__(256) jf_k0_add_v4(
     jf_store<float, 4>(out_0 + col, sv6);
   }
   else {
-    for (int jf_k = 0; col + jf_k < n; ++jf_k) {
-      const long long jf_tcol = col + jf_k;
-       {
-        [[maybe_unused]] const long long col = jf_tcol; // this element
-        const float v28 = in_0[col];
-        const float v29 = in_1[col];
-        const float v30 = (v28 + v29);
-        const float v31 = (s_0 * v30);
-        const float v32 = in_2[col];
-        const float v33 = (v31 + v32);
-        out_0[col] = v33;
-      }
-    }
+    const float v28 = in_0[col];
+    const float v29 = in_1[col];
+    const float v30 = (v28 + v29);
+    const float v31 = (s_0 * v30);
+    const float v32 = in_2[col];
+    const float v33 = (v31 + v32);
+    out_0[col] = v33;
   }
 }
 extern "C" __global__ void __launch_bounds__(256) jf_k0_add_p4(
