@@ -92,6 +92,7 @@ struct Options {
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
+  bool NoPieceWrapChunks = false;
   bool WholeChunkPaths = false;
   bool NoFlatRowBroadcast = false;
   bool NoPeeledRowOccupancy = false;
@@ -450,6 +451,7 @@ int run(const Options &O) {
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
+        CO.PieceWrapChunks = !O.NoPieceWrapChunks;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
         CO.FlatTailThreads = !O.NoFlatTailThreads;
@@ -585,6 +587,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-group-stores", O.NoGroupStores,
                "CompileOptions::GroupStores = false (misaligned 16-bit output chunks of concat "
                "rows stored in partial stores a lane, for comparisons)");
+  App.add_flag("--no-piece-wrap-chunks", O.NoPieceWrapChunks,
+               "CompileOptions::PieceWrapChunks = false (concat rows' peeled chunks at the row "
+               "start, every misaligned tensor through a byte window, for comparisons)");
   App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
                "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
                "register budget is re-read, not kept as its computed values, for comparisons)");

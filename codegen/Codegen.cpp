@@ -225,7 +225,11 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
   // of a group is in another branch. Per output: 16-bit and contiguous.
   bool Group = P.GroupStores && Peel && E.chunk() == ChunkKind::Whole && hoistableConcat() &&
                dtypeBytes(G.node(N).Type) == 2 && G.stridesOf(N).empty();
-  if (Group) {
+  if (Peel && E.pieceWrap()) {
+    std::string Addr = fmt::format("out_{} + {}", O, Base);
+    E.line(fmt::format("jf_store_rot<{}, {}, {}>({}, {}, jf_w, {});", ST, Vec,
+                       E.alignedWide(ST, Addr), Addr, E.pieceWrap(), SV));
+  } else if (Group) {
     int64_t PieceChunks = P.ConcatPiece / Vec;
     E.line(fmt::format("jf_store_group<{}, {}, {}>(out_{} + {}, {}, jf_q % {});", ST, Vec,
                        PieceChunks, O, Base, SV, PieceChunks));
@@ -385,6 +389,10 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     return;
   }
   std::string L = E.dimExpr(P.Domain.back());
+  if (Peel && P.PieceWrapChunks && hoistableConcat()) {
+    pieceWrapRow(Exit, L);
+    return;
+  }
   // Peeled: a row starts at its own phase, so it spans up to one chunk more
   // (not when its chunks stay at the row start, below).
   bool RowStartChunks = Peel && hoistableConcat();
@@ -439,6 +447,92 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
   else
     storeChunk(Base);
   E.setLaneGuard(false);
+}
+
+void KernelWriter::pieceWrapRow(llvm::StringRef Exit, const std::string &L) {
+  // A thread takes slot K of every piece of its row: the piece's chunk
+  // K + 1 at the lead's phase O (whole); the last slot takes chunk 0, whose
+  // first O lanes (before the piece) are replaced by the piece's last O
+  // elements, one piece later (jf_w lanes). At phase 0 the slots are the
+  // piece's chunks rotated by one. The pieces' chunks are emitted one after
+  // another in one scope, so the loads they share (RoPE's halves read the
+  // same q, cos and sin chunks) are made once, and no warp branches on its
+  // piece.
+  std::string IT = E.indexType();
+  int64_t PieceChunks = P.ConcatPiece / Vec;
+  if (!Exit.empty())
+    E.line(fmt::format("if (chunk >= ({})({}) * {}) {};", IT, rowsExpr(), PieceChunks,
+                       Exit.str()));
+  E.line(fmt::format("const {} row = chunk / {};", IT, PieceChunks));
+  E.line(fmt::format("const int jf_k = (int)(chunk - row * {});", PieceChunks));
+  E.line(fmt::format("const int jf_o = (int)((jf_off + row * {}) % {});", L, Vec));
+  E.line(fmt::format("const int jf_w = jf_k == {} ? jf_o : 0;", PieceChunks - 1));
+  E.line(fmt::format("[[maybe_unused]] const {} col = ({})((jf_k + 1) % {} * {} - jf_o);", IT,
+                     IT, PieceChunks, Vec));
+  E.setPieceWrap(P.ConcatPiece);
+  outerCoords("row");
+  std::string Base = fmt::format("row * {} + col", L);
+  if (pieceWrapAlignedFlag(Base)) {
+    // Every tensor at the lead's phase: a copy whose loads and stores do
+    // not branch on their alignment, so all of them are in flight before
+    // the first use (a branch per tensor kept each tensor's use, and so the
+    // next tensor's load, behind its own load).
+    E.open("if (jf_al)");
+    E.setAlignedCopy(&AlignedAddrs, nullptr);
+    pieceWrapPieces(Base, ChunkKind::Whole);
+    E.setAlignedCopy(nullptr, nullptr);
+    E.close();
+    E.open("else");
+    pieceWrapPieces(Base, ChunkKind::Whole);
+    E.close();
+  } else {
+    pieceWrapPieces(Base, ChunkKind::Whole);
+  }
+  E.setPieceWrap(0);
+}
+
+void KernelWriter::pieceWrapPieces(const std::string &Base, ChunkKind Kind) {
+  for (NodeId N : P.Nodes) {
+    if (!isHoistableConcat(N))
+      continue;
+    const Node &Nd = G.node(N);
+    ChunkKind Saved = E.chunk();
+    E.setChunk(Kind);
+    int64_t Lo = 0;
+    for (size_t I = 0; I < Nd.Operands.size(); ++I) {
+      // Piece I at domain column col + Lo: the concat takes operand I there.
+      E.setDomainOff(Lo);
+      E.setConcatChoice(N, static_cast<int>(I));
+      storeOutputs(true, Lo ? fmt::format("{} + {}", Base, Lo) : Base);
+      Lo += G.node(Nd.Operands[I]).Dims.back().Size;
+    }
+    E.setDomainOff(0);
+    E.setConcatChoice(N, -1);
+    E.setChunk(Saved);
+    return;
+  }
+  JITFUSE_UNREACHABLE("PieceWrapChunks without a hoistable concat");
+}
+
+bool KernelWriter::pieceWrapAlignedFlag(const std::string &Base) {
+  // A dry run of the chunks finds every wide access but the lead's.
+  KernelWriter Dry(G, P, Vec, Peel);
+  Dry.E.setLeadInput(E.leadInput());
+  Dry.E.setPieceWrap(P.ConcatPiece);
+  std::vector<AlignedAccess> Found;
+  Dry.E.setAlignedCopy(nullptr, &Found);
+  Dry.outerCoords("row");
+  Dry.pieceWrapPieces(Base, ChunkKind::Whole);
+  AlignedAddrs.clear();
+  std::string All;
+  for (const AlignedAccess &A : Found)
+    if (AlignedAddrs.insert(A.Addr).second)
+      All += fmt::format("{}jf_chunk_wide<{}, {}>({}, 0, {})", All.empty() ? "" : " &&\n    ",
+                         A.Type, Vec, A.Addr, Vec);
+  if (All.empty())
+    return false; // only the lead's accesses: one copy serves
+  E.line("const bool jf_al = " + All + ";");
+  return true;
 }
 
 void KernelWriter::rowBroadcastColumn() {

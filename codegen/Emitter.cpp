@@ -106,6 +106,7 @@ Coords Emitter::domainCoords() const {
   else
     for (unsigned I = 0; I + 1 < P.Domain.size(); ++I)
       C.Outer.push_back("c" + std::to_string(I));
+  C.Off = DomainOff;
   return C;
 }
 
@@ -236,6 +237,8 @@ std::string Emitter::lastExpr(const Coords &C) const {
     return C.Last;
   int64_t Add = Lane + C.Off;
   std::string Base = C.base();
+  if (PieceWrap && !C.Flat && C.ColBase.empty())
+    Base = fmt::format("(col + ({} < jf_w ? {} : 0))", Lane, PieceWrap);
   if (Add == 0)
     return Base;
   return Add > 0 ? fmt::format("({} + {})", Base, Add)
@@ -458,6 +461,10 @@ std::string Emitter::load(NodeId N, const Coords &At) {
               Dims == llvm::ArrayRef<Dim>(P.Domain) &&
               C.Outer == domainCoords().Outer;
   Lead |= Idx >= 0 && Idx == LeadInput && C.Flat;
+  // So is the lead a whole number of chunks along its row (RoPE's partner
+  // half, PieceWrapChunks' later pieces).
+  Lead |= Idx >= 0 && Idx == LeadInput && C.Off % Vec == 0 && !C.Flat && C.ColBase.empty() &&
+          Dims == llvm::ArrayRef<Dim>(P.Domain) && C.Outer == domainCoords().Outer;
   std::string GroupKey = fmt::format("{}|{}", Param, Rel);
   if (!C.ColBase.empty())
     GroupKey += "|" + C.ColBase;
@@ -477,7 +484,14 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     std::string TA = fmt::format("{}, {}", ST, Vec);
     if (int H = l2HintFor(Dims))
       TA += fmt::format(", {}", H);
-    if (Peel && Chunk == ChunkKind::Whole && (Lead || alignedWide(ST, Addr)))
+    if (Peel && PieceWrap && Chunk == ChunkKind::Whole && C.ColBase.empty()) {
+      // The lead is aligned in every chunk (the chunks follow it), the
+      // others in the copy KernelWriter::pieceWrapAlignedFlag's check guards.
+      bool Aligned = Lead || alignedWide(ST, Addr);
+      line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load_rot<{0}, {1}, {3}, {4}>({5}, {6}, "
+                       "jf_w);",
+                       ST, Vec, VecVar, l2HintFor(Dims), Aligned, Addr, PieceWrap));
+    } else if (Peel && Chunk == ChunkKind::Whole && (Lead || alignedWide(ST, Addr)))
       line(fmt::format("const jf_vec<{0}, {1}> {2} = jf_load<{3}>({4});", ST, Vec, VecVar, TA,
                        Addr));
     else if (Peel && Chunk == ChunkKind::Whole)
@@ -697,7 +711,7 @@ std::string Emitter::value(NodeId N, const Coords &C) {
   }
   case Op::Concat:
     if (ConcatChoice.second >= 0 && ConcatChoice.first == N && !C.Flat && C.ColBase.empty() &&
-        C.ColRel && C.Off == 0) {
+        C.ColRel && C.Off == DomainOff) {
       // The kernel already branched on the chunk: no per-lane select, and
       // the chosen operand's loads stay vectorized.
       int64_t Lo = 0;

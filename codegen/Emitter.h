@@ -95,6 +95,13 @@ public:
   void setChunk(ChunkKind K) { Chunk = K; }
   ChunkKind chunk() const { return Chunk; }
   void setLeadInput(int I) { LeadInput = I; }
+  /// The domain coordinates' column offset (domainCoords().Off): a piece of
+  /// a PieceWrapChunks row at col + Off.
+  void setDomainOff(int64_t Off) { DomainOff = Off; }
+  /// KernelPlan::PieceWrapChunks: lanes below jf_w sit \p Piece columns
+  /// after `col` (0: off). Lane columns, chunk loads and stores follow.
+  void setPieceWrap(int64_t Piece) { PieceWrap = Piece; }
+  int64_t pieceWrap() const { return PieceWrap; }
   /// Peeled row kernels (KernelPlan::AlignedRowCopy): inside the aligned
   /// copy of a chunk loop, a whole chunk's access of another tensor than the
   /// lead whose address is in \p Aligned is a plain wide load or store (the
@@ -255,6 +262,8 @@ private:
   bool LaneGuard = false;
   ChunkKind Chunk = ChunkKind::Either;
   int LeadInput = -1;
+  int64_t DomainOff = 0;
+  int64_t PieceWrap = 0;
   bool VectorLoads = true;
   int L2Hint = 0;
   int Tmp = 0;

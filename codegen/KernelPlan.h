@@ -128,6 +128,12 @@ struct KernelPlan {
   /// a group of lanes at a time through shuffles (CompileOptions::
   /// GroupStores; peeled variant).
   bool GroupStores = false;
+  /// Elementwise rows of a concat of equal pieces (ConcatPiece), peeled
+  /// variant: chunks aligned to the lead inside each piece; a thread takes
+  /// one whole slot of every piece of its row, and a thread a row the
+  /// pieces' first and last elements (KernelWriter::pieceWrapRow). Replaces
+  /// GroupStores' row-start chunks (CompileOptions::PieceWrapChunks).
+  bool PieceWrapChunks = false;
   /// Elementwise by rows, peeled, no concat pieces: the chunk body is
   /// emitted for whole chunks and for partial ones (KernelWriter::
   /// wholeOrPartial), so a broadcast 16-bit input at another phase is read

@@ -59,6 +59,13 @@ private:
   void flatChunkOrTailElement(llvm::StringRef Exit);
   /// FlatRowBroadcast: `jf_m0`, the column of `col`.
   void rowBroadcastColumn();
+  /// PieceWrapChunks (peeled rows of a concat of equal pieces): a thread's
+  /// row, slot, lead phase jf_o, wrapped lanes jf_w and `col`, then its
+  /// chunk of every piece (pieceWrapPieces), in a copy for tensors at the
+  /// lead's phase when there are others (pieceWrapAlignedFlag, jf_al).
+  void pieceWrapRow(llvm::StringRef Exit, const std::string &L);
+  void pieceWrapPieces(const std::string &Base, ChunkKind Kind);
+  bool pieceWrapAlignedFlag(const std::string &Base);
   void rowBody();
   void fullBody();
   /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.

@@ -31,6 +31,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
   }
   RowPadBytes = P.RowPadSharedBytes;
   ConcatPiece = P.ConcatPiece;
+  PieceWrap = P.PieceWrapChunks;
   FlatTail = P.FlatTailThreads;
 }
 
@@ -91,6 +92,10 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     // element of the last partial chunk.
     if (Flat && FlatTail && !Peel && Vec > 1)
       return S.Numel / Vec + S.Numel % Vec;
+    // PieceWrapChunks' peeled variant: a thread a slot of every piece
+    // (codegen: KernelWriter::pieceWrapRow).
+    if (PieceWrap && Peel && Vec > 1)
+      return S.Rows * (ConcatPiece / Vec);
     return Flat ? (S.Numel + Extra + Vec - 1) / Vec
                 : (S.Rows + Group - 1) / Group * Group *
                       (Peel ? (S.RowLen + Extra + Vec - 1) / Vec : S.RowLen / Vec);

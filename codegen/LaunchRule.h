@@ -256,6 +256,7 @@ private:
   int64_t StaticRowLen = 0, RowSharedElemBytes = 0;
   int64_t RowPadBytes = 0; // KernelPlan::RowPadSharedBytes
   int64_t ConcatPiece = 0; // KernelPlan::ConcatPiece
+  bool PieceWrap = false;   // KernelPlan::PieceWrapChunks
 };
 
 } // namespace jitfuse::codegen

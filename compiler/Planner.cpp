@@ -94,6 +94,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
+  SO.PieceWrapChunks = Opts.PieceWrapChunks;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;
   SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
   SO.FlatTailThreads = Opts.FlatTailThreads;

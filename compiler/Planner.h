@@ -60,6 +60,7 @@ struct PlanOptions {
   bool PeeledRowOccupancy = true;
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
+  bool PieceWrapChunks = true;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = true;
   bool FlatTailThreads = true;

@@ -214,6 +214,22 @@ static int64_t equalConcatPiece(const Graph &G, const KernelPlan &P) {
   return 0;
 }
 
+/// Whether the peeled variant can take PieceWrapChunks: pieces of whole
+/// chunks (ConcatPiece), and every access of the chunk follows the domain's
+/// column, so the wrapped lanes' columns (col + CP) reach every load and
+/// store: no strided tensor (read at its own coordinates) and no random draw
+/// (its stream index is the linear index).
+static bool pieceWrapApplies(const Graph &G, const Cluster &C, const KernelPlan &P, int Vec) {
+  if (P.ConcatPiece <= 0 || Vec <= 1 || P.ConcatPiece % Vec != 0)
+    return false;
+  for (NodeId N : C.Inputs)
+    if (!G.stridesOf(N).empty())
+      return false;
+  for (NodeId N : C.Outputs)
+    if (!G.stridesOf(N).empty())
+      return false;
+  return llvm::none_of(P.Nodes, [&](NodeId N) { return opKind(G.node(N).Kind) == OpKind::Random; });
+}
 
 /// Whether an input of \p C is 16-bit, not strided, and broadcast over the
 /// rows of \p Domain (a bias [H] beside [B, H]): under odd-length or offset
@@ -405,6 +421,13 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     }
     if (C.Kind == KernelKind::Elementwise && !P.Flat && Opts.ConcatRowGroups) {
       P.ConcatPiece = equalConcatPiece(G, P);
+      if (Opts.PieceWrapChunks && P.Peel && pieceWrapApplies(G, C, P, Vec)) {
+        P.PieceWrapChunks = true;
+        P.Why += fmt::format("; the peeled variant's chunks are aligned to the lead inside each "
+                             "piece of {}, one chunk a piece takes its first and last elements "
+                             "(PieceWrapChunks)",
+                             P.ConcatPiece);
+      }
       if (int64_t Rows = codegen::concatRowGroup(P.ConcatPiece, Vec); Rows > 1) {
         P.Why += fmt::format("; the row is a concat of pieces of {}: a warp takes one piece of "
                              "{} rows",
@@ -415,7 +438,8 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
           return T == DType::BF16 || T == DType::F16;
         });
         // A piece of one chunk has no neighbour lane to shuffle with.
-        if (Opts.GroupStores && Opts.Peel && Half && Vec == 8 && P.ConcatPiece / Vec > 1) {
+        if (Opts.GroupStores && Opts.Peel && Half && Vec == 8 && P.ConcatPiece / Vec > 1 &&
+            !P.PieceWrapChunks) {
           P.GroupStores = true;
           P.Why += "; a misaligned output chunk is stored a piece's lanes at a time through "
                    "shuffles (GroupStores)";

@@ -30,6 +30,8 @@ struct ScheduleOptions {
   static constexpr int64_t ReadOnceCacheBytes = 64;
   /// CompileOptions::GroupStores.
   bool GroupStores = true;
+  /// CompileOptions::PieceWrapChunks.
+  bool PieceWrapChunks = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -101,6 +101,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
+  P.PieceWrapChunks = Opts.PieceWrapChunks;
   P.WholeChunkPaths = Opts.WholeChunkPaths;
   P.FlatRowBroadcast = Opts.FlatRowBroadcast;
   P.FlatTailThreads = Opts.FlatTailThreads;

@@ -206,6 +206,16 @@ struct CompileOptions {
   /// point of 64 MB or more, aligned points unchanged. false: the partial
   /// stores, for comparisons.
   bool GroupStores = true;
+  /// An element-wise row that is a concat of equal pieces (RoPE's halves)
+  /// takes, in its peeled variant, chunks aligned to the lead tensor inside
+  /// each piece: a thread takes one whole chunk of every piece of its row
+  /// (the pieces share their loads: RoPE's halves read the same q, cos and
+  /// sin chunks), plainly wide when every tensor sits at the lead's phase;
+  /// a thread a row takes the pieces' first and last elements. With chunks
+  /// at the row start (false, GroupStores) every tensor of a row at a
+  /// 2-byte offset went through a byte window (jf_window16): RoPE bf16 at
+  /// +2 B ran 0.52 of its aligned time, instruction-bound (ncu).
+  bool PieceWrapChunks = true;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

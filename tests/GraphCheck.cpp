@@ -151,6 +151,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
+    CO.PieceWrapChunks = Opts.PieceWrapChunks;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

@@ -68,6 +68,8 @@ struct CheckOptions {
   bool RowCacheReadOnce = true;
   /// CompileOptions::GroupStores.
   bool GroupStores = true;
+  /// CompileOptions::PieceWrapChunks.
+  bool PieceWrapChunks = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

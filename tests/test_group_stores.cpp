@@ -4,8 +4,9 @@
 // piece over a concat's pieces (RoPE's halves) stores a misaligned 16-bit
 // output chunk a piece's lanes at a time: one aligned 16-byte block a lane
 // built with the previous lane's chunk by shuffle, and the group's edges
-// (jf_store_group). An experiment, off by default until measured on the
-// H200. The CPU case reads the plan, the kernel text and the PTX; the GPU
+// (jf_store_group). On by default, but only where PieceWrapChunks (also on)
+// is off: that option keeps the chunks at the lead's phase instead, so these
+// cases turn it off. The CPU case reads the plan, the kernel text and the PTX; the GPU
 // case runs RoPE at every offset against the reference, fused and unfused.
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +43,7 @@ TEST_CASE("GroupStores: RoPE's misaligned 16-bit chunks are stored through shuff
       On.Arch = Off.Arch = "sm_90";
       On.GroupStores = true; // the default
       Off.GroupStores = false;
+      On.PieceWrapChunks = Off.PieceWrapChunks = false;
       Executable E = testCompiler().compile(ropeGraph(T, 5, D), On);
       INFO(E.plan());
       bool Half = T != DType::F32; // 16-byte chunks of 2-byte elements only
@@ -70,6 +72,7 @@ TEST_CASE("GroupStores: not for pieces of one chunk", "[codegen][groupstores]") 
   // static_assert in NVRTC).
   CompileOptions Opts;
   Opts.Arch = "sm_90";
+  Opts.PieceWrapChunks = false;
   Executable E = testCompiler().compile(ropeGraph(DType::BF16, 4, 16), Opts);
   INFO(E.plan());
   CHECK(E.plan().find("GroupStores") == std::string::npos);
@@ -93,6 +96,7 @@ TEST_CASE("GPU: GroupStores RoPE matches the reference at every offset",
                         << Rows << " rows, offsets " << fmt::format("{}", fmt::join(L, "/")));
           CheckOptions Opts;
           Opts.GroupStores = true;
+          Opts.PieceWrapChunks = false;
           Opts.MisalignEach = L;
           checkGraph(G, randomBindings(G, {{"T", Rows}}, {}), Opts);
         }

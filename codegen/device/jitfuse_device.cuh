@@ -379,6 +379,118 @@ __device__ __forceinline__ jf_vec<T, N> jf_load_whole(const T *P) {
     return R;
   }
 }
+// PieceWrapChunks: an element-wise row that is a concat of pieces of CP
+// elements (RoPE's halves) takes chunks aligned to the lead tensor inside
+// each piece. A piece at phase W (0 < W < N) is CP / N - 1 whole chunks
+// plus its first N - W and last W elements; one chunk a piece takes those
+// two runs, lane K at K + CP for K < W, else at K. Both runs sit at the
+// lead's phase, so for a tensor at that phase they are the upper lanes of
+// one aligned block and the lower lanes of the block CP later: two wide
+// loads and a byte permute, where chunks kept at the row start pay two
+// loads and a byte window (jf_window16) on every tensor and every chunk.
+// W = 0 (every other chunk, any phase-0 row) reads one block. Each block
+// read holds lanes of the chunk (K >= W at P, K < W at P + CP), so no read
+// leaves the 16-byte blocks of the tensor's own elements. Aligned: P is
+// known to be 16-byte aligned (the lead, or every tensor where the kernel
+// checked them all).
+template <int H> __device__ __forceinline__ uint4 jf_ld16_any(const void *P) {
+  if constexpr (H != 0) {
+    return jf_ld16<H>(P);
+  } else {
+    uint4 R;
+    asm("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(R.x), "=r"(R.y), "=r"(R.z), "=r"(R.w)
+        : "l"(P));
+    return R;
+  }
+}
+template <typename T, int N, int H = 0, bool Aligned = false>
+__device__ __forceinline__ jf_vec<T, N> jf_load_rot(const T *P, int CP, int W) {
+  if constexpr (sizeof(jf_vec<T, N>) == 16) {
+    // The branches only load, into words; the lanes are picked after they
+    // join, so every tensor's loads can be in flight together (a pick
+    // inside the branch made each tensor's load wait for the one before, as
+    // in jf_load_chunk, and element-typed branches made NVVM split and
+    // repack every word). Y is read only below W: without a load it stays
+    // 0, never a copy of X (a copy waits for X's load before Y's issues).
+    uint4 X, Y = make_uint4(0, 0, 0, 0);
+    if (Aligned || (reinterpret_cast<unsigned long long>(P) % 16) == 0) {
+      X = jf_ld16_any<H>(P);
+      if (W != 0)
+        Y = jf_ld16_any<H>(P + CP);
+    } else {
+      // Another phase than the lead: a whole 16-bit chunk shifted from two
+      // blocks, any other per lane.
+      jf_vec<T, N> R;
+      if constexpr (sizeof(T) <= 2) {
+        if (W == 0)
+          R = jf_load_shifted<T, N>(P);
+        else
+#pragma unroll
+          for (int K = 0; K < N; ++K)
+            R.V[K] = P[K < W ? K + CP : K];
+      } else {
+#pragma unroll
+        for (int K = 0; K < N; ++K)
+          R.V[K] = P[K < W ? K + CP : K];
+      }
+      X = *reinterpret_cast<const uint4 *>(&R);
+      Y = X;
+    }
+    // Byte B of word J belongs to lane (4J + B) / sizeof(T): from Y below W.
+    // The selectors depend on W only (computed once for every load).
+    const unsigned Xw[4] = {X.x, X.y, X.z, X.w}, Yw[4] = {Y.x, Y.y, Y.z, Y.w};
+    unsigned Rw[4];
+#pragma unroll
+    for (int J = 0; J < 4; ++J) {
+      unsigned Sel = 0;
+#pragma unroll
+      for (int B = 0; B < 4; ++B)
+        Sel |= (static_cast<int>((4 * J + B) / sizeof(T)) < W ? 4u + B : unsigned(B)) << (4 * B);
+      Rw[J] = __byte_perm(Xw[J], Yw[J], Sel);
+    }
+    jf_vec<T, N> R;
+    *reinterpret_cast<uint4 *>(&R) = make_uint4(Rw[0], Rw[1], Rw[2], Rw[3]);
+    return R;
+  } else {
+    // Narrower chunks: one wide load when aligned and not wrapped, else per
+    // lane.
+    if ((Aligned || (reinterpret_cast<unsigned long long>(P) % sizeof(jf_vec<T, N>)) == 0) &&
+        W == 0)
+      return jf_load<T, N, H>(P);
+    jf_vec<T, N> R;
+#pragma unroll
+    for (int K = 0; K < N; ++K)
+      R.V[K] = P[K < W ? K + CP : K];
+    return R;
+  }
+}
+// The store of a chunk jf_load_rot reads: lanes K < W at P + CP + K.
+// Aligned, the two runs are the upper bytes of P's block and the lower
+// bytes of the block CP later (jf_store_edge); W = 0 is jf_store_chunk's
+// whole chunk (wide when aligned).
+template <typename T, int N, bool Aligned = false>
+__device__ __forceinline__ void jf_store_rot(T *P, int CP, int W, const jf_vec<T, N> &V) {
+  if (W == 0) {
+    if (Aligned)
+      jf_store_wide<T, N>(P, V);
+    else
+      jf_store_chunk<T, N>(P, V, 0, N);
+    return;
+  }
+  if constexpr (sizeof(jf_vec<T, N>) == 16 && sizeof(T) >= 2) {
+    if (Aligned || (reinterpret_cast<unsigned long long>(P) % 16) == 0) {
+      const uint4 Wd = *reinterpret_cast<const uint4 *>(&V);
+      const unsigned S = static_cast<unsigned>(W) * sizeof(T);
+      jf_store_edge<true>(reinterpret_cast<char *>(P), Wd, S);
+      jf_store_edge<false>(reinterpret_cast<char *>(P + CP), Wd, S);
+      return;
+    }
+  }
+#pragma unroll
+  for (int K = 0; K < N; ++K)
+    P[K < W ? K + CP : K] = V.V[K];
+}
 // FlatRowBroadcast: the N elements of a row vector P[0, H) from column M0
 // (0 <= M0 < H, N <= H), wrapping to column 0 where a flat chunk crosses
 // into the next row. Every address is inside P: lanes a partial chunk does
