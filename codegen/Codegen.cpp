@@ -226,9 +226,10 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
   bool Group = P.GroupStores && Peel && E.chunk() == ChunkKind::Whole && hoistableConcat() &&
                dtypeBytes(G.node(N).Type) == 2 && G.stridesOf(N).empty();
   if (Peel && E.pieceWrap()) {
+    // Stored with the row's other pieces (pieceWrapPieces).
     std::string Addr = fmt::format("out_{} + {}", O, Base);
-    E.line(fmt::format("jf_store_rot<{}, {}, {}>({}, {}, jf_w, {});", ST, Vec,
-                       E.alignedWide(ST, Addr), Addr, E.pieceWrap(), SV));
+    bool Aligned = E.alignedWide(ST, Addr);
+    WrapStores.push_back({O, ST, Addr, SV, Aligned});
   } else if (Group) {
     int64_t PieceChunks = P.ConcatPiece / Vec;
     E.line(fmt::format("jf_store_group<{}, {}, {}>(out_{} + {}, {}, jf_q % {});", ST, Vec,
@@ -506,6 +507,31 @@ void KernelWriter::pieceWrapPieces(const std::string &Base, ChunkKind Kind) {
       storeOutputs(true, Lo ? fmt::format("{} + {}", Base, Lo) : Base);
       Lo += G.node(Nd.Operands[I]).Dims.back().Size;
     }
+    // Each output's chunks of every piece in one store: a piece's wrapped
+    // last elements and the next piece's first ones share an aligned
+    // block, written once instead of as two edges (jf_store_rot_row).
+    for (size_t O = 0; O < P.Outputs.size(); ++O) {
+      std::vector<const WrapStore *> Of;
+      for (const WrapStore &S : WrapStores)
+        if (S.Output == O)
+          Of.push_back(&S);
+      if (Of.empty())
+        continue;
+      std::string Arr = E.fresh("svs");
+      std::string List;
+      for (const WrapStore *S : Of)
+        List += (List.empty() ? "" : ", ") + S->Value;
+      E.line(fmt::format("const jf_vec<{}, {}> {}[{}] = {{{}}};", Of[0]->Type, Vec, Arr,
+                         Of.size(), List));
+      // Known aligned (the jf_al copy): the rows' shared blocks by shuffle.
+      // A row's lanes are PC consecutive threads and its output follows the
+      // last row's (unstrided, the domain's length).
+      E.line(fmt::format("jf_store_rot_row<{}, {}, {}, {}, {}>({}, {}, jf_w, {});", Of[0]->Type,
+                         Vec, Of[0]->Aligned, Of.size(),
+                         Of[0]->Aligned && P.ThreadsX % 32 == 0 ? P.ConcatPiece / Vec : 0,
+                         Of[0]->Addr, P.ConcatPiece, Arr));
+    }
+    WrapStores.clear();
     E.setDomainOff(0);
     E.setConcatChoice(N, -1);
     E.setChunk(Saved);

@@ -139,6 +139,14 @@ private:
   /// accesses at AlignedAddrs when jf_al holds.
   bool AlignedCopy = false;
   std::set<std::string> AlignedAddrs;
+  /// PieceWrapChunks: the current chunk's stores, one an output and piece
+  /// (piece order), made together by pieceWrapPieces.
+  struct WrapStore {
+    size_t Output;
+    std::string Type, Addr, Value;
+    bool Aligned;
+  };
+  std::vector<WrapStore> WrapStores;
   /// Emits jf_al from the accesses a dry run of the row's loops would
   /// shift or split (KernelPlan::AlignedRowCopy); sets AlignedCopy.
   void alignedRowFlag(const std::map<NodeId, int> &Stages);

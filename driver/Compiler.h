@@ -204,17 +204,20 @@ struct CompileOptions {
   /// L2-bound at 89%, 2.3x the aligned time). Measured on the H200
   /// (BENCHMARKS.md, session 17): bf16 RoPE at +2 B 1.14-1.33x on every
   /// point of 64 MB or more, aligned points unchanged. false: the partial
-  /// stores, for comparisons.
+  /// stores, for comparisons. Only with PieceWrapChunks off (its chunks are
+  /// at the lead's phase, not the row start).
   bool GroupStores = true;
   /// An element-wise row that is a concat of equal pieces (RoPE's halves)
   /// takes, in its peeled variant, chunks aligned to the lead tensor inside
   /// each piece: a thread takes one whole chunk of every piece of its row
   /// (the pieces share their loads: RoPE's halves read the same q, cos and
   /// sin chunks), plainly wide when every tensor sits at the lead's phase;
-  /// a thread a row takes the pieces' first and last elements. With chunks
-  /// at the row start (false, GroupStores) every tensor of a row at a
-  /// 2-byte offset went through a byte window (jf_window16): RoPE bf16 at
-  /// +2 B ran 0.52 of its aligned time, instruction-bound (ncu).
+  /// the chunk holding a piece's first and last elements reads two aligned
+  /// blocks, and a row's pieces are stored together. With chunks at the row
+  /// start (false, GroupStores) every tensor of a row at a 2-byte offset
+  /// went through a byte window (jf_window16): RoPE bf16 at +2 B ran 0.5 of
+  /// its aligned time, instruction-bound (ncu); with the option 0.88-0.92,
+  /// f32 at +4 B 0.77 -> 0.93-0.96 (BENCHMARKS.md, session 23).
   bool PieceWrapChunks = true;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at

@@ -4,7 +4,7 @@
 // in its peeled variant, chunks aligned to the lead tensor inside each piece:
 // a thread takes one slot of every piece (the pieces share their loads), the
 // last slot the piece's first and last elements (jf_w lanes one piece later:
-// jf_load_rot, jf_store_rot), in a copy without alignment checks when every
+// jf_load_rot, jf_store_rot_row), in a copy without alignment checks when every
 // tensor sits at the lead's phase (jf_al). The CPU cases read the plan and
 // the kernel text and compile the PTX; the GPU cases run RoPE and other
 // concat rows at offsets that put the tensors at one phase, at different
@@ -34,7 +34,9 @@ Graph ropeGraph(DType T, int64_t Heads, int64_t D) {
   return G;
 }
 
-/// Three pieces of \p Piece: a row vector's product, a shift, an exp.
+/// Three pieces of \p Piece: a row vector's product, a shift, an exp; a
+/// second output, the same pieces in another order (read per lane: only the
+/// first concat picks its piece per chunk).
 Graph threePieces(DType T, int64_t Piece) {
   Graph G;
   Value X = G.input("x", T, {"T", 3 * Piece});
@@ -43,6 +45,7 @@ Graph threePieces(DType T, int64_t Piece) {
   Value B = slice(X, Piece, 2 * Piece) + G.scalar("s", T);
   Value C = exp(slice(X, 2 * Piece, 3 * Piece));
   G.output("y", concat({A, B, C}));
+  G.output("y2", concat({C, A, B}));
   return G;
 }
 
@@ -71,13 +74,19 @@ TEST_CASE("PieceWrapChunks: the plan, the peeled kernel's accesses, the option o
       CHECK(E.plan().find("(GroupStores)") == std::string::npos);
       std::string Peeled = peeledKernel(E.source());
       REQUIRE(!Peeled.empty());
-      // One store a piece in each copy (every tensor at the lead's phase,
-      // and the general one); the loads of the two halves are shared.
-      CHECK(countOf(Peeled, "jf_store_rot<") == 4u);
+      std::string ST = T == DType::F32 ? "float" : T == DType::BF16 ? "jf_bf16" : "jf_f16";
+      // One store of both pieces in each copy (every tensor at the lead's
+      // phase, and the general one); the loads of the two halves are shared.
+      CHECK(countOf(Peeled, "jf_store_rot_row<") == 2u);
+      // The aligned copy shares the blocks between rows (a row's lanes are
+      // the piece's chunks apart); the other does not.
+      CHECK(countOf(Peeled, fmt::format("jf_store_rot_row<{}, {}, true, 2, {}>(", ST,
+                                        16 / dtypeBytes(T), D / 2 * dtypeBytes(T) / 16)) == 1u);
+      CHECK(countOf(Peeled, fmt::format("jf_store_rot_row<{}, {}, false, 2, 0>(", ST,
+                                        16 / dtypeBytes(T))) == 1u);
       CHECK(countOf(Peeled, "jf_load_rot<") == 8u);
       CHECK(Peeled.find("const bool jf_al") != std::string::npos);
       // q and its other half are the lead: known aligned in both copies.
-      std::string ST = T == DType::F32 ? "float" : T == DType::BF16 ? "jf_bf16" : "jf_f16";
       CHECK(countOf(Peeled, fmt::format("jf_load_rot<{}, {}, 0, true>(in_0", ST,
                                         16 / dtypeBytes(T))) == 4u);
       CHECK(Peeled.find("jf_store_group<") == std::string::npos);
@@ -112,8 +121,12 @@ TEST_CASE("PieceWrapChunks: not for strided tensors; three pieces compile",
     INFO(E.plan());
     CHECK(E.plan().find("(PieceWrapChunks)") != std::string::npos);
     std::string Peeled = peeledKernel(E.source());
-    // Three pieces, two copies.
-    CHECK(countOf(Peeled, "jf_store_rot<") == 6u);
+    // Three pieces stored together, two outputs, two copies.
+    CHECK(countOf(Peeled, fmt::format("jf_store_rot_row<{}, {}, true, 3, {}>(",
+                                      T == DType::F32 ? "float" : "jf_bf16",
+                                      T == DType::F32 ? 4 : 8, T == DType::F32 ? 10 : 5)) == 2u);
+    CHECK(countOf(Peeled, "jf_store_rot_row<") == 4u);
+    CHECK(E.plan().find("kernel 1") == std::string::npos); // one kernel
     CHECK(!E.ptx().empty());
   }
 }

@@ -491,6 +491,74 @@ __device__ __forceinline__ void jf_store_rot(T *P, int CP, int W, const jf_vec<T
   for (int K = 0; K < N; ++K)
     P[K < W ? K + CP : K] = V.V[K];
 }
+// Lanes K < W of block Y, the others of block X (16-byte chunks).
+template <typename T>
+__device__ __forceinline__ uint4 jf_pick_below(const uint4 &X, const uint4 &Y, int W) {
+  const unsigned Xw[4] = {X.x, X.y, X.z, X.w}, Yw[4] = {Y.x, Y.y, Y.z, Y.w};
+  unsigned Rw[4];
+#pragma unroll
+  for (int J = 0; J < 4; ++J) {
+    unsigned Sel = 0;
+#pragma unroll
+    for (int B = 0; B < 4; ++B)
+      Sel |= (static_cast<int>((4 * J + B) / sizeof(T)) < W ? 4u + B : unsigned(B)) << (4 * B);
+    Rw[J] = __byte_perm(Xw[J], Yw[J], Sel);
+  }
+  return make_uint4(Rw[0], Rw[1], Rw[2], Rw[3]);
+}
+// The chunks jf_load_rot reads of a row's NP pieces, stored together: at
+// W > 0 and aligned, piece p's wrapped lanes (K < W, at the next piece's
+// first block) and piece p + 1's lanes K >= W fill that block, one wide
+// store instead of two edges. Chain (every row's chunks this far from the
+// last row's, the lanes PC apart in the warp): the row's first block also
+// takes the previous row's last wrapped lanes, by shuffle from that row's
+// lane when it is here, and the block after the row is left to the next
+// row's lane when that one is here; else they are edges.
+template <typename T, int N, bool Aligned, int NP, int PC = 0>
+__device__ __forceinline__ void jf_store_rot_row(T *P, int CP, int W,
+                                                 const jf_vec<T, N> (&V)[NP]) {
+  if constexpr (sizeof(jf_vec<T, N>) == 16 && sizeof(T) >= 2 && NP > 1) {
+    if (W != 0 && (Aligned || (reinterpret_cast<unsigned long long>(P) % 16) == 0)) {
+      const unsigned S = static_cast<unsigned>(W) * sizeof(T);
+      bool Prev = false, Next = false;
+      if constexpr (PC > 0 && PC < 32) {
+        // The lanes here now all run this store; a lane and the one PC
+        // after it see the same mask, so exactly one of them writes the
+        // block they share.
+        const unsigned Mask = __activemask();
+        unsigned Lane;
+        asm("mov.u32 %0, %%laneid;" : "=r"(Lane));
+        Prev = Lane >= PC && ((Mask >> (Lane - PC)) & 1);
+        Next = Lane + PC < 32 && ((Mask >> (Lane + PC)) & 1);
+        const uint4 L = *reinterpret_cast<const uint4 *>(&V[NP - 1]);
+        const uint4 Up = make_uint4(__shfl_up_sync(Mask, L.x, PC), __shfl_up_sync(Mask, L.y, PC),
+                                    __shfl_up_sync(Mask, L.z, PC), __shfl_up_sync(Mask, L.w, PC));
+        if (Prev) {
+          const uint4 B = jf_pick_below<T>(*reinterpret_cast<const uint4 *>(&V[0]), Up, W);
+          asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(P), "r"(B.x), "r"(B.y),
+                       "r"(B.z), "r"(B.w));
+        }
+      }
+      if (!Prev)
+        jf_store_edge<true>(reinterpret_cast<char *>(P), *reinterpret_cast<const uint4 *>(&V[0]),
+                            S);
+#pragma unroll
+      for (int Q = 1; Q < NP; ++Q) {
+        const uint4 B = jf_pick_below<T>(*reinterpret_cast<const uint4 *>(&V[Q]),
+                                         *reinterpret_cast<const uint4 *>(&V[Q - 1]), W);
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(P + Q * CP), "r"(B.x),
+                     "r"(B.y), "r"(B.z), "r"(B.w));
+      }
+      if (!Next)
+        jf_store_edge<false>(reinterpret_cast<char *>(P + NP * CP),
+                             *reinterpret_cast<const uint4 *>(&V[NP - 1]), S);
+      return;
+    }
+  }
+#pragma unroll
+  for (int Q = 0; Q < NP; ++Q)
+    jf_store_rot<T, N, Aligned>(P + Q * CP, CP, W, V[Q]);
+}
 // FlatRowBroadcast: the N elements of a row vector P[0, H) from column M0
 // (0 <= M0 < H, N <= H), wrapping to column 0 where a flat chunk crosses
 // into the next row. Every address is inside P: lanes a partial chunk does
