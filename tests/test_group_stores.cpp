@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RopeGraph.h"
 #include "TestEnv.h"
 
 #include "ir/NN.h"
@@ -20,19 +21,6 @@
 
 using namespace jitfuse;
 using namespace jitfuse::test;
-
-namespace {
-
-Graph ropeGraph(DType T, int64_t Heads, int64_t D) {
-  Graph G;
-  Value Q = G.input("q", T, {"T", Heads, D});
-  Value Cos = G.input("cos", T, {"T", D / 2});
-  Value Sin = G.input("sin", T, {"T", D / 2});
-  G.output("half", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
-  return G;
-}
-
-} // namespace
 
 TEST_CASE("GroupStores: RoPE's misaligned 16-bit chunks are stored through shuffles",
           "[codegen][groupstores]") {

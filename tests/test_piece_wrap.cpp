@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RopeGraph.h"
 #include "TestEnv.h"
 
 #include "ir/NN.h"
@@ -24,15 +25,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-Graph ropeGraph(DType T, int64_t Heads, int64_t D) {
-  Graph G;
-  Value Q = G.input("q", T, {"T", Heads, D});
-  Value Cos = G.input("cos", T, {"T", D / 2});
-  Value Sin = G.input("sin", T, {"T", D / 2});
-  G.output("half", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
-  return G;
-}
 
 /// Three pieces of \p Piece: a row vector's product, a shift, an exp; a
 /// second output, the same pieces in another order (read per lane: only the
