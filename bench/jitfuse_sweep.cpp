@@ -93,6 +93,7 @@ struct Options {
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
   bool NoPieceWrapChunks = false;
+  bool NoRowPhaseLoop = false;
   bool WholeChunkPaths = false;
   bool NoFlatRowBroadcast = false;
   bool NoPeeledRowOccupancy = false;
@@ -452,6 +453,7 @@ int run(const Options &O) {
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
         CO.PieceWrapChunks = !O.NoPieceWrapChunks;
+        CO.RowPhaseLoop = !O.NoRowPhaseLoop;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
         CO.FlatTailThreads = !O.NoFlatTailThreads;
@@ -590,6 +592,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-piece-wrap-chunks", O.NoPieceWrapChunks,
                "CompileOptions::PieceWrapChunks = false (concat rows' peeled chunks at the row "
                "start, every misaligned tensor through a byte window, for comparisons)");
+  App.add_flag("--no-row-phase-loop", O.NoRowPhaseLoop,
+               "CompileOptions::RowPhaseLoop = false (peeled kept rows: a block a row, the row "
+               "vector loaded every row, for comparisons)");
   App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
                "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
                "register budget is re-read, not kept as its computed values, for comparisons)");

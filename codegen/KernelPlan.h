@@ -134,6 +134,13 @@ struct KernelPlan {
   /// pieces' first and last elements (KernelWriter::pieceWrapRow). Replaces
   /// GroupStores' row-start chunks (CompileOptions::PieceWrapChunks).
   bool PieceWrapChunks = false;
+  /// RowReduce keeping its row in registers, one block a row, peeled
+  /// variant: each block loops over rows gridDim.x apart, and loads the
+  /// cached inputs broadcast over the rows (a norm's weight) once, before
+  /// the loop. The launch makes gridDim.x the blocks resident at once, a
+  /// multiple of the vector width, so a block's rows share their phase
+  /// (codegen::launch::rowLoopGrid; CompileOptions::RowPhaseLoop).
+  bool RowPhaseLoop = false;
   /// Elementwise by rows, peeled, no concat pieces: the chunk body is
   /// emitted for whole chunks and for partial ones (KernelWriter::
   /// wholeOrPartial), so a broadcast 16-bit input at another phase is read

@@ -32,6 +32,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
   RowPadBytes = P.RowPadSharedBytes;
   ConcatPiece = P.ConcatPiece;
   PieceWrap = P.PieceWrapChunks;
+  PhaseLoop = P.RowPhaseLoop;
   FlatTail = P.FlatTailThreads;
 }
 
@@ -131,6 +132,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
+    L.RowLoop = PhaseLoop && Peel && Vec > 1;
     return L;
   case KernelKind::ColumnReduce: {
     // Launched with no rows too: an empty column still writes its identity.

@@ -76,6 +76,20 @@ inline constexpr int WideRowThreads = 1024;
 inline bool useWideRows(int64_t Rows, int SmCount) {
   return SmCount > 0 && Rows <= int64_t(SmCount);
 }
+/// KernelPlan::RowPhaseLoop's peeled variant, one block a row of \p Rows
+/// (LaunchShape::RowLoop): the blocks resident at once (\p ResidentPerSm
+/// an SM, as the driver reports for the loaded kernel), rounded down to a
+/// multiple of the vector width \p Vec so that rows gridDim.x apart sit at
+/// one phase; \p Rows when that is not fewer (or nothing is known). One
+/// wave: a block's rows run back to back, so blocks beyond the resident
+/// ones would wait for a whole block's rows, not for one row.
+inline unsigned rowLoopGrid(unsigned Rows, int Vec, int SmCount, int ResidentPerSm) {
+  if (SmCount <= 0 || ResidentPerSm <= 0 || Vec <= 0)
+    return Rows;
+  int64_t Slots = int64_t(SmCount) * ResidentPerSm;
+  Slots -= Slots % Vec;
+  return Slots > 0 && Slots < int64_t(Rows) ? static_cast<unsigned>(Slots) : Rows;
+}
 /// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
 /// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).
 inline constexpr int FewRowsMinChunksPerThread = 8;
@@ -149,6 +163,10 @@ struct LaunchShape {
   /// Row kernels keeping their row in shared memory (rowSharedBytes); the
   /// executable sets each such kernel's opt-in limit to it at load.
   unsigned SharedBytes = 0;
+  /// One block a row whose blocks may loop over rows gridDim.x apart
+  /// (KernelPlan::RowPhaseLoop): the launch takes launch::rowLoopGrid of
+  /// GridX once it knows the loaded kernel's resident blocks.
+  bool RowLoop = false;
 };
 
 /// Dynamic shared memory a row kernel may keep its row in on sm_XY: the
@@ -257,6 +275,7 @@ private:
   int64_t RowPadBytes = 0; // KernelPlan::RowPadSharedBytes
   int64_t ConcatPiece = 0; // KernelPlan::ConcatPiece
   bool PieceWrap = false;   // KernelPlan::PieceWrapChunks
+  bool PhaseLoop = false;   // KernelPlan::RowPhaseLoop
 };
 
 } // namespace jitfuse::codegen

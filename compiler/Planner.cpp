@@ -95,6 +95,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
   SO.GroupStores = Opts.GroupStores;
   SO.PieceWrapChunks = Opts.PieceWrapChunks;
+  SO.RowPhaseLoop = Opts.RowPhaseLoop;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;
   SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
   SO.FlatTailThreads = Opts.FlatTailThreads;

@@ -61,6 +61,7 @@ struct PlanOptions {
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
   bool PieceWrapChunks = true;
+  bool RowPhaseLoop = true;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = true;
   bool FlatTailThreads = true;

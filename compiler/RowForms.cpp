@@ -48,6 +48,7 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(KernelPlan &P, const Schedu
   if (Rows && !codegen::launch::useFewRows(*Rows, codegen::launch::MaxClusterBlocks, 1024))
     return nullptr;
   ScheduleOptions Split = Opts;
+  Split.RowPhaseLoop = false; // runs of at most one wave: a block a row
   Split.Clusters = true;
   Split.ForceCluster = codegen::launch::MaxClusterBlocks;
   KernelPlan Twin = Reschedule(Split);
@@ -80,6 +81,7 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
   if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
     return nullptr;
   ScheduleOptions Wide = Opts;
+  Wide.RowPhaseLoop = false; // runs of at most SMs rows: a block a row
   Wide.RowRereadThreads = codegen::launch::WideRowThreads;
   // A row kept only by RowCacheStageInputs or RowCacheValues: its wide form
   // re-reads, as before those options.
@@ -116,6 +118,7 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
   if (Rows && !codegen::launch::useWideRows(*Rows, 1024))
     return nullptr;
   ScheduleOptions Two = Opts;
+  Two.RowPhaseLoop = false; // runs of at most SMs rows: a block a row
   Two.RowChunksPerThread = 2;
   // At most a block an SM: occupancy is not its limit (the cluster and
   // 1024-thread forms are outside PeeledRowOccupancy's rule anyway).

@@ -32,6 +32,8 @@ struct ScheduleOptions {
   bool GroupStores = true;
   /// CompileOptions::PieceWrapChunks.
   bool PieceWrapChunks = true;
+  /// CompileOptions::RowPhaseLoop.
+  bool RowPhaseLoop = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -170,6 +170,46 @@ static void rowExperiments(KernelPlan &P, const ScheduleOptions &Opts) {
   }
 }
 
+/// Whether input \p In of \p P is a row vector: the row's last dim, the
+/// same for every row (a norm's weight and bias).
+static bool rowVectorInput(const Graph &G, const KernelPlan &P, NodeId In) {
+  const Node &Nd = G.node(In);
+  if (Nd.Dims.empty() || P.Domain.size() < 2 || Nd.Dims.back() != P.Domain.back() ||
+      !G.stridesOf(In).empty())
+    return false;
+  return llvm::all_of(llvm::ArrayRef<Dim>(Nd.Dims).drop_back(),
+                      [](const Dim &D) { return !D.isDynamic() && D.Size == 1; });
+}
+
+/// RowPhaseLoop: a kept row's peeled variant loads its row vector once a
+/// block (KernelPlan::RowPhaseLoop). A 16-bit row vector at another phase
+/// than the row (a weight under an offset or odd-length row) is read as
+/// two aligned blocks and a byte window a chunk (jf_load_shifted). Measured
+/// on the H200 (BENCHMARKS.md, session 24), against a block a row: add +
+/// RMSNorm bf16 x 11008 at +2 B 1.18x, x 6144 1.10x, 16-bit x 4095 1.03x;
+/// but f32 rows lost up to 0.90x (their row vectors are read per lane only
+/// where misaligned) and LayerNorm's two row vectors took 8-15 more
+/// registers in the loop (f16 x 4999: a block an SM fewer, 0.95x). So: one
+/// cached 16-bit row vector. The forms for runs of at most SMs rows
+/// (RowForms.cpp) keep a block a row.
+static void rowPhaseLoop(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts) {
+  if (!Opts.RowPhaseLoop || P.Kind != KernelKind::RowReduce || !P.Peel || !P.CacheRow ||
+      P.RowCacheValuesOnly || P.ClusterX != 1 || P.RowsPerBlock != 1 ||
+      !P.RowSharedInputs.empty() || P.AlignedRowCopy || P.Domain.back().isDynamic())
+    return;
+  std::vector<unsigned> Vectors;
+  for (unsigned I = 0; I < P.Inputs.size(); ++I)
+    if (rowVectorInput(G, P, P.Inputs[I]) &&
+        (P.RowCacheInputs.empty() || llvm::is_contained(P.RowCacheInputs, I)))
+      Vectors.push_back(I);
+  if (Vectors.size() != 1 || dtypeBytes(G.node(P.Inputs[Vectors[0]]).Type) != 2)
+    return;
+  P.RowPhaseLoop = true;
+  P.Why += fmt::format("; peeled variant: a block loops over rows gridDim.x apart, one "
+                       "phase, and loads the row vector '{}' once (RowPhaseLoop)",
+                       G.node(P.Inputs[Vectors[0]]).Name);
+}
+
 KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                         const ScheduleOptions &Opts) {
   const Dim &Last = P.Domain.back();
@@ -483,6 +523,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                          Bytes);
   }
   rowExperiments(P, Opts);
+  rowPhaseLoop(G, P, Opts);
   return P;
 }
 

@@ -102,6 +102,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.RowCacheReadOnce = Opts.RowCacheReadOnce;
   P.GroupStores = Opts.GroupStores;
   P.PieceWrapChunks = Opts.PieceWrapChunks;
+  P.RowPhaseLoop = Opts.RowPhaseLoop;
   P.WholeChunkPaths = Opts.WholeChunkPaths;
   P.FlatRowBroadcast = Opts.FlatRowBroadcast;
   P.FlatTailThreads = Opts.FlatTailThreads;

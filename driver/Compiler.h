@@ -219,6 +219,18 @@ struct CompileOptions {
   /// its aligned time, instruction-bound (ncu); with the option 0.88-0.92,
   /// f32 at +4 B 0.77 -> 0.93-0.96 (BENCHMARKS.md, session 23).
   bool PieceWrapChunks = true;
+  /// A row kernel's peeled variant that keeps its row in registers and
+  /// reads a row vector (a norm's weight and bias) loads that vector's
+  /// chunks once a block instead of once a row: the grid is the blocks
+  /// that fit the GPU at once (whole multiples of the vector width, so
+  /// every row of a block sits at one phase against the row vector), and
+  /// each block loops over its rows. A row vector at another phase than
+  /// the row is read as two aligned blocks and a byte window
+  /// (jf_load_shifted, about 20 instructions a chunk): once a row, that
+  /// made LayerNorm bf16 x 4096 at +2 B instruction-bound (ncu, session 24:
+  /// SM 80% busy against 49% aligned, 1064 SASS instructions against 600).
+  /// false: a block a row, for comparisons.
+  bool RowPhaseLoop = true;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

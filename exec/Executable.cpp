@@ -277,8 +277,12 @@ void ExecutableImpl::prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Di
 void ExecutableImpl::prepareHorizontalShapes(LaunchPlan &L, llvm::ArrayRef<int64_t> Dims) {
   for (LaunchPart &P : L.Parts) {
     codegen::LaunchSizes Sizes{P.Numel.eval(Dims), P.Rows.eval(Dims), P.RowLen.eval(Dims)};
-    for (size_t V = 0; V < P.Vecs.size(); ++V)
+    for (size_t V = 0; V < P.Vecs.size(); ++V) {
       P.Shapes[V] = P.Rule.shape(Sizes, P.Vecs[V], SmCount, P.Rule.peeled(V));
+      // A part keeps a block a row (its rows then never share a block).
+      if (P.Shapes[V])
+        P.Shapes[V]->RowLoop = false;
+    }
   }
   for (size_t K = 0; K < L.Vecs.size(); ++K) {
     // Part J's blocks follow parts 0..J-1's; a part without elements gets
@@ -427,6 +431,14 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
     loadDeferred(); // the first run that needs a deferred variant
   P.Fn = L.Fns[V];
   P.Grid.X = Shape->GridX;
+  if (Shape->RowLoop) {
+    // KernelPlan::RowPhaseLoop: one wave of blocks, each looping over its
+    // rows; the kernel's occupancy is known once it is loaded.
+    if (L.Resident[V] == 0)
+      L.Resident[V] = rt::residentBlocksPerSm(P.Fn, int(Shape->BlockX * Shape->BlockY),
+                                              Shape->SharedBytes, L.FnNames[V]);
+    P.Grid.X = codegen::launch::rowLoopGrid(Shape->GridX, L.Vecs[V], SmCount, L.Resident[V]);
+  }
   P.Block.X = Shape->BlockX;
   P.Block.Y = Shape->BlockY;
   P.SharedBytes = Shape->SharedBytes;

@@ -111,6 +111,9 @@ struct LaunchPlan {
   }
   std::vector<std::string> FnNames; // per variant, widest first
   std::vector<CUfunction> Fns;      // per variant, once loaded
+  /// Per variant with LaunchShape::RowLoop: its blocks resident an SM, as
+  /// the driver reports once it is loaded (0: not asked yet).
+  std::vector<int> Resident;
   std::vector<ArgSlot> Slots;
   std::vector<uint64_t> Storage; // one 8-byte slot per parameter
   std::vector<void *> ArgPtrs;   // points into Storage

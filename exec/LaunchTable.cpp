@@ -231,6 +231,7 @@ void ExecutableImpl::bindFunctions() {
       L.Fns.push_back(Deferred.valid() && !Mod->names(Name) ? nullptr : Mod->function(Name));
     for (size_t V = 0; V < L.Fns.size(); ++V)
       allowShared(L, V);
+    L.Resident.assign(L.Fns.size(), 0); // asked at the first launch (prepareLaunch)
     if (size_t Bytes = L.Rule.partialsBytes(SmCount))
       L.Partials = rt::DeviceBuffer(Bytes);
     if (size_t N = L.Rule.counters()) {

@@ -145,6 +145,17 @@ void allowDynamicShared(CUfunction F, unsigned Bytes, llvm::StringRef Kernel) {
        Kernel.str(), Bytes, D.errorString(R));
 }
 
+int residentBlocksPerSm(CUfunction F, int BlockThreads, size_t SharedBytes,
+                        llvm::StringRef Kernel) {
+  const Driver &D = Driver::get();
+  int Blocks = 0;
+  CUresult R =
+      D.api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&Blocks, F, BlockThreads, SharedBytes);
+  if (R == CUDA_SUCCESS)
+    return Blocks;
+  fail("kernel '{}': the driver's occupancy query failed ({})", Kernel.str(), D.errorString(R));
+}
+
 void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,
                   unsigned SharedBytes, CUstream Stream, void **Args) {
   const Driver &D = Driver::get();

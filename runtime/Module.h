@@ -85,13 +85,19 @@ struct LaunchDims {
   unsigned X = 1, Y = 1, Z = 1;
 };
 
-/// cuLaunchKernel with its result checked. \p Args follows cuLaunchKernel's
-/// kernelParams convention: one pointer per kernel parameter.
 /// Lets \p F launch with up to \p Bytes of dynamic shared memory (above
 /// 48 KB a kernel must opt in; CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
 /// Throws jitfuse::Error naming \p Kernel when the device refuses.
 void allowDynamicShared(CUfunction F, unsigned Bytes, llvm::StringRef Kernel);
+/// Blocks of \p BlockThreads threads with \p SharedBytes of dynamic shared
+/// memory that one SM holds at once for kernel \p F (the driver's occupancy
+/// calculator: its registers, shared memory and launch bounds); throws
+/// jitfuse::Error naming \p Kernel when the driver fails.
+int residentBlocksPerSm(CUfunction F, int BlockThreads, size_t SharedBytes,
+                        llvm::StringRef Kernel);
 
+/// cuLaunchKernel with its result checked. \p Args follows cuLaunchKernel's
+/// kernelParams convention: one pointer per kernel parameter.
 void launchKernel(CUfunction F, LaunchDims Grid, LaunchDims Block,
                   unsigned SharedBytes, CUstream Stream, void **Args);
 

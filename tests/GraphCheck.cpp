@@ -152,6 +152,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
     CO.PieceWrapChunks = Opts.PieceWrapChunks;
+    CO.RowPhaseLoop = Opts.RowPhaseLoop;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

@@ -70,6 +70,8 @@ struct CheckOptions {
   bool GroupStores = true;
   /// CompileOptions::PieceWrapChunks.
   bool PieceWrapChunks = true;
+  /// CompileOptions::RowPhaseLoop.
+  bool RowPhaseLoop = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

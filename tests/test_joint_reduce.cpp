@@ -65,7 +65,10 @@ TEST_CASE("JointReduce: a stage's block reductions share two barriers",
   size_t Variants = K.Vecs.size();
   CHECK(countOf(K.Source, "jf_block_partial(acc") == 2 * Variants);
   CHECK(countOf(K.Source, "jf_block_combine<256>(jf_add_op(), (0.0f), jf_smem") == 2 * Variants);
-  CHECK(countOf(K.Source, "__syncthreads();") == 2 * Variants);
+  // (RowPhaseLoop's peeled variant: one more a row, before the next row's
+  // first reduction.)
+  bool Loop = On.plan().find("(RowPhaseLoop)") != std::string::npos;
+  CHECK(countOf(K.Source, "__syncthreads();") == 2 * Variants + (Loop ? 1 : 0));
   CHECK(K.Source.find("jf_block_reduce<") == std::string::npos);
   CHECK(countOf(Off.kernels()[0].Source, "jf_block_reduce<256>(") == 2 * Variants);
   // The results are the scratch arrays' last slots (256 / 32).

@@ -172,6 +172,26 @@ __device__ __forceinline__ uint4 jf_window16(const uint4 &X, const uint4 &Y, uns
   return make_uint4(__funnelshift_r(U0, U1, R), __funnelshift_r(U1, U2, R),
                     __funnelshift_r(U2, U3, R), __funnelshift_r(U3, U4, R));
 }
+// KernelPlan::RowPhaseLoop: a value the compiler must take as new at this
+// point (an empty asm that may change it), so that nothing computed from it
+// in a loop is hoisted out of the loop and held in registers across it.
+__device__ __forceinline__ int jf_fresh(int V) {
+  asm volatile("" : "+r"(V));
+  return V;
+}
+template <typename T, int N> __device__ __forceinline__ void jf_fresh_vec(jf_vec<T, N> &V) {
+  if constexpr (sizeof(V) % 4 == 0) {
+    unsigned *W = reinterpret_cast<unsigned *>(&V);
+#pragma unroll
+    for (int K = 0; K < int(sizeof(V) / 4); ++K)
+      asm volatile("" : "+r"(W[K]));
+  } else if constexpr (sizeof(V) % 2 == 0) {
+    unsigned short *W = reinterpret_cast<unsigned short *>(&V);
+#pragma unroll
+    for (int K = 0; K < int(sizeof(V) / 2); ++K)
+      asm volatile("" : "+h"(W[K]));
+  }
+}
 // A whole 16-byte chunk at an address off its 16-byte boundary (a tensor
 // at another phase than the lead, or every tensor of a row whose chunks
 // stay at the row start): the two aligned 16-byte blocks that hold it,

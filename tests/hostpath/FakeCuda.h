@@ -24,5 +24,9 @@ struct FakeCudaRecord {
   FakeCudaLaunch Last;        // the latest launch, node added or node updated
 };
 
+/// What the fake's cuOccupancyMaxActiveBlocksPerMultiprocessor answers for
+/// every kernel.
+inline constexpr int FakeResidentBlocksPerSm = 3;
+
 /// Exported by the fake libcuda.so.1; the test finds it with dlsym.
 extern "C" FakeCudaRecord *jitfuse_fake_cuda_record();

@@ -542,6 +542,50 @@ TEST_CASE("a row kept in shared memory launches with its bytes, opted in per ker
   CHECK(fake().Last.Function->MaxDynamicShared == 0);
 }
 
+TEST_CASE("RowPhaseLoop: a peeled run of many rows launches the resident blocks",
+          "[hostpath][rowphaseloop]") {
+  requireFake();
+  // add + RMSNorm bf16 x 4096: 256 threads a row, kept in registers, the
+  // weight a row vector. The fake answers 3 blocks an SM on 132 SMs: 396
+  // slots, 392 as a multiple of the 8-element vector.
+  Executable X = compileAddRmsNorm();
+  INFO(X.plan());
+  REQUIRE(X.plan().find("(RowPhaseLoop)") != std::string::npos);
+  const unsigned Slots = 132 * FakeResidentBlocksPerSm - (132 * FakeResidentBlocksPerSm) % 8;
+  struct Case {
+    int64_t Rows;
+    int Offset;
+    const char *Variant;
+    unsigned Grid;
+  };
+  for (const Case &C : {Case{16384, 2, "_p8", Slots}, Case{16384, 0, "_v8", 16384u},
+                        Case{Slots + 1, 6, "_p8", Slots}, Case{Slots, 6, "_p8", Slots},
+                        Case{300, 2, "_p8", 300u}, Case{16384, 2, "_p8", Slots}}) {
+    CAPTURE(C.Rows, C.Offset);
+    const FakeCudaLaunch &L = runRows(X, C.Rows, C.Offset);
+    CHECK(suffix(L) == C.Variant);
+    CHECK(L.GridX == C.Grid);
+    CHECK(L.BlockX == 256u);
+  }
+  // The option off: a block a row.
+  Graph G;
+  Value Xi = G.input("x", DType::BF16, {"B", H});
+  Value W = G.input("weight", DType::BF16, {H});
+  G.output("y", nn::rmsNorm(Xi, W, G.scalar("eps", DType::F32)));
+  CompileOptions Off;
+  Off.RowPhaseLoop = false;
+  Compiler C;
+  Executable E = C.compile(G, Off);
+  CHECK(E.plan().find("RowPhaseLoop") == std::string::npos);
+  CUdeviceptr In[] = {0x100002, 0x300000};
+  CUdeviceptr Out[] = {0x400002};
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {16384};
+  E.run(In, Out, Eps, Dims);
+  CHECK(suffix(fake().Last) == "_p8");
+  CHECK(fake().Last.GridX == 16384u);
+}
+
 TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[hostpath]") {
   requireFake();
   Executable X = compileAddRmsNorm();
