@@ -93,7 +93,8 @@ struct Options {
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
   bool NoPieceWrapChunks = false;
-  bool NoRowPhaseLoop = false;
+  bool RowPhaseLoop = false;
+  bool RowLeadOutput = false;
   bool WholeChunkPaths = false;
   bool NoFlatRowBroadcast = false;
   bool NoPeeledRowOccupancy = false;
@@ -453,7 +454,8 @@ int run(const Options &O) {
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
         CO.PieceWrapChunks = !O.NoPieceWrapChunks;
-        CO.RowPhaseLoop = !O.NoRowPhaseLoop;
+        CO.RowPhaseLoop = O.RowPhaseLoop;
+        CO.RowLeadOutput = O.RowLeadOutput;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
         CO.FlatTailThreads = !O.NoFlatTailThreads;
@@ -592,9 +594,12 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-piece-wrap-chunks", O.NoPieceWrapChunks,
                "CompileOptions::PieceWrapChunks = false (concat rows' peeled chunks at the row "
                "start, every misaligned tensor through a byte window, for comparisons)");
-  App.add_flag("--no-row-phase-loop", O.NoRowPhaseLoop,
-               "CompileOptions::RowPhaseLoop = false (peeled kept rows: a block a row, the row "
-               "vector loaded every row, for comparisons)");
+  App.add_flag("--row-phase-loop", O.RowPhaseLoop,
+               "CompileOptions::RowPhaseLoop (experiment: a kept row's peeled variant loops "
+               "over rows of one phase, its 16-bit row vector loaded once a block)");
+  App.add_flag("--row-lead-output", O.RowLeadOutput,
+               "CompileOptions::RowLeadOutput (experiment: a row kernel's peeled chunks "
+               "aligned to its first whole-row output, not its first input)");
   App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
                "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
                "register budget is re-read, not kept as its computed values, for comparisons)");

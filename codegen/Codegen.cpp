@@ -537,6 +537,18 @@ void KernelWriter::leadPhase() {
            (P.Flat && staticNumel(Nd.Dims) != std::optional<int64_t>(1));
   };
   // A strided tensor's rows start at their own phases: never the lead.
+  auto OutputLead = [&] {
+    for (size_t O = 0; O < P.Outputs.size(); ++O)
+      if (Whole(P.Outputs[O], true) && G.stridesOf(P.Outputs[O]).empty()) {
+        E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
+                           storageType(G.node(P.Outputs[O]).Type), Vec, O));
+        return true;
+      }
+    return false;
+  };
+  // KernelPlan::LeadOutput: stores at another phase cost more than loads.
+  if (P.LeadOutput && OutputLead())
+    return;
   for (bool Relabel : {false, true})
     for (size_t I = 0; I < P.Inputs.size(); ++I)
       if (Whole(P.Inputs[I], Relabel) && G.stridesOf(P.Inputs[I]).empty()) {
@@ -545,12 +557,8 @@ void KernelWriter::leadPhase() {
         E.setLeadInput(static_cast<int>(I));
         return;
       }
-  for (size_t O = 0; O < P.Outputs.size(); ++O)
-    if (Whole(P.Outputs[O], true) && G.stridesOf(P.Outputs[O]).empty()) {
-      E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
-                         storageType(G.node(P.Outputs[O]).Type), Vec, O));
-      return;
-    }
+  if (OutputLead())
+    return;
   E.line("const int jf_off = 0;");
 }
 

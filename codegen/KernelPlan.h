@@ -141,6 +141,10 @@ struct KernelPlan {
   /// multiple of the vector width, so a block's rows share their phase
   /// (codegen::launch::rowLoopGrid; CompileOptions::RowPhaseLoop).
   bool RowPhaseLoop = false;
+  /// RowReduce, peeled variant: the chunks follow the first output over the
+  /// whole domain rather than the first such input (KernelWriter::
+  /// leadPhase; CompileOptions::RowLeadOutput).
+  bool LeadOutput = false;
   /// Elementwise by rows, peeled, no concat pieces: the chunk body is
   /// emitted for whole chunks and for partial ones (KernelWriter::
   /// wholeOrPartial), so a broadcast 16-bit input at another phase is read

@@ -61,7 +61,8 @@ struct PlanOptions {
   bool RowCacheReadOnce = true;
   bool GroupStores = true;
   bool PieceWrapChunks = true;
-  bool RowPhaseLoop = true;
+  bool RowPhaseLoop = false;
+  bool RowLeadOutput = false;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = true;
   bool FlatTailThreads = true;

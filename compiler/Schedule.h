@@ -33,7 +33,9 @@ struct ScheduleOptions {
   /// CompileOptions::PieceWrapChunks.
   bool PieceWrapChunks = true;
   /// CompileOptions::RowPhaseLoop.
-  bool RowPhaseLoop = true;
+  bool RowPhaseLoop = false;
+  /// CompileOptions::RowLeadOutput.
+  bool RowLeadOutput = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

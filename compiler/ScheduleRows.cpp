@@ -190,8 +190,9 @@ static bool rowVectorInput(const Graph &G, const KernelPlan &P, NodeId In) {
 /// but f32 rows lost up to 0.90x (their row vectors are read per lane only
 /// where misaligned) and LayerNorm's two row vectors took 8-15 more
 /// registers in the loop (f16 x 4999: a block an SM fewer, 0.95x). So: one
-/// cached 16-bit row vector. The forms for runs of at most SMs rows
-/// (RowForms.cpp) keep a block a row.
+/// cached 16-bit row vector; and even there x alone at +2 B lost 0.93-0.96x,
+/// so the option is off (an experiment). The forms for runs of at most SMs
+/// rows (RowForms.cpp) keep a block a row.
 static void rowPhaseLoop(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts) {
   if (!Opts.RowPhaseLoop || P.Kind != KernelKind::RowReduce || !P.Peel || !P.CacheRow ||
       P.RowCacheValuesOnly || P.ClusterX != 1 || P.RowsPerBlock != 1 ||
@@ -524,6 +525,10 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   }
   rowExperiments(P, Opts);
   rowPhaseLoop(G, P, Opts);
+  if (Opts.RowLeadOutput && P.Peel && P.Kind == KernelKind::RowReduce) {
+    P.LeadOutput = true;
+    P.Why += "; peeled variant: chunks at the first whole-row output's phase (RowLeadOutput)";
+  }
   return P;
 }
 

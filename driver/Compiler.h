@@ -220,17 +220,26 @@ struct CompileOptions {
   /// f32 at +4 B 0.77 -> 0.93-0.96 (BENCHMARKS.md, session 23).
   bool PieceWrapChunks = true;
   /// A row kernel's peeled variant that keeps its row in registers and
-  /// reads a row vector (a norm's weight and bias) loads that vector's
-  /// chunks once a block instead of once a row: the grid is the blocks
-  /// that fit the GPU at once (whole multiples of the vector width, so
+  /// reads one 16-bit row vector (add + RMSNorm's weight) loads that
+  /// vector's chunks once a block instead of once a row: the grid is the
+  /// blocks that fit the GPU at once (a multiple of the vector width, so
   /// every row of a block sits at one phase against the row vector), and
-  /// each block loops over its rows. A row vector at another phase than
-  /// the row is read as two aligned blocks and a byte window
-  /// (jf_load_shifted, about 20 instructions a chunk): once a row, that
-  /// made LayerNorm bf16 x 4096 at +2 B instruction-bound (ncu, session 24:
-  /// SM 80% busy against 49% aligned, 1064 SASS instructions against 600).
-  /// false: a block a row, for comparisons.
-  bool RowPhaseLoop = true;
+  /// each block loops over its rows. An experiment, off: the instructions
+  /// it saves were not the limit. Measured on the H200 (BENCHMARKS.md,
+  /// session 24) against a block a row: with every tensor at +2 B, add +
+  /// RMSNorm bf16 x 11008 1.18x, x 6144 1.10x; with x alone at +2 B,
+  /// 0.93-0.96x on rows of 4095-11008. LayerNorm bf16 x 4096 at +2 B ran
+  /// half the SM instructions (ncu: SM 80% -> 40% busy) in the same time.
+  bool RowPhaseLoop = false;
+  /// A row kernel's peeled variant aligns its chunks to its first output
+  /// over the whole row instead of its first such input: a tensor at
+  /// another phase than the chunks is loaded as two aligned blocks and a
+  /// byte window, but stored in two to five partial stores a chunk
+  /// (jf_store_split). With x alone at +2 B (a slice) and the residual, the
+  /// weight and both outputs aligned, add + RMSNorm bf16 x 4096 ran 2.3x
+  /// its time with every tensor at +2 B (BENCHMARKS.md, session 24). An
+  /// experiment, off.
+  bool RowLeadOutput = false;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

@@ -71,7 +71,9 @@ struct CheckOptions {
   /// CompileOptions::PieceWrapChunks.
   bool PieceWrapChunks = true;
   /// CompileOptions::RowPhaseLoop.
-  bool RowPhaseLoop = true;
+  bool RowPhaseLoop = false;
+  /// CompileOptions::RowLeadOutput.
+  bool RowLeadOutput = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -106,7 +106,9 @@ TEST_CASE("GPU: RowPhaseLoop rows match the reference, several rows a block, any
           // The loop runs where the rule takes it: 16-bit add + RMSNorm
           // with a block a row (x 1021: 4 rows a block).
           bool Takes = T != DType::F32 && G.outputs().size() == 2 && H != 1021;
-          CHECK(planGraph(G, PlanOptions{}).Kernels.front().RowPhaseLoop == Takes);
+          PlanOptions PO;
+          PO.RowPhaseLoop = true;
+          CHECK(planGraph(G, PO).Kernels.front().RowPhaseLoop == Takes);
           CheckOptions CO;
           CO.RowPhaseLoop = true;
           checkAlignedAndMisaligned(G, {{"B", Rows}}, CO);

@@ -85,7 +85,7 @@ constexpr int64_t H = 4096;
 /// one kernel with parameters x, residual, w, r, y, eps, B.
 Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
                              bool WideRows = true, bool StageInputs = true,
-                             bool WideCache = true) {
+                             bool WideCache = true, bool PhaseLoop = false) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", Len});
   Value Res = G.input("residual", DType::BF16, {"B", Len});
@@ -101,6 +101,7 @@ Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared =
   Opts.RowWideRows = WideRows;
   Opts.RowCacheStageInputs = StageInputs;
   Opts.RowCacheWideThreads = WideCache;
+  Opts.RowPhaseLoop = PhaseLoop;
   return C.compile(G, Opts);
 }
 
@@ -548,7 +549,7 @@ TEST_CASE("RowPhaseLoop: a peeled run of many rows launches the resident blocks"
   // add + RMSNorm bf16 x 4096: 256 threads a row, kept in registers, the
   // weight a row vector. The fake answers 3 blocks an SM on 132 SMs: 396
   // slots, 392 as a multiple of the 8-element vector.
-  Executable X = compileAddRmsNorm();
+  Executable X = compileAddRmsNorm(true, H, false, true, true, true, /*PhaseLoop=*/true);
   INFO(X.plan());
   REQUIRE(X.plan().find("(RowPhaseLoop)") != std::string::npos);
   const unsigned Slots = 132 * FakeResidentBlocksPerSm - (132 * FakeResidentBlocksPerSm) % 8;
@@ -567,23 +568,12 @@ TEST_CASE("RowPhaseLoop: a peeled run of many rows launches the resident blocks"
     CHECK(L.GridX == C.Grid);
     CHECK(L.BlockX == 256u);
   }
-  // The option off: a block a row.
-  Graph G;
-  Value Xi = G.input("x", DType::BF16, {"B", H});
-  Value W = G.input("weight", DType::BF16, {H});
-  G.output("y", nn::rmsNorm(Xi, W, G.scalar("eps", DType::F32)));
-  CompileOptions Off;
-  Off.RowPhaseLoop = false;
-  Compiler C;
-  Executable E = C.compile(G, Off);
-  CHECK(E.plan().find("RowPhaseLoop") == std::string::npos);
-  CUdeviceptr In[] = {0x100002, 0x300000};
-  CUdeviceptr Out[] = {0x400002};
-  double Eps[] = {1e-6};
-  int64_t Dims[] = {16384};
-  E.run(In, Out, Eps, Dims);
-  CHECK(suffix(fake().Last) == "_p8");
-  CHECK(fake().Last.GridX == 16384u);
+  // The option off (the default): a block a row.
+  Executable Off = compileAddRmsNorm();
+  CHECK(Off.plan().find("RowPhaseLoop") == std::string::npos);
+  const FakeCudaLaunch &L = runRows(Off, 16384, 2);
+  CHECK(suffix(L) == "_p8");
+  CHECK(L.GridX == 16384u);
 }
 
 TEST_CASE("run() allocates nothing per call, direct or in CUDA graph mode", "[hostpath]") {
