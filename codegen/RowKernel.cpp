@@ -391,25 +391,38 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
   }
 }
 
-/// Whether \p Addr (an input's offset before `+ col`) names the row: rowc
-/// or an outer coordinate cN.
-static bool rowDependentAddress(llvm::StringRef Addr) {
+/// The identifiers of address expression \p Addr, in order (numbers and
+/// their suffixes left out).
+static llvm::SmallVector<llvm::StringRef, 8> addressWords(llvm::StringRef Addr) {
+  auto IsWordChar = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+  llvm::SmallVector<llvm::StringRef, 8> Words;
   while (!Addr.empty()) {
-    size_t N = 0;
-    while (N < Addr.size() && (std::isalnum(static_cast<unsigned char>(Addr[N])) || Addr[N] == '_'))
-      ++N;
-    if (N == 0) {
+    if (!IsWordChar(Addr.front())) {
       Addr = Addr.drop_front();
       continue;
     }
-    llvm::StringRef Word = Addr.take_front(N);
+    size_t N = 1;
+    while (N < Addr.size() && IsWordChar(Addr[N]))
+      ++N;
+    if (!std::isdigit(static_cast<unsigned char>(Addr.front())))
+      Words.push_back(Addr.take_front(N));
     Addr = Addr.drop_front(N);
-    unsigned K;
-    if (Word == "rowc" || Word == "row" ||
-        (Word.startswith("c") && !Word.drop_front(1).getAsInteger(10, K)))
-      return true;
   }
-  return false;
+  return Words;
+}
+
+/// Whether \p Word is \p Prefix followed by a number (in_3, c0).
+static bool numbered(llvm::StringRef Word, llvm::StringRef Prefix) {
+  unsigned N;
+  return Word.startswith(Prefix) && !Word.drop_front(Prefix.size()).getAsInteger(10, N);
+}
+
+/// Whether \p Addr (an input's offset before `+ col`) names the row: rowc
+/// or an outer coordinate cN.
+static bool rowDependentAddress(llvm::StringRef Addr) {
+  return llvm::any_of(addressWords(Addr), [](llvm::StringRef W) {
+    return W == "rowc" || W == "row" || numbered(W, "c");
+  });
 }
 
 void KernelWriter::rowBody() {
@@ -489,15 +502,19 @@ void KernelWriter::rowBody() {
     // In shared memory: the first load of each of the plan's stage inputs,
     // one part of Iters x ThreadsX chunks each (what the launch allots);
     // other loads of them (another offset in the row) are read again.
-    std::vector<RowLoad> Kept;
-    std::vector<bool> KeptOnce; // RowPhaseLoop: loaded before the row loop
-    std::vector<std::string> Decls;
+    struct KeptLoad {
+      RowLoad L;
+      std::string Decl; // the register array (empty: a shared-memory part)
+      bool Once;        // RowPhaseLoop: a row vector, loaded before the row loop
+    };
+    std::vector<KeptLoad> Kept;
     std::set<unsigned> Parted;
     int64_t SharedOff = 0;
     if (SharedRow)
       E.line("extern __shared__ __align__(16) unsigned char jf_dyn[];");
     for (const RowLoad &L : Dry.E.seenRowLoads()) {
       std::string Var = "cv" + std::to_string(CacheVars.size());
+      std::string Decl;
       std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
       if (SharedRow) {
         if (!llvm::is_contained(P.RowSharedInputs, L.InputIdx) ||
@@ -514,27 +531,26 @@ void KernelWriter::rowBody() {
         if (P.RowCacheValuesOnly ||
             (!P.RowCacheInputs.empty() && !llvm::is_contained(P.RowCacheInputs, L.InputIdx)))
           continue;
-        Decls.push_back(fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters));
+        Decl = fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters);
       }
       CacheVars[L.Key] = Var;
-      Kept.push_back(L);
-      KeptOnce.push_back(Loop && !rowDependentAddress(L.Address));
+      Kept.push_back({L, std::move(Decl), Loop && !rowDependentAddress(L.Address)});
     }
     JITFUSE_CHECK(SharedOff <= LaunchRule(P).rowSharedBytes(Vec),
                   "row kernel: shared row parts exceed the launch's dynamic shared memory");
     auto DeclareKept = [&](bool Once) {
-      for (size_t K = 0; K < Decls.size(); ++K)
-        if (KeptOnce[K] == Once)
-          E.line(Decls[K]);
+      for (const KeptLoad &K : Kept)
+        if (K.Once == Once && !K.Decl.empty())
+          E.line(K.Decl);
     };
     auto LoadKept = [&](bool Once) {
-      if (llvm::find(KeptOnce, Once) == KeptOnce.end())
+      if (llvm::none_of(Kept, [&](const KeptLoad &K) { return K.Once == Once; }))
         return;
       rowLoop([&] {
-        for (size_t K = 0; K < Kept.size(); ++K) {
-          if (KeptOnce[K] != Once)
+        for (const KeptLoad &K : Kept) {
+          if (K.Once != Once)
             continue;
-          const RowLoad &L = Kept[K];
+          const RowLoad &L = K.L;
           std::string ST = storageType(G.node(P.Inputs[L.InputIdx]).Type);
           std::string Addr = fmt::format("in_{}{} + col", L.InputIdx,
                                          L.Address.empty() ? "" : " + " + L.Address);
@@ -563,9 +579,9 @@ void KernelWriter::rowBody() {
       // The row vectors too: held as loaded, not widened once for the
       // whole loop (which doubles their registers).
       std::string Fresh;
-      for (size_t K = 0; K < Kept.size(); ++K)
-        if (KeptOnce[K])
-          Fresh += fmt::format(" jf_fresh_vec({}[j]);", CacheVars[Kept[K].Key]);
+      for (const KeptLoad &K : Kept)
+        if (K.Once)
+          Fresh += fmt::format(" jf_fresh_vec({}[j]);", CacheVars[K.L.Key]);
       if (!Fresh.empty()) {
         E.line("#pragma unroll");
         E.line(fmt::format("for (int j = 0; j < {}; ++j) {{{} }}", Iters, Fresh));
@@ -652,28 +668,11 @@ void KernelWriter::rowBody() {
 /// parameters (in_N, out_N, d_N), the row (rowc, R, cN outer coordinates)
 /// and `col`, which jf_al binds to the row's first whole chunk.
 static bool rowInvariantAddress(llvm::StringRef Addr) {
-  auto IsWordChar = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
-  while (!Addr.empty()) {
-    if (!IsWordChar(Addr.front())) {
-      Addr = Addr.drop_front();
-      continue;
-    }
-    size_t N = 1;
-    while (N < Addr.size() && IsWordChar(Addr[N]))
-      ++N;
-    llvm::StringRef Word = Addr.take_front(N);
-    Addr = Addr.drop_front(N);
-    if (std::isdigit(static_cast<unsigned char>(Word.front())))
-      continue; // a number, with its suffix
-    bool Numbered = (Word.startswith("in_") && !Word.drop_front(3).getAsInteger(10, N)) ||
-                    (Word.startswith("out_") && !Word.drop_front(4).getAsInteger(10, N)) ||
-                    (Word.startswith("d_") && !Word.drop_front(2).getAsInteger(10, N)) ||
-                    (Word.startswith("c") && !Word.drop_front(1).getAsInteger(10, N));
-    if (!Numbered && Word != "rowc" && Word != "R" && Word != "col" && Word != "long" &&
-        Word != "int")
-      return false;
-  }
-  return true;
+  return llvm::all_of(addressWords(Addr), [](llvm::StringRef W) {
+    return numbered(W, "in_") || numbered(W, "out_") || numbered(W, "d_") ||
+           numbered(W, "c") || W == "rowc" || W == "R" || W == "col" || W == "long" ||
+           W == "int";
+  });
 }
 
 void KernelWriter::alignedRowFlag(const std::map<NodeId, int> &Stages) {
