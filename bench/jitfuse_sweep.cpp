@@ -94,7 +94,7 @@ struct Options {
   bool NoGroupStores = false;
   bool NoPieceWrapChunks = false;
   bool RowPhaseLoop = false;
-  bool RowLeadOutput = false;
+  bool NoOutputLedVariant = false;
   bool WholeChunkPaths = false;
   bool NoFlatRowBroadcast = false;
   bool NoPeeledRowOccupancy = false;
@@ -455,7 +455,7 @@ int run(const Options &O) {
         CO.GroupStores = !O.NoGroupStores;
         CO.PieceWrapChunks = !O.NoPieceWrapChunks;
         CO.RowPhaseLoop = O.RowPhaseLoop;
-        CO.RowLeadOutput = O.RowLeadOutput;
+        CO.OutputLedVariant = !O.NoOutputLedVariant;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
         CO.FlatTailThreads = !O.NoFlatTailThreads;
@@ -597,9 +597,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--row-phase-loop", O.RowPhaseLoop,
                "CompileOptions::RowPhaseLoop (experiment: a kept row's peeled variant loops "
                "over rows of one phase, its 16-bit row vector loaded once a block)");
-  App.add_flag("--row-lead-output", O.RowLeadOutput,
-               "CompileOptions::RowLeadOutput (experiment: a row kernel's peeled chunks "
-               "aligned to its first whole-row output, not its first input)");
+  App.add_flag("--no-output-led-variant", O.NoOutputLedVariant,
+               "CompileOptions::OutputLedVariant = false (one peeled variant of a row kernel, "
+               "led by its input at any output phase, for comparisons)");
   App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
                "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
                "register budget is re-read, not kept as its computed values, for comparisons)");

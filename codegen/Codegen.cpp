@@ -66,7 +66,7 @@ std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, b
 }
 
 std::string KernelWriter::signature() {
-  std::string S = kernelOpening(P, P.variantName(Vec, Peel), Peel);
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel, P.LeadOutput), Peel);
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {
@@ -525,40 +525,22 @@ void KernelWriter::storeChunk(const std::string &Base) {
 void KernelWriter::leadPhase() {
   if (!Peel)
     return;
-  // The lead is the tensor whose accesses the chunks align to: the first
-  // input over the whole domain (loads are most of the traffic), else such
-  // an output. The others check their own alignment per chunk.
-  // An input that relabels the domain (read at the domain's linear index)
-  // serves when none has the domain's own shape.
-  auto Whole = [&](NodeId N, bool Relabel) {
-    const Node &Nd = G.node(N);
-    return llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain) ||
-           (Relabel && !P.Flat && sameNumel(Nd.Dims, P.Domain)) ||
-           (P.Flat && staticNumel(Nd.Dims) != std::optional<int64_t>(1));
+  // The lead is the tensor whose accesses the chunks align to (peelLeads);
+  // the others check their own alignment per chunk.
+  PeelLeads L = peelLeads(G, P);
+  auto Phase = [&](llvm::StringRef Param, NodeId N) {
+    E.line(fmt::format("const int jf_off = jf_phase<{}, {}>({});",
+                       storageType(G.node(N).Type), Vec, Param));
   };
-  // A strided tensor's rows start at their own phases: never the lead.
-  auto OutputLead = [&] {
-    for (size_t O = 0; O < P.Outputs.size(); ++O)
-      if (Whole(P.Outputs[O], true) && G.stridesOf(P.Outputs[O]).empty()) {
-        E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(out_{});",
-                           storageType(G.node(P.Outputs[O]).Type), Vec, O));
-        return true;
-      }
-    return false;
-  };
-  // KernelPlan::LeadOutput: stores at another phase cost more than loads.
-  if (P.LeadOutput && OutputLead())
+  if (L.Output >= 0 && (P.LeadOutput || L.Input < 0)) {
+    Phase(fmt::format("out_{}", L.Output), P.Outputs[L.Output]);
     return;
-  for (bool Relabel : {false, true})
-    for (size_t I = 0; I < P.Inputs.size(); ++I)
-      if (Whole(P.Inputs[I], Relabel) && G.stridesOf(P.Inputs[I]).empty()) {
-        E.line(fmt::format("const int jf_off = jf_phase<{}, {}>(in_{});",
-                           storageType(G.node(P.Inputs[I]).Type), Vec, I));
-        E.setLeadInput(static_cast<int>(I));
-        return;
-      }
-  if (OutputLead())
+  }
+  if (L.Input >= 0) {
+    Phase(fmt::format("in_{}", L.Input), P.Inputs[L.Input]);
+    E.setLeadInput(L.Input);
     return;
+  }
   E.line("const int jf_off = 0;");
 }
 
@@ -722,10 +704,17 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   using Variant = EmittedKernel::Variant;
   auto AddVariants = [&](const KernelPlan &Form, Variant::Form F) {
     for (size_t I = 0; I < Form.Vecs.size(); ++I) {
-      bool Peeled = Form.peeledVariant(I);
+      bool Peeled = Form.peeledVariant(I), Led = Form.outputLedVariant(I);
       int V = Form.Vecs[I];
-      K.Variants.push_back(
-          {V, Form.variantName(V, Peeled), KernelWriter(G, Form, V, Peeled).write(), F, Peeled});
+      std::string Text;
+      if (Led) {
+        KernelPlan Copy = Form;
+        Copy.LeadOutput = true;
+        Text = KernelWriter(G, Copy, V, true).write();
+      } else {
+        Text = KernelWriter(G, Form, V, Peeled).write();
+      }
+      K.Variants.push_back({V, Form.variantNameAt(I), std::move(Text), F, Peeled, Led});
     }
   };
   // The launch fills one argument list for any form: same parameters.

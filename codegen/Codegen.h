@@ -39,6 +39,8 @@ struct EmittedKernel {
     enum Form : uint8_t { Plain, FewRows, WideRows } F = Plain;
     /// The peeled variant (any alignment), not the aligned one.
     bool Peeled = false;
+    /// The peeled variant led by the output (KernelPlan::OutputLedVariant).
+    bool OutputLed = false;
   };
   /// Comment block: what it computes, its params. A horizontal launch's
   /// header also defines the parts' device functions its variants call
@@ -63,6 +65,12 @@ struct EmittedKernel {
       ++N;
     return N;
   }
+  /// The plain variants a horizontal launch shares: all but an output-led
+  /// one, which is picked from two pointers of this kernel alone.
+  size_t sharedVariants() const {
+    size_t N = plainVariants();
+    return N > 1 && Variants[N - 1].OutputLed ? N - 1 : N;
+  }
   /// Header and every variant: the kernel's part of the program.
   std::string source() const;
 };
@@ -72,6 +80,17 @@ struct EmittedKernel {
 /// an SM]) [__cluster_dims__(...)] name(`; \p Peeled: the peeled variant's
 /// (KernelPlan::PeeledMinBlocksPerSm). Horizontal fusion rewrites it.
 std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled);
+
+/// The tensors a peeled variant of \p P aligns its chunks to (indices into
+/// P.Inputs and P.Outputs, -1 for none): the first input over the whole
+/// domain (loads are most of the traffic) and the first such output. The
+/// variant follows the input when there is one, unless it is the output-led
+/// copy (KernelPlan::OutputLedVariant); the launch compares their phases.
+struct PeelLeads {
+  int Input = -1;
+  int Output = -1;
+};
+PeelLeads peelLeads(const Graph &G, const KernelPlan &P);
 
 /// Emits every vector-width variant of one kernel. Pure and
 /// byte-deterministic.

@@ -96,13 +96,13 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
     JITFUSE_CHECK(P.Kind != KernelKind::FullReduce && (P.ThreadsX * P.RowsPerBlock) % 32 == 0,
                   "horizontal parts are element-wise or row kernels of whole warps");
     MaxThreads = std::max(MaxThreads, P.ThreadsX * P.RowsPerBlock);
-    NumVariants = std::max(NumVariants, PartKernels[I].plainVariants());
+    NumVariants = std::max(NumVariants, PartKernels[I].sharedVariants());
     Header += fmt::format("//   part {} <- kernel {}\n", Pos, P.Name);
   }
   for (unsigned I : Parts) {
     Header += "\n" + PartKernels[I].Header;
     // A part's few-rows form is not used in a shared launch.
-    for (size_t V = 0; V < PartKernels[I].plainVariants(); ++V)
+    for (size_t V = 0; V < PartKernels[I].sharedVariants(); ++V)
       Header += asDeviceFunction(Plans[I], PartKernels[I].Variants[V]);
   }
 
@@ -133,7 +133,7 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
     for (size_t J = 0; J < Parts.size(); ++J) {
       const KernelPlan &P = Plans[Parts[J]];
       const EmittedKernel &E = PartKernels[Parts[J]];
-      const EmittedKernel::Variant &V = E.Variants[std::min(K, E.plainVariants() - 1)];
+      const EmittedKernel::Variant &V = E.Variants[std::min(K, E.sharedVariants() - 1)];
       Vec = std::max(Vec, V.Vec);
       bool Last = J + 1 == Parts.size();
       std::string Lo = J ? fmt::format("jf_b{}", J) : "0u";

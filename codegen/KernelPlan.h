@@ -76,7 +76,20 @@ struct KernelPlan {
   /// partial head and tail chunk per range, head and tail elements per row); see codegen/Codegen.cpp and codegen/RowKernel.cpp.
   bool Peel = false;
 
-  bool peeledVariant(size_t I) const { return Peel && I + 1 == Vecs.size(); }
+  /// RowReduce with Peel: the peeled variant is compiled twice, Vecs' last
+  /// two entries: led by the first input over the whole domain, then by the
+  /// first such output (codegen::peelLeads). The launch runs the second when
+  /// the peeled one is picked and the two tensors' phases differ (a sliced
+  /// input, aligned outputs: stores at another phase cost more than loads;
+  /// CompileOptions::OutputLedVariant).
+  bool OutputLedVariant = false;
+  /// The first peeled variant's index in Vecs, or Vecs.size() without Peel.
+  size_t firstPeeled() const {
+    return Peel ? Vecs.size() - 1 - size_t(OutputLedVariant) : Vecs.size();
+  }
+  bool peeledVariant(size_t I) const { return Peel && I >= firstPeeled(); }
+  /// Whether variant \p I is the peeled one led by the output.
+  bool outputLedVariant(size_t I) const { return OutputLedVariant && I + 1 == Vecs.size(); }
   /// Elementwise/FullReduce: threads per block. RowReduce: threads per row.
   /// ColumnReduce: threads across a column tile (RowsPerBlock: threads
   /// down each column).
@@ -141,9 +154,9 @@ struct KernelPlan {
   /// multiple of the vector width, so a block's rows share their phase
   /// (codegen::launch::rowLoopGrid; CompileOptions::RowPhaseLoop).
   bool RowPhaseLoop = false;
-  /// RowReduce, peeled variant: the chunks follow the first output over the
-  /// whole domain rather than the first such input (KernelWriter::
-  /// leadPhase; CompileOptions::RowLeadOutput).
+  /// The variant being written follows the first output over the whole
+  /// domain rather than the first such input (KernelWriter::leadPhase): set
+  /// on the copy of the plan codegen writes the output-led variant from.
   bool LeadOutput = false;
   /// Elementwise by rows, peeled, no concat pieces: the chunk body is
   /// emitted for whole chunks and for partial ones (KernelWriter::
@@ -232,8 +245,12 @@ struct KernelPlan {
   /// (or this plan's), in the same order.
   std::shared_ptr<const KernelPlan> WideRows;
 
-  std::string variantName(int Vec, bool Peeled = false) const {
-    return Name + (Peeled ? "_p" : "_v") + std::to_string(Vec);
+  std::string variantName(int Vec, bool Peeled = false, bool OutputLed = false) const {
+    return Name + (OutputLed ? "_o" : Peeled ? "_p" : "_v") + std::to_string(Vec);
+  }
+  /// The name of variant \p I (an index into Vecs).
+  std::string variantNameAt(size_t I) const {
+    return variantName(Vecs[I], peeledVariant(I), outputLedVariant(I));
   }
 };
 

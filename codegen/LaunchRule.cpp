@@ -18,7 +18,7 @@ static unsigned gridBlocks(int64_t Work, int64_t PerBlock) {
 LaunchRule::LaunchRule(const KernelPlan &P)
     : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
       ClusterX(P.ClusterX),
-      PeeledIndex(P.Peel ? static_cast<int>(P.Vecs.size()) - 1 : -1),
+      PeeledIndex(P.Peel ? static_cast<int>(P.firstPeeled()) : -1),
       ColumnWidth(P.ColumnWidth), Tiled(P.TransposeNode >= 0) {
   if (Kind == KernelKind::ColumnReduce && P.Domain.size() == 2 && !P.Domain[0].isDynamic() &&
       !P.Domain[1].isDynamic()) {

@@ -230,7 +230,7 @@ public:
   std::optional<LaunchShape> shape(const LaunchSizes &S, int Vec, int SmCount,
                                    bool Peeled = false) const;
   /// Whether variant \p I of the kernel is the peeled one.
-  bool peeled(size_t I) const { return static_cast<int>(I) == PeeledIndex; }
+  bool peeled(size_t I) const { return PeeledIndex >= 0 && static_cast<int>(I) >= PeeledIndex; }
 
   /// Full reductions: the most blocks shape() launches on \p SmCount SMs
   /// (the size of the per-block partials buffer). 0 for other kinds.

@@ -96,7 +96,7 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   SO.GroupStores = Opts.GroupStores;
   SO.PieceWrapChunks = Opts.PieceWrapChunks;
   SO.RowPhaseLoop = Opts.RowPhaseLoop;
-  SO.RowLeadOutput = Opts.RowLeadOutput;
+  SO.OutputLedVariant = Opts.OutputLedVariant;
   SO.WholeChunkPaths = Opts.WholeChunkPaths;
   SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
   SO.FlatTailThreads = Opts.FlatTailThreads;

@@ -62,7 +62,7 @@ struct PlanOptions {
   bool GroupStores = true;
   bool PieceWrapChunks = true;
   bool RowPhaseLoop = false;
-  bool RowLeadOutput = false;
+  bool OutputLedVariant = true;
   bool WholeChunkPaths = false;
   bool FlatRowBroadcast = true;
   bool FlatTailThreads = true;

@@ -461,8 +461,9 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   return scheduleRows(G, C, std::move(P), Vec, Opts);
 }
 
-KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
-                           const ScheduleOptions &Opts) {
+/// scheduleCluster but the output-led variant.
+static KernelPlan scheduleForms(const Graph &G, const Cluster &C, unsigned Index,
+                                const ScheduleOptions &Opts) {
   KernelPlan P = scheduleOne(G, C, Index, Opts);
   if (P.LateEpilogue) {
     // Runs of at most SMs rows launch what the default rule makes (its own
@@ -493,6 +494,13 @@ KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
     Rule.RowCacheLateEpilogue = false;
     return scheduleOne(G, C, Index, Rule);
   });
+  return P;
+}
+
+KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
+                           const ScheduleOptions &Opts) {
+  KernelPlan P = scheduleForms(G, C, Index, Opts);
+  outputLedVariants(G, P, Opts);
   return P;
 }
 

@@ -34,8 +34,8 @@ struct ScheduleOptions {
   bool PieceWrapChunks = true;
   /// CompileOptions::RowPhaseLoop.
   bool RowPhaseLoop = false;
-  /// CompileOptions::RowLeadOutput.
-  bool RowLeadOutput = false;
+  /// CompileOptions::OutputLedVariant.
+  bool OutputLedVariant = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -10,6 +10,7 @@
 #include "compiler/ScheduleRows.h"
 #include "compiler/RowValues.h"
 
+#include "codegen/Codegen.h"
 #include "codegen/LaunchRule.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -525,11 +526,46 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   }
   rowExperiments(P, Opts);
   rowPhaseLoop(G, P, Opts);
-  if (Opts.RowLeadOutput && P.Peel && P.Kind == KernelKind::RowReduce) {
-    P.LeadOutput = true;
-    P.Why += "; peeled variant: chunks at the first whole-row output's phase (RowLeadOutput)";
-  }
   return P;
+}
+
+/// \p F with or without the output-led copy of its peeled variant.
+static KernelPlan withOutputLed(KernelPlan F, bool On) {
+  if (F.OutputLedVariant != On) {
+    if (On)
+      F.Vecs.push_back(F.Vecs.back());
+    else
+      F.Vecs.pop_back();
+    F.OutputLedVariant = On;
+  }
+  return F;
+}
+
+// A row kernel whose input and output over the whole row can sit at
+// different phases (x a slice at +2 B, the outputs fresh buffers) also
+// compiles its peeled variant led by the output, which the launch runs
+// then. Led by x, every store of the row went through the partial path
+// (jf_store_split): add + RMSNorm bf16 16384 x 4096 330.7 us against 144.7
+// with every tensor off; led by the output, 1.47x faster at the median of
+// such points, but 0.82-0.99x where every tensor shares the phase (the
+// input's loads then check per chunk), hence a second variant rather than
+// another lead (BENCHMARKS.md, sessions 24-25). Not at 1024 threads a row
+// (64 registers a thread): LayerNorm bf16 x 50257's output-led copy spilled.
+void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts) {
+  codegen::PeelLeads L;
+  if (Opts.OutputLedVariant && P.Kind == KernelKind::RowReduce && P.Peel &&
+      P.ThreadsX * P.RowsPerBlock < codegen::launch::WideRowThreads)
+    L = codegen::peelLeads(G, P);
+  bool On = L.Input >= 0 && L.Output >= 0;
+  P = withOutputLed(std::move(P), On);
+  if (P.FewRows)
+    P.FewRows = std::make_shared<const KernelPlan>(withOutputLed(*P.FewRows, On));
+  if (P.WideRows)
+    P.WideRows = std::make_shared<const KernelPlan>(withOutputLed(*P.WideRows, On));
+  if (On)
+    P.Why += fmt::format("; a second peeled variant led by the output %{} (run when its phase "
+                         "differs from input %{}'s)",
+                         P.Outputs[L.Output], P.Inputs[L.Input]);
 }
 
 } // namespace jitfuse

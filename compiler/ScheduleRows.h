@@ -12,4 +12,10 @@ namespace jitfuse {
 KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                         const ScheduleOptions &Opts);
 
+/// ScheduleOptions::OutputLedVariant: gives \p P's peeled variant a second
+/// copy led by its output (KernelPlan::OutputLedVariant), or none, decided
+/// on \p P and applied to its other forms alike (a launch picks the same
+/// variant index in every form).
+void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts);
+
 } // namespace jitfuse

@@ -103,7 +103,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.GroupStores = Opts.GroupStores;
   P.PieceWrapChunks = Opts.PieceWrapChunks;
   P.RowPhaseLoop = Opts.RowPhaseLoop;
-  P.RowLeadOutput = Opts.RowLeadOutput;
+  P.OutputLedVariant = Opts.OutputLedVariant;
   P.WholeChunkPaths = Opts.WholeChunkPaths;
   P.FlatRowBroadcast = Opts.FlatRowBroadcast;
   P.FlatTailThreads = Opts.FlatTailThreads;

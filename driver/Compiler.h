@@ -231,15 +231,16 @@ struct CompileOptions {
   /// 0.93-0.96x on rows of 4095-11008. LayerNorm bf16 x 4096 at +2 B ran
   /// half the SM instructions (ncu: SM 80% -> 40% busy) in the same time.
   bool RowPhaseLoop = false;
-  /// A row kernel's peeled variant aligns its chunks to its first output
-  /// over the whole row instead of its first such input: a tensor at
-  /// another phase than the chunks is loaded as two aligned blocks and a
-  /// byte window, but stored in two to five partial stores a chunk
-  /// (jf_store_split). With x alone at +2 B (a slice) and the residual, the
-  /// weight and both outputs aligned, add + RMSNorm bf16 x 4096 ran 2.3x
-  /// its time with every tensor at +2 B (BENCHMARKS.md, session 24). An
-  /// experiment, off.
-  bool RowLeadOutput = false;
+  /// A row kernel's peeled variant is compiled twice: its chunks aligned to
+  /// its first input over the whole row, and to its first such output; the
+  /// launch runs the second when the two tensors' phases differ. A tensor
+  /// at another phase than the chunks is loaded as two aligned blocks and
+  /// a byte window, but stored in two to five partial stores a chunk
+  /// (jf_store_split): with x alone at +2 B (a slice) and the residual, the
+  /// weight and both outputs aligned, add + RMSNorm bf16 x 4096 led by x
+  /// ran 2.3x its time with every tensor at +2 B (BENCHMARKS.md, session
+  /// 24). Off: one peeled variant, led by the input.
+  bool OutputLedVariant = true;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

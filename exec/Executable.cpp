@@ -405,6 +405,17 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   size_t V = 0;
   if (L.Parts.empty()) {
     V = Widest(L.Align, L.VecShift, L.StrideShift);
+    // The peeled variant led by the output when the input's phase differs
+    // (KernelPlan::OutputLedVariant).
+    if (L.Lead && V + 1 == L.VecShift.size()) {
+      auto Phase = [&](const std::optional<AlignCheck> &A) -> uint64_t {
+        if (!A)
+          return 0;
+        return ((A->IsOutput ? Out[A->Index] : In[A->Index]) >> A->ElemShift) & L.Lead->VecMask;
+      };
+      if (Phase(L.Lead->In) != Phase(L.Lead->Out))
+        ++V;
+    }
   } else {
     // Variant V runs each part's variant min(V, last); later variants serve
     // more pointers, so the latest any part needs serves them all.

@@ -54,6 +54,14 @@ struct AlignCheck {
   int ElemShift; // log2 of the element size
 };
 
+/// KernelPlan::OutputLedVariant: the tensors whose phases pick the peeled
+/// variant led by the output over the one led by the input (codegen::
+/// peelLeads). One of ours (an intermediate) is aligned: phase 0.
+struct LeadPhases {
+  std::optional<AlignCheck> In, Out; // nullopt: an intermediate
+  uint64_t VecMask = 0;              // the peeled variants' width - 1
+};
+
 /// One kernel of a horizontal launch (codegen::emitHorizontal): what its
 /// own launch would compute, to pick its variant and size its block range.
 struct LaunchPart {
@@ -124,7 +132,10 @@ struct LaunchPlan {
   std::vector<AlignCheck> Align;
   std::vector<SizeExpr> StrideAlign; // as LaunchPart's
   int StrideShift = 64;
-  std::vector<int> VecShift; // log2 of each Vecs entry
+  /// log2 of each plain variant's width that pointers choose among: all but
+  /// an output-led variant, which Lead picks instead of the one before it.
+  std::vector<int> VecShift;
+  std::optional<LeadPhases> Lead;
   /// Per variant, at ExecutableImpl::ValidDims: the launch shape, or
   /// nullopt when the launch has no elements (skipped).
   std::vector<std::optional<codegen::LaunchShape>> Shapes;

@@ -116,6 +116,35 @@ void finishSlots(LaunchPlan &L) {
     L.ArgPtrs.push_back(&Slot);
 }
 
+/// The pointers that pick kernel \p K's output-led variant, when \p E has
+/// one (KernelPlan::OutputLedVariant); \p Slots are E's parameters'.
+std::optional<LeadPhases> leadPhases(const Graph &G, const KernelPlan &K,
+                                     const codegen::EmittedKernel &E,
+                                     llvm::ArrayRef<ArgSlot> Slots) {
+  size_t N = E.plainVariants();
+  if (N < 2 || !E.Variants[N - 1].OutputLed)
+    return std::nullopt;
+  codegen::PeelLeads Leads = codegen::peelLeads(G, K);
+  JITFUSE_CHECK(Leads.Input >= 0 && Leads.Output >= 0 && Slots.size() == E.Params.size(),
+                "an output-led variant has an input and an output to follow");
+  auto Check = [&](codegen::KernelParam::Kind Kind, int Index) -> std::optional<AlignCheck> {
+    for (size_t S = 0; S < E.Params.size(); ++S) {
+      if (E.Params[S].K != Kind || E.Params[S].Index != static_cast<unsigned>(Index))
+        continue;
+      const ArgSlot &A = Slots[S];
+      if (A.Src.K == TensorSource::Intermediate)
+        return std::nullopt;
+      return AlignCheck{A.Src.K == TensorSource::GraphOutput, A.Src.Index,
+                        static_cast<int>(llvm::Log2_32(A.ElemBytes))};
+    }
+    JITFUSE_CHECK(false, "a lead tensor is a parameter of its kernel");
+    return std::nullopt;
+  };
+  return LeadPhases{Check(codegen::KernelParam::Input, Leads.Input),
+                    Check(codegen::KernelParam::Output, Leads.Output),
+                    static_cast<uint64_t>(E.Variants[N - 1].Vec - 1)};
+}
+
 LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::EmittedKernel &E,
                       std::map<NodeId, unsigned> &Inter, ExecutableImpl &X) {
   LaunchPlan L(E.Launch);
@@ -128,6 +157,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);
+  L.Lead = leadPhases(G, K, E, L.Slots);
   finishSlots(L);
   return L;
 }
@@ -153,7 +183,7 @@ LaunchPlan makeHorizontalLaunch(const Graph &G, llvm::ArrayRef<KernelPlan> Plans
     // few-rows and wide forms launch alone. Counted in, they let a
     // misaligned pointer pick "variant" 1 or 2 of a peeled-only part, past
     // the launch's own variants (a host crash in prepareLaunch).
-    for (size_t V = 0; V < PE.plainVariants(); ++V)
+    for (size_t V = 0; V < PE.sharedVariants(); ++V)
       P.Vecs.push_back(PE.Variants[V].Vec);
     domainSizes(G, K, P);
     P.SlotBegin = static_cast<unsigned>(L.Slots.size());
@@ -285,8 +315,9 @@ void ExecutableImpl::prepareHotPath() {
                       L.Vecs.size() == L.NumPlain * (1 + size_t(L.FewRule.has_value()) +
                                                      size_t(L.WideRule.has_value())),
                   "every launch has a plain variant, and each other form as many");
-    // Pointers pick among the plain variants; the few-rows form mirrors them.
-    for (size_t I = 0; I < L.NumPlain; ++I) {
+    // Pointers pick among the plain variants (Lead then between the peeled
+    // ones); the few-rows form mirrors them.
+    for (size_t I = 0; I < L.NumPlain - size_t(L.Lead.has_value()); ++I) {
       int V = L.Vecs[I];
       JITFUSE_CHECK(V > 0 && llvm::isPowerOf2_32(unsigned(V)), "vector widths are powers of two");
       L.VecShift.push_back(static_cast<int>(llvm::Log2_32(unsigned(V))));

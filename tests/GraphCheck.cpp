@@ -153,7 +153,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.GroupStores = Opts.GroupStores;
     CO.PieceWrapChunks = Opts.PieceWrapChunks;
     CO.RowPhaseLoop = Opts.RowPhaseLoop;
-    CO.RowLeadOutput = Opts.RowLeadOutput;
+    CO.OutputLedVariant = Opts.OutputLedVariant;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

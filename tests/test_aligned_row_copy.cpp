@@ -45,7 +45,7 @@ TEST_CASE("AlignedRowCopy: the flag, and a plain copy of the loops that shift or
   Executable On = compileWith(G, true);
   REQUIRE(On.numKernels() == 1);
   const KernelInfo &K = On.kernels()[0];
-  REQUIRE(K.Vecs == std::vector<int>{8, 8}); // aligned and peeled
+  REQUIRE(K.Vecs == std::vector<int>{8, 8, 8}); // aligned, peeled led by x, by y
   INFO(On.plan());
   CHECK(On.plan().find("each chunk loop twice, plain wide accesses where a warp's chunked "
                        "tensors all sit at the lead's alignment") != std::string::npos);
@@ -86,7 +86,10 @@ TEST_CASE("AlignedRowCopy: the flag, and a plain copy of the loops that shift or
   Value DX = D.input("x", DType::F16, {"B", "H"});
   D.output("y", nn::rmsNorm(DX, D.input("w", DType::F16, {"H"}), D.scalar("eps", f32)));
   Executable Dyn = compileWith(D, true);
-  CHECK(countOf(Dyn.source(), "const bool jf_al = __all_sync(") == 1);
+  // One flag in each peeled variant: led by x, and by y (OutputLedVariant).
+  CHECK(countOf(kernelText(Dyn.source(), Dyn.kernels()[0].Name + "_p8"),
+                "const bool jf_al = __all_sync(") == 1);
+  CHECK(countOf(Dyn.source(), "const bool jf_al = __all_sync(") == 2);
   CHECK(Dyn.source().find("jf_chunk_wide<jf_f16, 8>(in_1 + col, 0, 8)") != std::string::npos);
 
   // Sums of |x| chunk only x, the lead: nothing to copy, no flag.

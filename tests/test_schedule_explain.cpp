@@ -45,7 +45,8 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     Graph G = rmsGraph(DType::BF16, 4095);
     GraphPlan P = planGraph(G, {});
     CHECK_THAT(P.PlanText, Catch::Contains("variant: peeled only (8 does not divide the row)"));
-    CHECK(P.Kernels[0].Vecs == std::vector<int>{8});
+    CHECK(P.Kernels[0].Vecs == std::vector<int>{8, 8}); // led by x, by the output
+    CHECK_THAT(P.PlanText, Catch::Contains("a second peeled variant led by the output"));
   }
   {
     // A long f32 row: 32064 / 4 = 8016 chunks, 16 a thread on 512 threads,

@@ -115,16 +115,65 @@ TEST_CASE("run() picks the widest variant every pointer's alignment allows", "[h
 TEST_CASE("aligned pointers run the aligned variant, any other offset the peeled one", "[hostpath]") {
   requireFake();
   Executable X = compileAddRmsNorm();
-  REQUIRE(X.kernels()[0].Vecs == std::vector<int>{8, 8});
+  // Aligned, peeled led by x, peeled led by residual_out.
+  REQUIRE(X.kernels()[0].Vecs == std::vector<int>{8, 8, 8});
   double Eps[] = {1e-6};
   int64_t Dims[] = {2};
   for (int Offset : {0, 2, 4, 8, 14, 16}) {
     CAPTURE(Offset);
-    CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000, 0x300000 + CUdeviceptr(Offset)};
-    CUdeviceptr Out[] = {0x400000, 0x500000 + CUdeviceptr(Offset)};
+    CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x200000 + CUdeviceptr(Offset),
+                        0x300000 + CUdeviceptr(Offset)};
+    CUdeviceptr Out[] = {0x400000 + CUdeviceptr(Offset), 0x500000 + CUdeviceptr(Offset)};
     X.run(In, Out, Eps, Dims);
     REQUIRE(suffix(fake().Last) == (Offset % 16 == 0 ? "_v8" : "_p8"));
   }
+}
+
+TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phase differs",
+          "[hostpath][outputled]") {
+  requireFake();
+  // add + RMSNorm bf16 x 4096: inputs x, residual, weight; outputs
+  // residual_out (the lead output), y. Offsets in bytes; a phase is the
+  // offset / 2 mod 8.
+  Executable X = compileAddRmsNorm();
+  INFO(X.plan());
+  struct Case {
+    unsigned X, Res, W, ResOut, Y;
+    const char *Variant;
+  };
+  for (const Case &C : {
+           Case{2, 0, 0, 0, 0, "_o8"},    // x a slice: stores stay whole
+           Case{2, 2, 2, 2, 2, "_p8"},    // one phase: led by x
+           Case{0, 0, 0, 4, 0, "_o8"},    // an output off alone
+           Case{2, 0, 0, 2, 0, "_p8"},    // x and the lead output agree
+           Case{18, 0, 0, 2, 6, "_p8"},   // x 16 bytes further: the same phase
+           Case{16, 2, 0, 0, 0, "_p8"},   // the residual off: x and the output agree
+           Case{0, 0, 2, 0, 0, "_p8"},    // the weight off alone
+           Case{0, 0, 0, 0, 0, "_v8"},    // every tensor aligned
+           Case{14, 0, 0, 6, 0, "_o8"}}) { // phases 7 and 3
+    CAPTURE(C.X, C.Res, C.W, C.ResOut, C.Y);
+    CUdeviceptr In[] = {0x100000 + CUdeviceptr(C.X), 0x200000 + CUdeviceptr(C.Res),
+                        0x300000 + CUdeviceptr(C.W)};
+    CUdeviceptr Out[] = {0x400000 + CUdeviceptr(C.ResOut), 0x500000 + CUdeviceptr(C.Y)};
+    double Eps[] = {1e-6};
+    int64_t Dims[] = {16384};
+    X.run(In, Out, Eps, Dims);
+    CHECK(suffix(fake().Last) == C.Variant);
+    CHECK(fake().Last.GridX == 16384u);
+  }
+  // The option off: one peeled variant, led by x, whatever the outputs.
+  Graph G;
+  Value Xv = G.input("x", DType::BF16, {"B", H});
+  Value Res = G.input("residual", DType::BF16, {"B", H});
+  Value W = G.input("weight", DType::BF16, {H});
+  Value R = Xv + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
+  CompileOptions Off;
+  Off.OutputLedVariant = false;
+  Executable One = Compiler().compile(G, Off);
+  CHECK(One.kernels()[0].Vecs == std::vector<int>{8, 8});
+  CHECK(runRows(One, 16384, 2).Function->Name == One.kernels()[0].Name + "_p8");
 }
 
 TEST_CASE("a cold compile defers the peeled variant; the first misaligned run loads it",
@@ -138,9 +187,10 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
   MemoryOnly.Enabled = false;
   Compiler C(MemoryOnly);
   Executable E = C.compile(G);
-  REQUIRE(E.kernels()[0].Vecs == std::vector<int>{8, 8});
+  // The peeled variants led by x and by y are left to the background.
+  REQUIRE(E.kernels()[0].Vecs == std::vector<int>{8, 8, 8});
   CHECK_FALSE(E.stats().CacheHit);
-  CHECK(E.stats().DeferredVariants == 1);
+  CHECK(E.stats().DeferredVariants == 2);
   double Eps[] = {1e-6};
   int64_t Dims[] = {3};
   CUdeviceptr Out[] = {0x400000};
@@ -148,7 +198,8 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
     CAPTURE(Offset);
     CUdeviceptr In[] = {0x100000 + CUdeviceptr(Offset), 0x300000};
     E.run(In, Out, Eps, Dims);
-    REQUIRE(suffix(fake().Last) == (Offset % 16 == 0 ? "_v8" : "_p8"));
+    // x alone off: the variant led by the output.
+    REQUIRE(suffix(fake().Last) == (Offset % 16 == 0 ? "_v8" : "_o8"));
   }
   // The same program again: found in memory, nothing deferred, and its
   // peeled variant runs (from the partial entry's background compile, or
@@ -158,7 +209,7 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
   CHECK(Again.stats().DeferredVariants == 0);
   CUdeviceptr In[] = {0x100002, 0x300000};
   Again.run(In, Out, Eps, Dims);
-  CHECK(suffix(fake().Last) == "_p8");
+  CHECK(suffix(fake().Last) == "_o8");
   // Opted out: every variant compiled by compile().
   rt::CacheConfig Other = MemoryOnly;
   Compiler Eager(Other);
@@ -168,7 +219,7 @@ TEST_CASE("a cold compile defers the peeled variant; the first misaligned run lo
   CHECK_FALSE(All.stats().CacheHit);
   CHECK(All.stats().DeferredVariants == 0);
   All.run(In, Out, Eps, Dims);
-  CHECK(suffix(fake().Last) == "_p8");
+  CHECK(suffix(fake().Last) == "_o8");
 }
 
 TEST_CASE("run() still rejects bad pointers and dims, then runs again", "[hostpath]") {
@@ -270,7 +321,7 @@ TEST_CASE("a horizontal launch hands each part its block range and variant", "[h
   REQUIRE(E.kernels()[0].Kind == KernelKind::RowReduce);
   REQUIRE(E.kernels()[1].Kind == KernelKind::Elementwise);
   const KernelInfo &Row = E.kernels()[0], &Flat = E.kernels()[1];
-  REQUIRE(Row.Vecs == std::vector<int>{8, 8});
+  REQUIRE(Row.Vecs == std::vector<int>{8, 8, 8}); // the last led by the output
   REQUIRE(Flat.Vecs == std::vector<int>{4, 4});
   REQUIRE(Flat.ThreadsX == 256);
   double Sc[] = {1e-6};
@@ -351,11 +402,12 @@ TEST_CASE("a horizontal launch runs its parts one by one above HorizontalMaxByte
   O.ExpectLaunches = 1;
   O.HorizontalMaxBytes = 1 << 20;
   Executable E = C.compile(G, O);
-  // Cold: the parts' own kernels (2 + 2 variants) compile in the
+  // Cold: the parts' own kernels (3 + 2 variants: the row kernel's output-
+  // led variant is not shared, so the merged launch has two) compile in the
   // background with the merged launch's peeled variant; the first run at
   // large dims loads them.
   CHECK_FALSE(E.stats().CacheHit);
-  CHECK(E.stats().DeferredVariants == 5);
+  CHECK(E.stats().DeferredVariants == 6);
   double Sc[] = {1e-6};
   CUdeviceptr In[] = {0x100000, 0x200000, 0x300000, 0x400000};
   CUdeviceptr Out[] = {0x500000, 0x600000, 0x700000};

@@ -35,7 +35,7 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
         bool Few = Rows <= 66, Wide = WideRows && !Few && Rows <= 132;
         CHECK((Name.find("_c8_") != std::string::npos) == Few);
         CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
-        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(suffix(L) == (Offset ? "_o8" : "_v8"));
         CHECK(L.GridX == uint64_t(Few ? Rows * 8 : Rows));
         CHECK(L.BlockX == (Wide ? 1024u : 512u));
       }
@@ -64,7 +64,7 @@ TEST_CASE("rows of one warp launch their 2-chunk form for runs of at most SMs ro
         std::string Name = L.Function->Name;
         bool Wide = WideRows && Rows <= 132;
         CHECK((Name.find("_t64_") != std::string::npos) == Wide);
-        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        CHECK(suffix(L) == (Offset ? "_o8" : "_v8"));
         CHECK(L.BlockX == (Wide ? 64u : 32u));
         CHECK(L.BlockY == (Wide ? 1u : 4u));
         CHECK(L.GridX == uint64_t(Wide ? Rows : (Rows + 3) / 4));
@@ -168,7 +168,8 @@ TEST_CASE("a kept row over half the budget launches 1024 threads a row at any ro
         std::string Name = L.Function->Name;
         bool Wide = !WideCache && Rows <= 132;
         CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
-        CHECK(suffix(L) == (Offset ? "_p8" : "_v8"));
+        // At 1024 threads a row no output-led variant (64 registers a thread).
+        CHECK(suffix(L) == (Offset ? (WideCache ? "_p8" : "_o8") : "_v8"));
         CHECK(L.GridX == uint64_t(Rows));
         CHECK(L.BlockX == (WideCache || Wide ? 1024u : 512u));
       }
@@ -225,9 +226,11 @@ TEST_CASE("RowPhaseLoop: a peeled run of many rows launches the resident blocks"
     const char *Variant;
     unsigned Grid;
   };
-  for (const Case &C : {Case{16384, 2, "_p8", Slots}, Case{16384, 0, "_v8", 16384u},
-                        Case{Slots + 1, 6, "_p8", Slots}, Case{Slots, 6, "_p8", Slots},
-                        Case{300, 2, "_p8", 300u}, Case{16384, 2, "_p8", Slots}}) {
+  // x alone off: the peeled variant led by the output (OutputLedVariant),
+  // which loops over rows as the input-led one does.
+  for (const Case &C : {Case{16384, 2, "_o8", Slots}, Case{16384, 0, "_v8", 16384u},
+                        Case{Slots + 1, 6, "_o8", Slots}, Case{Slots, 6, "_o8", Slots},
+                        Case{300, 2, "_o8", 300u}, Case{16384, 2, "_o8", Slots}}) {
     CAPTURE(C.Rows, C.Offset);
     const FakeCudaLaunch &L = runRows(X, C.Rows, C.Offset);
     CHECK(suffix(L) == C.Variant);
@@ -238,7 +241,7 @@ TEST_CASE("RowPhaseLoop: a peeled run of many rows launches the resident blocks"
   Executable Off = compileAddRmsNorm();
   CHECK(Off.plan().find("RowPhaseLoop") == std::string::npos);
   const FakeCudaLaunch &L = runRows(Off, 16384, 2);
-  CHECK(suffix(L) == "_p8");
+  CHECK(suffix(L) == "_o8");
   CHECK(L.GridX == 16384u);
 }
 
