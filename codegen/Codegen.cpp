@@ -66,7 +66,7 @@ std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, b
 }
 
 std::string KernelWriter::signature() {
-  std::string S = kernelOpening(P, P.variantName(Vec, Peel, P.LeadOutput), Peel);
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel, OutputLed), Peel);
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {
@@ -532,7 +532,7 @@ void KernelWriter::leadPhase() {
     E.line(fmt::format("const int jf_off = jf_phase<{}, {}>({});",
                        storageType(G.node(N).Type), Vec, Param));
   };
-  if (L.Output >= 0 && (P.LeadOutput || L.Input < 0)) {
+  if (L.Output >= 0 && (OutputLed || L.Input < 0)) {
     Phase(fmt::format("out_{}", L.Output), P.Outputs[L.Output]);
     return;
   }
@@ -706,15 +706,8 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
     for (size_t I = 0; I < Form.Vecs.size(); ++I) {
       bool Peeled = Form.peeledVariant(I), Led = Form.outputLedVariant(I);
       int V = Form.Vecs[I];
-      std::string Text;
-      if (Led) {
-        KernelPlan Copy = Form;
-        Copy.LeadOutput = true;
-        Text = KernelWriter(G, Copy, V, true).write();
-      } else {
-        Text = KernelWriter(G, Form, V, Peeled).write();
-      }
-      K.Variants.push_back({V, Form.variantNameAt(I), std::move(Text), F, Peeled, Led});
+      K.Variants.push_back({V, Form.variantNameAt(I), KernelWriter(G, Form, V, Peeled, Led).write(),
+                            F, Peeled, Led});
     }
   };
   // The launch fills one argument list for any form: same parameters.

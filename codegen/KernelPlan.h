@@ -154,10 +154,6 @@ struct KernelPlan {
   /// multiple of the vector width, so a block's rows share their phase
   /// (codegen::launch::rowLoopGrid; CompileOptions::RowPhaseLoop).
   bool RowPhaseLoop = false;
-  /// The variant being written follows the first output over the whole
-  /// domain rather than the first such input (KernelWriter::leadPhase): set
-  /// on the copy of the plan codegen writes the output-led variant from.
-  bool LeadOutput = false;
   /// Elementwise by rows, peeled, no concat pieces: the chunk body is
   /// emitted for whole chunks and for partial ones (KernelWriter::
   /// wholeOrPartial), so a broadcast 16-bit input at another phase is read

@@ -22,8 +22,11 @@ namespace jitfuse::codegen {
 /// Writes one variant of one kernel.
 class KernelWriter {
 public:
-  KernelWriter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
-      : G(G), P(P), Vec(Vec), E(G, P, Vec, Peeled), Peel(Peeled && Vec > 1) {}
+  /// \p OutputLed: the peeled variant whose chunks follow the first output
+  /// (KernelPlan::OutputLedVariant; KernelWriter::leadPhase).
+  KernelWriter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled, bool OutputLed = false)
+      : G(G), P(P), Vec(Vec), E(G, P, Vec, Peeled), Peel(Peeled && Vec > 1),
+        OutputLed(OutputLed) {}
 
   std::string write();
 
@@ -128,6 +131,7 @@ private:
   int Vec;
   Emitter E;
   bool Peel;
+  bool OutputLed;
   /// Peeled rows: emitting the head/tail elements (one lane, scalar
   /// accesses) rather than a chunk.
   bool ScalarPart = false;

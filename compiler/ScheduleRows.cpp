@@ -558,10 +558,9 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
     L = codegen::peelLeads(G, P);
   bool On = L.Input >= 0 && L.Output >= 0;
   P = withOutputLed(std::move(P), On);
-  if (P.FewRows)
-    P.FewRows = std::make_shared<const KernelPlan>(withOutputLed(*P.FewRows, On));
-  if (P.WideRows)
-    P.WideRows = std::make_shared<const KernelPlan>(withOutputLed(*P.WideRows, On));
+  for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows})
+    if (*Form && (*Form)->OutputLedVariant != On)
+      *Form = std::make_shared<const KernelPlan>(withOutputLed(**Form, On));
   if (On)
     P.Why += fmt::format("; a second peeled variant led by the output %{} (run when its phase "
                          "differs from input %{}'s)",
