@@ -235,7 +235,7 @@ Executable compileChain(const Graph &G, bool Fuse) {
 
 } // namespace
 
-TEST_CASE("setCudaGraph records the mode; without a device run() says why", "[cuda-graph]") {
+TEST_CASE("setCudaGraph records the mode, without a device run() says why", "[cuda-graph]") {
   Graph G = addRmsNormChain();
   Executable X = compileChain(G, false);
   CHECK(X.numKernels() >= 6); // the graph-mode tests below need many kernels
@@ -419,7 +419,7 @@ TEST_CASE("CUDA graph replays and node updates do not allocate", "[gpu][cuda-gra
   CHECK(End.Replays == Warm.Replays + 199);
 }
 
-TEST_CASE("a rejected call leaves graph mode usable; off and on again rebuilds",
+TEST_CASE("a rejected call leaves graph mode usable, off and on again rebuilds",
           "[gpu][cuda-graph]") {
   if (!haveGpu())
     return;

@@ -121,7 +121,7 @@ TEST_CASE("Level 2: cast/dequant-scale + RMSNorm", "[fusion]") {
   CHECK(kernelsOf(G) == 1);
 }
 
-TEST_CASE("full reduction takes its prologue; the scalar's consumer is a new kernel", "[fusion]") {
+TEST_CASE("full reduction takes its prologue, the scalar's consumer is a new kernel", "[fusion]") {
   Graph G;
   Value X = G.input("x", f32, {"N"});
   Value S = sum(abs(X), ReduceScope::All);

@@ -289,7 +289,7 @@ TEST_CASE("one node returned under two output names fills both", "[gpu][ops]") {
   checkGraph(G, randomBindings(G, {}, {}));
 }
 
-TEST_CASE("f64 -> f16/bf16 casts round once; half constants hold their rounded value",
+TEST_CASE("f64 -> f16/bf16 casts round once, half constants hold their rounded value",
           "[gpu][ops]") {
   // Rounding f64 -> f32 -> half rounds twice: 1 + 2^-11 + 2^-40 lands on the
   // f32 tie 1 + 2^-11 and then on 1 in f16, where one rounding gives

@@ -152,7 +152,7 @@ TEST_CASE("interp: unary float ops", "[interp]") {
                {0, 1});
 }
 
-TEST_CASE("interp: every unary op of ir/Ops.def evaluates; NaN in, NaN out",
+TEST_CASE("interp: every unary op of ir/Ops.def evaluates, NaN in, NaN out",
           "[interp]") {
   // Enumerates the table, so a new op is covered without a test edit: each
   // float unary op has a reference value and propagates NaN; an op that keeps
@@ -304,7 +304,7 @@ TEST_CASE("interp: casts round, truncate and saturate", "[interp]") {
                {0});
 }
 
-TEST_CASE("interp: intermediates are not rounded; outputs, constants and "
+TEST_CASE("interp: intermediates are not rounded, outputs, constants and "
           "scalars are",
           "[interp]") {
   // bf16 x; (x + 2^-9) - 1. Fused: the intermediate 1 + 2^-9 is kept, so the
@@ -591,7 +591,7 @@ TEST_CASE("interp: rand_uniform is Philox keyed by index, stream and seed",
   CHECK(interpret(G, B).at("y").Data[7] == philoxUniform(7, 3, -1));
 }
 
-TEST_CASE("interp: an output may be an input; f16 outputs round",
+TEST_CASE("interp: an output may be an input, f16 outputs round",
           "[interp]") {
   Graph G;
   Value X = G.input("x", DType::F16, {2});

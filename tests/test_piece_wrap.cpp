@@ -91,7 +91,7 @@ TEST_CASE("PieceWrapChunks: the plan, the peeled kernel's accesses, the option o
   }
 }
 
-TEST_CASE("PieceWrapChunks: not for strided tensors; three pieces compile",
+TEST_CASE("PieceWrapChunks: not for strided tensors, three pieces compile",
           "[codegen][piecewrap]") {
   CompileOptions Opts;
   Opts.Arch = "sm_90";

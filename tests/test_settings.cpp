@@ -104,7 +104,7 @@ TEST_CASE("Settings: JITFUSE_COMPILE_THREADS is clamped, with a warning", "[sett
   CHECK_THAT(Diag.lines()[0], Contains("JITFUSE_COMPILE_THREADS='1000'") && Contains("64"));
 }
 
-TEST_CASE("Settings: unknown JITFUSE_DUMP words are named; known ones still count",
+TEST_CASE("Settings: unknown JITFUSE_DUMP words are named, known ones still count",
           "[settings]") {
   ScopedEnv E("JITFUSE_DUMP", "plan,cuad,graphs");
   CapturedDiagnostics Diag;

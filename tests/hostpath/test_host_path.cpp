@@ -176,7 +176,7 @@ TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phas
   CHECK(runRows(One, 16384, 2).Function->Name == One.kernels()[0].Name + "_p8");
 }
 
-TEST_CASE("a cold compile defers the peeled variant; the first misaligned run loads it",
+TEST_CASE("a cold compile defers the peeled variant, the first misaligned run loads it",
           "[hostpath]") {
   requireFake();
   Graph G;
