@@ -549,12 +549,12 @@ static KernelPlan withOutputLed(KernelPlan F, bool On) {
 // with every tensor off; led by the output, 1.47x faster at the median of
 // such points, but 0.82-0.99x where every tensor shares the phase (the
 // input's loads then check per chunk), hence a second variant rather than
-// another lead (BENCHMARKS.md, sessions 24-25). Not at 1024 threads a row
-// (64 registers a thread): LayerNorm bf16 x 50257's output-led copy spilled.
+// another lead (BENCHMARKS.md, sessions 24-25). Also at 1024 threads a row
+// (64 registers a thread), where of the sweep's kept rows only LayerNorm
+// 16-bit x 50257's copy spills (4 B stored, 16 B loaded; session 26).
 void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts) {
   codegen::PeelLeads L;
-  if (Opts.OutputLedVariant && P.Kind == KernelKind::RowReduce && P.Peel &&
-      P.ThreadsX * P.RowsPerBlock < codegen::launch::WideRowThreads)
+  if (Opts.OutputLedVariant && P.Kind == KernelKind::RowReduce && P.Peel)
     L = codegen::peelLeads(G, P);
   bool On = L.Input >= 0 && L.Output >= 0;
   P = withOutputLed(std::move(P), On);
