@@ -68,41 +68,8 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
 /// The partition and schedule of G (the user's graph or its row view).
 static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) {
   R.Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
-  ScheduleOptions SO;
-  SO.FastMath = Opts.FastMath;
-  SO.Peel = Opts.PeelAlignment;
-  SO.ForceRowCache = Opts.RowCache;
-  SO.Clusters = Opts.Clusters;
-  SO.ForceCluster = Opts.RowCluster;
-  SO.RowSharedBytes = Opts.RowSharedBytes;
-  SO.RowL2Hints = Opts.RowL2Hints;
-  SO.RowPadSharedBytes = Opts.RowPadSharedBytes;
-  SO.RowReadBack = Opts.RowReadBack;
-  SO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
-  SO.RowWelford = Opts.RowWelford;
-  SO.RowL2ShareBytes = Opts.RowL2ShareBytes;
-  SO.RowRereadThreads = Opts.RowRereadThreads;
-  SO.RowChunksPerThread = Opts.RowChunksPerThread;
-  SO.FewRowsClusters = Opts.FewRowsClusters;
-  SO.WideRows = Opts.WideRows;
-  SO.ConcatRowGroups = Opts.ConcatRowGroups;
-  SO.AlignedRowCopy = Opts.AlignedRowCopy;
-  SO.JointReduce = Opts.JointReduce;
-  SO.RowCacheStageInputs = Opts.RowCacheStageInputs;
-  SO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
-  SO.RowCacheWideThreads = Opts.RowCacheWideThreads;
-  SO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
-  SO.RowCacheReadOnce = Opts.RowCacheReadOnce;
-  SO.GroupStores = Opts.GroupStores;
-  SO.PieceWrapChunks = Opts.PieceWrapChunks;
-  SO.RowPhaseLoop = Opts.RowPhaseLoop;
-  SO.OutputLedVariant = Opts.OutputLedVariant;
-  SO.WholeChunkPaths = Opts.WholeChunkPaths;
-  SO.FlatRowBroadcast = Opts.FlatRowBroadcast;
-  SO.FlatTailThreads = Opts.FlatTailThreads;
-  SO.RowCacheValues = Opts.RowCacheValues;
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
-    R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, SO));
+    R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, Opts.Schedule));
     markStreamLoads(G, R.Kernels.back(), Opts.StreamLoads, Opts.StreamReadOnlyRows);
     R.KernelBytes.push_back(clusterTraffic(G, R.Part.Clusters[I]));
   }

@@ -22,53 +22,18 @@ namespace jitfuse {
 /// The planning part of CompileOptions (driver/Compiler.h documents them).
 struct PlanOptions {
   bool Fuse = true;
-  bool FastMath = false;
-  bool PeelAlignment = true;
-  std::optional<bool> RowCache;
   bool Horizontal = true;
   /// CompileOptions::HorizontalMaxBytes, resolved (< 0: never split).
   int64_t HorizontalMaxBytes = 0;
   std::optional<unsigned> ExpectKernels, ExpectLaunches;
   std::vector<std::vector<NodeId>> SameKernel;
-  /// Row clusters allowed (CompileOptions::RowClusters or RowCluster, and
-  /// the target is sm_90 or newer), and a forced size.
-  bool Clusters = false;
-  std::optional<unsigned> RowCluster;
-  /// Dynamic shared memory a row kernel may use to keep its row
-  /// (CompileOptions::RowSharedMemory); 0: never.
-  int64_t RowSharedBytes = 0;
-  /// Rows re-read per stage: L2 hints, and the occupancy pad of
-  /// CompileOptions::RowBlocksPerSm on the target (0: none).
-  bool RowL2Hints = false;
-  int64_t RowPadSharedBytes = 0;
   /// CompileOptions::StreamLoads / StreamReadOnlyRows on an sm_80+ target.
   bool StreamLoads = false;
   bool StreamReadOnlyRows = false;
-  bool RowReadBack = true;
-  bool RowOnlineSoftmax = true;
-  std::optional<bool> RowWelford;
-  unsigned RowRereadThreads = 0;
-  unsigned RowChunksPerThread = 0;
-  bool FewRowsClusters = false;
-  bool WideRows = true;
-  bool ConcatRowGroups = true;
-  bool AlignedRowCopy = false;
-  bool JointReduce = true;
-  bool RowCacheStageInputs = true;
-  bool RowCacheLateEpilogue = false;
-  bool RowCacheWideThreads = true;
-  bool PeeledRowOccupancy = true;
-  bool RowCacheReadOnce = true;
-  bool GroupStores = true;
-  bool PieceWrapChunks = true;
-  bool RowPhaseLoop = false;
-  bool OutputLedVariant = true;
-  bool WholeChunkPaths = false;
-  bool FlatRowBroadcast = true;
-  bool FlatTailThreads = true;
-  bool RowCacheValues = true;
-  /// ScheduleOptions::RowL2ShareBytes, from the device compiled for.
-  int64_t RowL2ShareBytes = ScheduleOptions::DefaultRowL2ShareBytes;
+  /// Every cluster's schedule options, resolved for the target (row
+  /// clusters only on sm_90, L2 hints on sm_80, the L2 share of the device
+  /// compiled for): each option is declared once, in compiler/Schedule.h.
+  ScheduleOptions Schedule;
 };
 
 struct GraphPlan {

@@ -70,62 +70,63 @@ struct Target {
 PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor, int SmMinor) {
   PlanOptions P;
   P.Fuse = Opts.Fuse;
-  P.FastMath = Opts.FastMath;
-  P.PeelAlignment = Opts.PeelAlignment;
-  P.RowCache = Opts.RowCache;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;
   P.ExpectLaunches = Opts.ExpectLaunches;
   P.SameKernel = Opts.SameKernel;
-  // Thread-block clusters need sm_90.
-  P.Clusters = SmMajor >= 9 && (Opts.RowClusters || Opts.RowCluster);
-  P.RowCluster = Opts.RowCluster;
-  if (Opts.RowSharedMemory)
-    P.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
-  // createpolicy and the L2 cache-hint loads need sm_80.
-  P.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
   P.StreamLoads = SmMajor >= 8 && Opts.StreamLoads;
   P.StreamReadOnlyRows = SmMajor >= 8 && Opts.StreamReadOnlyRows;
-  P.RowReadBack = Opts.RowReadBack;
-  P.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
-  P.RowWelford = Opts.RowWelford;
-  P.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
-  P.WideRows = Opts.RowWideRows;
-  P.ConcatRowGroups = Opts.ConcatRowGroups;
-  P.AlignedRowCopy = Opts.AlignedRowCopy;
-  P.JointReduce = Opts.JointReduce;
-  P.RowCacheStageInputs = Opts.RowCacheStageInputs;
-  P.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
-  P.RowCacheWideThreads = Opts.RowCacheWideThreads;
-  P.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
-  P.RowCacheReadOnce = Opts.RowCacheReadOnce;
-  P.GroupStores = Opts.GroupStores;
-  P.PieceWrapChunks = Opts.PieceWrapChunks;
-  P.RowPhaseLoop = Opts.RowPhaseLoop;
-  P.OutputLedVariant = Opts.OutputLedVariant;
-  P.WholeChunkPaths = Opts.WholeChunkPaths;
-  P.FlatRowBroadcast = Opts.FlatRowBroadcast;
-  P.FlatTailThreads = Opts.FlatTailThreads;
-  P.RowCacheValues = Opts.RowCacheValues;
+  ScheduleOptions &S = P.Schedule;
+  S.FastMath = Opts.FastMath;
+  S.Peel = Opts.PeelAlignment;
+  S.ForceRowCache = Opts.RowCache;
+  // Thread-block clusters need sm_90.
+  S.Clusters = SmMajor >= 9 && (Opts.RowClusters || Opts.RowCluster);
+  S.ForceCluster = Opts.RowCluster;
+  if (Opts.RowSharedMemory)
+    S.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
+  // createpolicy and the L2 cache-hint loads need sm_80.
+  S.RowL2Hints = SmMajor >= 8 && Opts.RowL2Hints;
+  S.RowReadBack = Opts.RowReadBack;
+  S.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
+  S.RowWelford = Opts.RowWelford;
+  S.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
+  S.WideRows = Opts.RowWideRows;
+  S.ConcatRowGroups = Opts.ConcatRowGroups;
+  S.AlignedRowCopy = Opts.AlignedRowCopy;
+  S.JointReduce = Opts.JointReduce;
+  S.RowCacheStageInputs = Opts.RowCacheStageInputs;
+  S.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
+  S.RowCacheWideThreads = Opts.RowCacheWideThreads;
+  S.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
+  S.RowCacheReadOnce = Opts.RowCacheReadOnce;
+  S.GroupStores = Opts.GroupStores;
+  S.PieceWrapChunks = Opts.PieceWrapChunks;
+  S.RowPhaseLoop = Opts.RowPhaseLoop;
+  S.OutputLedVariant = Opts.OutputLedVariant;
+  S.WholeChunkPaths = Opts.WholeChunkPaths;
+  S.FlatRowBroadcast = Opts.FlatRowBroadcast;
+  S.FlatTailThreads = Opts.FlatTailThreads;
+  S.RowCacheValues = Opts.RowCacheValues;
   if (Opts.RowRereadThreads) {
-    unsigned T = *Opts.RowRereadThreads;
-    if (T < 32 || T > 1024 || (T & (T - 1)) != 0)
-      fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T);
-    P.RowRereadThreads = T;
+    unsigned N = *Opts.RowRereadThreads;
+    if (N < 32 || N > 1024 || (N & (N - 1)) != 0)
+      fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", N);
+    S.RowRereadThreads = N;
   }
   if (Opts.RowChunksPerThread) {
     unsigned K = *Opts.RowChunksPerThread;
     if (K < 1 || K > 16)
       fail("compile: RowChunksPerThread = {}; expected 1 to 16", K);
-    P.RowChunksPerThread = K;
+    S.RowChunksPerThread = K;
   }
   // Without a device, the H200's share.
   if (T.L2Bytes > 0 && T.SmCount > 0)
-    P.RowL2ShareBytes =
+    S.RowL2ShareBytes =
         T.L2Bytes / (int64_t(T.SmCount) * codegen::launch::ResidentRowBlocksPerSm);
   if (Opts.RowBlocksPerSm.value_or(0) > 0)
-    P.RowPadSharedBytes =
+    S.RowPadSharedBytes =
         codegen::occupancyPadBytes(SmMajor, SmMinor, static_cast<int>(*Opts.RowBlocksPerSm));
   return P;
 }

@@ -428,7 +428,7 @@ TEST_CASE("long rows split over a thread-block cluster", "[gpu][ops]") {
       G.output("rowmax", reduceMax(X * W));
       G.output("rowsum", sum(abs(X)));
       PlanOptions PO;
-      PO.Clusters = true;
+      PO.Schedule.Clusters = true;
       GraphPlan P = planGraph(G, PO);
       bool Split = false;
       for (const KernelPlan &K : P.Kernels)

@@ -38,9 +38,9 @@ const char *const Schedules[] = {"row kept in registers", "row re-read from memo
 PlanOptions planOptions(int Set) {
   PlanOptions O;
   if (Set == 1)
-    O.RowSharedBytes = codegen::maxRowSharedBytes(9, 0);
+    O.Schedule.RowSharedBytes = codegen::maxRowSharedBytes(9, 0);
   if (Set == 2)
-    O.Clusters = true;
+    O.Schedule.Clusters = true;
   return O;
 }
 

@@ -26,8 +26,8 @@ namespace {
 /// below).
 KernelPlan onlyKernel(const Graph &G, bool StageInputs) {
   PlanOptions O;
-  O.RowCacheStageInputs = StageInputs;
-  O.RowCacheWideThreads = false;
+  O.Schedule.RowCacheStageInputs = StageInputs;
+  O.Schedule.RowCacheWideThreads = false;
   GraphPlan P = planGraph(G, O);
   REQUIRE(P.Kernels.size() == 1);
   return P.Kernels.front();
@@ -70,9 +70,9 @@ TEST_CASE("RowCacheStageInputs: the register cache holds only a stage's inputs",
     REQUIRE(Off.WideRows != nullptr);
     CHECK(On.WideRows->Why == Off.WideRows->Why);
     PlanOptions Few;
-    Few.FewRowsClusters = true;
-    Few.RowCacheStageInputs = true;
-    Few.RowCacheWideThreads = false;
+    Few.Schedule.FewRowsClusters = true;
+    Few.Schedule.RowCacheStageInputs = true;
+    Few.Schedule.RowCacheWideThreads = false;
     GraphPlan FP = planGraph(G, Few);
     REQUIRE(FP.Kernels.front().FewRows != nullptr);
     CHECK(FP.Kernels.front().FewRows->ClusterX == 8);
@@ -140,7 +140,7 @@ TEST_CASE("GPU: rows keeping only their stage inputs match the reference",
   Cases.push_back({layerNorm(DType::BF16, 50257), 90});
   Cases.push_back({layerNorm(DType::F32, 11008), 300});
   PlanOptions O;
-  O.RowCacheWideThreads = false; // 512 threads; 1024: the case below
+  O.Schedule.RowCacheWideThreads = false; // 512 threads; 1024: the case below
   CheckOptions CO;
   CO.RowCacheWideThreads = false;
   checkRowCases(Cases, O,
@@ -150,8 +150,8 @@ TEST_CASE("GPU: rows keeping only their stage inputs match the reference",
 TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 threads a row",
           "[schedule][rowcache]") {
   PlanOptions O;
-  O.RowCacheWideThreads = true;
-  O.FewRowsClusters = true;
+  O.Schedule.RowCacheWideThreads = true;
+  O.Schedule.FewRowsClusters = true;
   SECTION("LayerNorm f32 x 32064: 256 B a thread at 512, 128 B at 1024") {
     Graph G = layerNorm(DType::F32, 32064);
     GraphPlan P = planGraph(G, O);
@@ -180,7 +180,7 @@ TEST_CASE("RowCacheWideThreads (default on): a full register cache takes 1024 th
   SECTION("on by default; off keeps 512 threads") {
     CHECK(planGraph(layerNorm(DType::F32, 32064), PlanOptions{}).Kernels[0].ThreadsX == 1024);
     PlanOptions Off;
-    Off.RowCacheWideThreads = false;
+    Off.Schedule.RowCacheWideThreads = false;
     CHECK(planGraph(layerNorm(DType::F32, 32064), Off).Kernels[0].ThreadsX == 512);
   }
 }
@@ -192,7 +192,7 @@ TEST_CASE("GPU: rows kept at 1024 threads match the reference", "[gpu][rowcache]
   Cases.push_back({softmax(DType::BF16, 50257), 90});
   Cases.push_back({addRmsNorm(DType::F32, 11008), 300});
   PlanOptions O;
-  O.RowCacheWideThreads = true;
+  O.Schedule.RowCacheWideThreads = true;
   CheckOptions CO;
   CO.RowCacheWideThreads = true;
   checkRowCases(Cases, O, [](const KernelPlan &K) { return K.CacheRow && K.ThreadsX == 1024; },

@@ -20,6 +20,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <type_traits>
 
 using namespace jitfuse;
 using namespace jitfuse::test;
@@ -32,7 +33,13 @@ namespace {
 /// re-read. The schedules still serve longer rows by default.
 template <typename Options> Options oldRule() {
   Options O;
-  O.RowCacheStageInputs = false;
+  // PlanOptions holds them in its ScheduleOptions; the compile options
+  // (CompileOptions, CheckOptions) as fields of their own.
+  if constexpr (std::is_same_v<Options, PlanOptions>) {
+    O.Schedule.RowCacheStageInputs = false;
+  } else {
+    O.RowCacheStageInputs = false;
+  }
   return O;
 }
 
@@ -69,8 +76,8 @@ void checkCases(const std::vector<Case> &Cases, const CheckOptions &Base) {
 /// Online softmax and Welford on (Welford otherwise by the L2 share rule).
 PlanOptions pairsOn() {
   PlanOptions O = oldRule<PlanOptions>();
-  O.RowOnlineSoftmax = true;
-  O.RowWelford = true;
+  O.Schedule.RowOnlineSoftmax = true;
+  O.Schedule.RowWelford = true;
   return O;
 }
 
@@ -112,8 +119,8 @@ TEST_CASE("rows re-read per stage: L2 hints and the occupancy pad (experiments)"
   CHECK(codegen::occupancyPadBytes(9, 0, 1) == 116736);
   CHECK(codegen::occupancyPadBytes(8, 6, 1) == 51200);
   PlanOptions On = oldRule<PlanOptions>();
-  On.RowL2Hints = true;
-  On.RowPadSharedBytes = codegen::occupancyPadBytes(9, 0, 2);
+  On.Schedule.RowL2Hints = true;
+  On.Schedule.RowPadSharedBytes = codegen::occupancyPadBytes(9, 0, 2);
   SECTION("add + RMSNorm bf16 x 32064 is re-read: hints and pad") {
     Graph G = addRmsNorm(DType::BF16, 32064);
     KernelPlan K = onlyKernel(G, On);
@@ -195,7 +202,7 @@ TEST_CASE("GPU: rows re-read with L2 hints and an occupancy pad match the refere
   Cases.push_back({softmax(DType::F16, 128256), {{"B", 2}}});
   Cases.push_back({layerNormDyn(DType::BF16), {{"B", 7}, {"H", 20011}}});
   PlanOptions On = oldRule<PlanOptions>();
-  On.RowL2Hints = true;
+  On.Schedule.RowL2Hints = true;
   for (const Case &C : Cases)
     REQUIRE(onlyKernel(C.G, On).RowL2Hints);
   CheckOptions CO = oldRule<CheckOptions>();
@@ -212,7 +219,7 @@ TEST_CASE("rows re-read per stage: an output needing no reduction is read back",
     CHECK(K.RowReadBack == std::vector<unsigned>{0}); // residual_out
     CHECK(K.Why.find("stored by the first loop and read back") != std::string::npos);
     PlanOptions Off = oldRule<PlanOptions>();
-    Off.RowReadBack = false;
+    Off.Schedule.RowReadBack = false;
     CHECK(onlyKernel(G, Off).RowReadBack.empty());
     CompileOptions Opts = oldRule<CompileOptions>();
     Opts.Arch = "sm_90";
@@ -291,7 +298,7 @@ TEST_CASE("rows re-read per stage: softmax's max and sum in one loop (online)",
     CHECK(K.Why.find("accumulated with the row max in one loop") != std::string::npos);
     CHECK(pairsOf(onlyKernel(G, oldRule<PlanOptions>()), false) == 1); // the default
     PlanOptions Off = oldRule<PlanOptions>();
-    Off.RowOnlineSoftmax = false;
+    Off.Schedule.RowOnlineSoftmax = false;
     CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
     // One load of x per loop: the (max, sum) loop and the output loop.
@@ -340,7 +347,7 @@ TEST_CASE("rows re-read per stage: LayerNorm's mean and variance in one loop (We
     CHECK(pairsOf(K, true) == 1);
     CHECK(K.Why.find("accumulated with the row mean in one loop (Welford)") != std::string::npos);
     PlanOptions Off = oldRule<PlanOptions>();
-    Off.RowWelford = false;
+    Off.Schedule.RowWelford = false;
     CHECK(onlyKernel(G, Off).RowPairs.empty());
     std::string V4 = firstVariantWithPairs(G);
     CHECK(count(V4, "jf_load<float, 4>(in_0") == 2); // the Welford loop, the output loop
@@ -366,7 +373,7 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
   // The share is the L2 a resident row block has: 60 MiB / (132 x 4) =
   // 119156 B on the H200 (the default without a device); the rule compares
   // the bytes of the row's stage inputs (x alone here) with it.
-  REQUIRE(oldRule<PlanOptions>().RowL2ShareBytes == 119156);
+  REQUIRE(oldRule<PlanOptions>().Schedule.RowL2ShareBytes == 119156);
   SECTION("f32 x 32064 (128256 B) and bf16 x 128256 (256512 B): Welford") {
     for (auto [T, H] : {std::pair{DType::F32, 32064}, std::pair{DType::BF16, 128256}}) {
       KernelPlan K = onlyKernel(layerNorm(T, H), oldRule<PlanOptions>());
@@ -386,7 +393,7 @@ TEST_CASE("Welford by default only where a row outgrows its share of L2",
   }
   SECTION("a smaller share (another device) moves the line") {
     PlanOptions O = oldRule<PlanOptions>();
-    O.RowL2ShareBytes = 50000;
+    O.Schedule.RowL2ShareBytes = 50000;
     CHECK(pairsOf(onlyKernel(layerNorm(DType::F32, 14336), O), true) == 1);
   }
   SECTION("a dynamic row keeps two loops unless forced") {
@@ -399,7 +406,7 @@ TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedu
     KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), oldRule<PlanOptions>());
     CHECK(K.FewRows == nullptr); // PlanOptions: no clusters unless the target has them
     PlanOptions O = oldRule<PlanOptions>();
-    O.FewRowsClusters = true;
+    O.Schedule.FewRowsClusters = true;
     K = onlyKernel(softmax(DType::BF16, 128256), O);
     REQUIRE(K.FewRows);
     CHECK(K.ClusterX == 1);
@@ -427,7 +434,7 @@ TEST_CASE("long re-read rows get a few-rows form split over a cluster", "[schedu
   }
   SECTION("rows kept in registers, short rows and many static rows have one form") {
     PlanOptions O = oldRule<PlanOptions>();
-    O.FewRowsClusters = true;
+    O.Schedule.FewRowsClusters = true;
     CHECK(onlyKernel(softmax(DType::BF16, 4096), O).FewRows == nullptr);
     CHECK(onlyKernel(layerNorm(DType::BF16, 6144), O).FewRows == nullptr);
     Graph G;
@@ -448,7 +455,7 @@ TEST_CASE("GPU: few long rows (cluster form) and many (plain) match the referenc
   Cases.push_back({addRmsNorm(DType::BF16, 40009), {{"B", 67}}});
   Cases.push_back({addRmsNorm(DType::F32, 32768), {{"B", 3}}});
   PlanOptions O = oldRule<PlanOptions>();
-  O.FewRowsClusters = true;
+  O.Schedule.FewRowsClusters = true;
   for (const Case &C : Cases)
     REQUIRE(onlyKernel(C.G, O).FewRows != nullptr);
   checkCases(Cases, oldRule<CheckOptions>());

@@ -107,7 +107,7 @@ TEST_CASE("GPU: RowPhaseLoop rows match the reference, several rows a block, any
           // with a block a row (x 1021: 4 rows a block).
           bool Takes = T != DType::F32 && G.outputs().size() == 2 && H != 1021;
           PlanOptions PO;
-          PO.RowPhaseLoop = true;
+          PO.Schedule.RowPhaseLoop = true;
           CHECK(planGraph(G, PO).Kernels.front().RowPhaseLoop == Takes);
           CheckOptions CO;
           CO.RowPhaseLoop = true;

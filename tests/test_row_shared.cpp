@@ -19,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <type_traits>
 
 using namespace jitfuse;
 using namespace jitfuse::test;
@@ -31,8 +32,15 @@ namespace {
 /// which those rows are re-read. The schedules still serve longer rows by default.
 template <typename Options> Options oldRule() {
   Options O;
-  O.RowCacheStageInputs = false;
-  O.RowCacheValues = false;
+  // PlanOptions holds them in its ScheduleOptions; the compile options
+  // (CompileOptions, CheckOptions) as fields of their own.
+  if constexpr (std::is_same_v<Options, PlanOptions>) {
+    O.Schedule.RowCacheStageInputs = false;
+    O.Schedule.RowCacheValues = false;
+  } else {
+    O.RowCacheStageInputs = false;
+    O.RowCacheValues = false;
+  }
   return O;
 }
 
@@ -40,7 +48,7 @@ template <typename Options> Options oldRule() {
 KernelPlan onlyKernel(const Graph &G, bool On, int SmMajor = 9, int SmMinor = 0) {
   PlanOptions O = oldRule<PlanOptions>();
   if (On)
-    O.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
+    O.Schedule.RowSharedBytes = codegen::maxRowSharedBytes(SmMajor, SmMinor);
   GraphPlan P = planGraph(G, O);
   REQUIRE(P.Kernels.size() == 1);
   return P.Kernels.front();

@@ -54,10 +54,10 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     // blocks, 8 chunks each, 256 B a thread, kept.
     Graph G = rmsGraph(DType::F32, 32064);
     PlanOptions On;
-    On.Clusters = true; // CompileOptions::RowClusters on an sm_90 target
+    On.Schedule.Clusters = true; // CompileOptions::RowClusters on an sm_90 target
     // Clusters are sized with the weight counted (RowCacheStageInputs keeps
     // x alone, 256 B, in one block).
-    On.RowCacheStageInputs = false;
+    On.Schedule.RowCacheStageInputs = false;
     CHECK(planGraph(G, {}).Kernels[0].ClusterX == 1); // opt-in
     GraphPlan P = planGraph(G, On);
     CHECK(P.Kernels[0].ClusterX == 2);
@@ -68,14 +68,14 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     // One block a row (forced; or a target before sm_90): 16 chunks a
     // thread, 512 B, over the budget.
     PlanOptions One = On;
-    One.RowCluster = 1;
+    One.Schedule.ForceCluster = 1;
     GraphPlan P1 = planGraph(G, One);
     CHECK(P1.Kernels[0].ClusterX == 1);
     CHECK_THAT(P1.PlanText, Catch::Contains("512 threads a row (16 chunks each); row re-read "
                                             "from memory per stage (512 B a thread > "
                                             "RowCacheBytes)"));
     PlanOptions Old;
-    Old.Clusters = false;
+    Old.Schedule.Clusters = false;
     CHECK(planGraph(G, Old).Kernels[0].ClusterX == 1);
     // The kernel says so, and launches a row's blocks together.
     std::string Src = codegen::emitProgram(G, P.Kernels);
@@ -90,8 +90,8 @@ TEST_CASE("the plan explains each kernel's schedule", "[plan][schedule]") {
     // A row that fits one block's registers stays one block (measured:
     // clusters lost there), and so does a row read once.
     PlanOptions On;
-    On.Clusters = true;
-    On.RowCacheStageInputs = false; // as above
+    On.Schedule.Clusters = true;
+    On.Schedule.RowCacheStageInputs = false; // as above
     CHECK(planGraph(rmsGraph(DType::BF16, 11008), On).Kernels[0].ClusterX == 1);
     Graph Sm; // softmax over bf16 rows of 50257: 13 chunks of 16 B, 208 B
     Sm.output("y", nn::softmax(Sm.input("x", DType::BF16, {"B", 50257})));
@@ -128,7 +128,7 @@ TEST_CASE("a row read once is kept in registers only when its loads are few",
   CHECK_THAT(Short.PlanText, Catch::Contains("its 32 B a thread loaded into registers before "
                                              "the reduction (RowCacheReadOnce)"));
   PlanOptions Off;
-  Off.RowCacheReadOnce = false;
+  Off.Schedule.RowCacheReadOnce = false;
   GraphPlan Old = planGraph(SumMax(4096), Off);
   CHECK_FALSE(Old.Kernels[0].CacheRow);
   CHECK_FALSE(Old.Kernels[0].CacheReadOnce);
@@ -148,7 +148,7 @@ TEST_CASE("a row read once is kept in registers only when its loads are few",
 TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][schedule]") {
   Graph G = rmsGraph(DType::BF16, 4096);
   PlanOptions Off;
-  Off.RowCache = false;
+  Off.Schedule.ForceRowCache = false;
   GraphPlan P = planGraph(G, Off);
   CHECK_FALSE(P.Kernels[0].CacheRow);
   CHECK_THAT(P.PlanText, Catch::Contains("row re-read from memory per stage (64 B a thread, "
@@ -160,8 +160,8 @@ TEST_CASE("CompileOptions::RowCache forces the register decision", "[plan][sched
 
   Graph L = rmsGraph(DType::F32, 32064);
   PlanOptions On;
-  On.RowCache = true;
-  On.RowCluster = 1;
+  On.Schedule.ForceRowCache = true;
+  On.Schedule.ForceCluster = 1;
   GraphPlan PL = planGraph(L, On);
   CHECK(PL.Kernels[0].CacheRow);
   CHECK_THAT(PL.PlanText, Catch::Contains("row kept in registers (512 B a thread, forced)"));
@@ -174,7 +174,7 @@ TEST_CASE("CompileOptions::RowChunksPerThread sets a row's threads", "[plan][sch
   Graph G = rmsGraph(DType::BF16, 4096);
   for (auto [K, Threads] : {std::pair<unsigned, int>{0, 256}, {2, 256}, {4, 128}, {8, 64}}) {
     PlanOptions O;
-    O.RowChunksPerThread = K;
+    O.Schedule.RowChunksPerThread = K;
     GraphPlan P = planGraph(G, O);
     INFO("RowChunksPerThread " << K << "\n" << P.PlanText);
     REQUIRE(P.Kernels.size() == 1);
@@ -184,7 +184,7 @@ TEST_CASE("CompileOptions::RowChunksPerThread sets a row's threads", "[plan][sch
                                                        Threads, 512 / Threads)));
   }
   PlanOptions Four;
-  Four.RowChunksPerThread = 4;
+  Four.Schedule.RowChunksPerThread = 4;
   GraphPlan Short = planGraph(rmsGraph(DType::BF16, 256), Four);
   CHECK(Short.Kernels[0].ThreadsX == 32);
   CHECK(Short.Kernels[0].RowsPerBlock == 4);
@@ -273,7 +273,7 @@ TEST_CASE("a row kernel computes softmax's exp once per element", "[plan][schedu
 
   // Forced re-reading keeps nothing in registers, values included.
   PlanOptions Off;
-  Off.RowCache = false;
+  Off.Schedule.ForceRowCache = false;
   CHECK(planGraph(G, Off).Kernels[0].CachedValues.empty());
 }
 

@@ -30,8 +30,8 @@ KernelPlan onlyKernel(const Graph &G, const PlanOptions &O) {
 
 PlanOptions wideOn() {
   PlanOptions O;
-  O.FewRowsClusters = true;
-  O.WideRows = true;
+  O.Schedule.FewRowsClusters = true;
+  O.Schedule.WideRows = true;
   return O;
 }
 
@@ -42,7 +42,7 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
   SECTION("softmax bf16 x 128256: plain, cluster and wide forms") {
     CHECK(onlyKernel(softmax(DType::BF16, 128256), PlanOptions{}).WideRows != nullptr);
     PlanOptions Off = wideOn();
-    Off.WideRows = false; // for comparisons
+    Off.Schedule.WideRows = false; // for comparisons
     CHECK(onlyKernel(softmax(DType::BF16, 128256), Off).WideRows == nullptr);
     KernelPlan K = onlyKernel(softmax(DType::BF16, 128256), wideOn());
     REQUIRE(K.WideRows);
@@ -94,10 +94,10 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
     CHECK(S.WideRows->RowsPerBlock == 1);
     // Off with the other wide forms, and under a forced chunk count.
     PlanOptions Off = wideOn();
-    Off.WideRows = false;
+    Off.Schedule.WideRows = false;
     CHECK(onlyKernel(layerNorm(DType::BF16, 6144), Off).WideRows == nullptr);
     PlanOptions Forced = wideOn();
-    Forced.RowChunksPerThread = 4;
+    Forced.Schedule.RowChunksPerThread = 4;
     CHECK(onlyKernel(layerNorm(DType::BF16, 6144), Forced).WideRows == nullptr);
   }
   SECTION("compiled: every form's variants, 1024-thread bounds on the wide ones") {
