@@ -12,6 +12,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
+
 using namespace jitfuse;
 using namespace jitfuse::test;
 
@@ -100,6 +103,32 @@ TEST_CASE("OutputLedVariant: not for rows without a whole-row output, in every f
   }
 }
 
+namespace {
+
+/// G over Rows rows against the reference: every tensor aligned, then one
+/// element off; inputs off with the outputs aligned (the output-led variant
+/// runs), then the other way round (led by the output too), then only the
+/// first input off.
+void checkLeadLayouts(const Graph &G, int64_t Rows) {
+  CheckOptions CO;
+  checkAlignedAndMisaligned(G, {{"B", Rows}}, CO);
+  size_t NIn = G.inputs().size(), NOut = G.outputs().size();
+  for (int Layout : {0, 1, 2}) {
+    INFO("layout " << Layout);
+    CheckOptions Each = CO;
+    Each.MisalignEach.assign(NIn, Layout == 1 ? 0u : 1u);
+    if (Layout == 2)
+      std::fill(Each.MisalignEach.begin() + 1, Each.MisalignEach.end(), 0u);
+    Each.MisalignEach.resize(NIn + NOut, Layout == 1 ? 1u : 0u);
+    std::map<std::string, double> Scalars;
+    if (!G.scalars().empty())
+      Scalars["eps"] = 1e-5;
+    checkGraph(G, randomBindings(G, {{"B", Rows}}, Scalars), Each);
+  }
+}
+
+} // namespace
+
 TEST_CASE("GPU: output-led rows match the reference, inputs and outputs at other phases",
           "[gpu][outputled]") {
   for (DType T : {DType::F32, DType::BF16, DType::F16}) {
@@ -108,24 +137,32 @@ TEST_CASE("GPU: output-led rows match the reference, inputs and outputs at other
       for (const Graph &G : Gs)
         for (int64_t Rows : {int64_t(300), int64_t(7)}) {
           INFO(dtypeName(T).str() << " rows " << Rows << " x " << H);
-          CheckOptions CO;
-          checkAlignedAndMisaligned(G, {{"B", Rows}}, CO);
-          // Inputs one element off and the outputs aligned (the output-led
-          // variant runs), then the other way round (led by the output too),
-          // then only the first input off.
-          size_t NIn = G.inputs().size(), NOut = G.outputs().size();
-          for (int Layout : {0, 1, 2}) {
-            CheckOptions Each = CO;
-            Each.MisalignEach.assign(NIn, Layout == 1 ? 0u : 1u);
-            if (Layout == 2)
-              std::fill(Each.MisalignEach.begin() + 1, Each.MisalignEach.end(), 0u);
-            Each.MisalignEach.resize(NIn + NOut, Layout == 1 ? 1u : 0u);
-            std::map<std::string, double> Scalars;
-            if (!G.scalars().empty())
-              Scalars["eps"] = 1e-5;
-            checkGraph(G, randomBindings(G, {{"B", Rows}}, Scalars), Each);
-          }
+          checkLeadLayouts(G, Rows);
         }
     }
+  }
+}
+
+TEST_CASE("GPU: output-led rows kept at 1024 threads match the reference",
+          "[gpu][outputled]") {
+  // Rows kept in registers at 1024 threads a row (64 registers a thread),
+  // the output-led copy included since session 26; LayerNorm bf16 x 50257's
+  // copy spills (4 B).
+  struct Case {
+    Graph G;
+    int64_t Rows;
+  };
+  Case Cases[] = {{addRmsNorm(DType::F32, 14336), 140}, {addRmsNorm(DType::BF16, 32064), 140},
+                  {layerNorm(DType::F32, 32064), 140},  {softmax(DType::F32, 32064), 7},
+                  {layerNorm(DType::BF16, 50257), 140}, {softmax(DType::F16, 50257), 7}};
+  CompileOptions Opts;
+  Opts.Arch = "sm_90";
+  for (const Case &C : Cases) {
+    Executable E = testCompiler().compile(C.G, Opts);
+    INFO(E.plan());
+    REQUIRE(E.kernels().size() == 1);
+    REQUIRE(E.kernels()[0].ThreadsX == 1024);
+    REQUIRE(E.plan().find("led by the output") != std::string::npos);
+    checkLeadLayouts(C.G, C.Rows);
   }
 }
