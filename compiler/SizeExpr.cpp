@@ -56,6 +56,53 @@ static int64_t satMul(int64_t A, int64_t B) {
   return R;
 }
 
+bool SizeSum::nonNegativeWhenNonEmpty() const {
+  // Substitute each dim d = 1 + e (e >= 0; a monomial of dims expands to
+  // products of (1 + e) with binomial coefficients): the polynomial is >= 0
+  // for all e >= 0 when every coefficient in e is. Sufficient, not
+  // necessary; in one dim, exact for the linear sums byte counts are.
+  std::map<std::vector<unsigned>, int64_t> InE;
+  for (auto &[D, K] : Terms) {
+    if (K == 0)
+      continue;
+    // D is sorted: runs of one dim are its exponent. Enumerate every
+    // sub-multiset with its coefficient prod C(exponent, k).
+    std::vector<std::pair<unsigned, unsigned>> Runs; // dim, exponent
+    for (unsigned X : D) {
+      if (!Runs.empty() && Runs.back().first == X)
+        ++Runs.back().second;
+      else
+        Runs.push_back({X, 1});
+    }
+    std::vector<std::pair<std::vector<unsigned>, int64_t>> Parts = {{{}, K}};
+    for (auto [Dim, Exp] : Runs) {
+      std::vector<std::pair<std::vector<unsigned>, int64_t>> Next;
+      int64_t Binom = 1; // C(Exp, Pick)
+      for (unsigned Pick = 0; Pick <= Exp; ++Pick) {
+        for (auto &[Mono, Coef] : Parts) {
+          int64_t C;
+          if (__builtin_mul_overflow(Coef, Binom, &C))
+            return false;
+          std::vector<unsigned> M = Mono;
+          M.insert(M.end(), Pick, Dim);
+          Next.push_back({std::move(M), C});
+        }
+        Binom = Binom * (Exp - Pick) / (Pick + 1);
+      }
+      Parts = std::move(Next);
+    }
+    for (auto &[Mono, Coef] : Parts) {
+      std::sort(Mono.begin(), Mono.end());
+      if (__builtin_add_overflow(InE[Mono], Coef, &InE[Mono]))
+        return false;
+    }
+  }
+  for (auto &[Mono, Coef] : InE)
+    if (Coef < 0)
+      return false;
+  return true;
+}
+
 int64_t SizeExpr::eval(llvm::ArrayRef<int64_t> DimValues) const {
   int64_t V = Static;
   for (unsigned D : Dims)
@@ -79,10 +126,13 @@ std::string SizeSum::str(llvm::ArrayRef<std::string> DynNames) const {
   for (auto It = Terms.rbegin(); It != Terms.rend(); ++It) {
     if (It->second == 0)
       continue;
-    std::string T = std::to_string(It->second);
+    // "a - b", not "a + -b".
+    bool Minus = It->second < 0 && !Out.empty();
+    std::string T = Minus ? std::to_string(-static_cast<uint64_t>(It->second))
+                          : std::to_string(It->second);
     for (unsigned D : It->first)
       T += "*" + DynNames[D];
-    Out += (Out.empty() ? "" : " + ") + T;
+    Out += (Out.empty() ? "" : Minus ? " - " : " + ") + T;
   }
   return Out.empty() ? "0" : Out;
 }

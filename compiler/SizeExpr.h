@@ -43,6 +43,10 @@ public:
         return false;
     return true;
   }
+  /// True when provably >= 0 for any dim values of at least 1 (a run with
+  /// an empty dim moves no bytes): "4608*N - 1536" is, "N - 2" is not.
+  /// Conservative: false where the proof fails (or a coefficient overflows).
+  bool nonNegativeWhenNonEmpty() const;
   int64_t eval(llvm::ArrayRef<int64_t> DimValues) const;
   /// The value when it is the same for any dims (no term with a dynamic
   /// dim is nonzero), else nullopt.
