@@ -36,9 +36,9 @@ struct ModelPattern {
   std::vector<std::string> Nonnegative = {};
   std::map<std::string, double> Scalars = {};
   /// The fewest kernels possible where today's plan has more (0: Kernels
-  /// is the fewest): a column or full reduction takes no epilogue, and
-  /// sibling full reductions are not merged (docs/ARCHITECTURE.md, "Fusion
-  /// gaps of model patterns").
+  /// is the fewest): a column or full reduction takes no epilogue, nor a
+  /// prologue that stores an output, and sibling full reductions are not
+  /// merged (docs/ARCHITECTURE.md, "Fusion gaps of model patterns").
   unsigned Fewest = 0;
 };
 
@@ -333,6 +333,77 @@ std::vector<ModelPattern> patterns() {
                },
                {},
                {{"eps", 1e-5}}});
+  // Backward passes. RMSNorm's: dx per row, dw a column sum over the rows.
+  P.push_back({"rmsnorm_backward", 2, [] {
+                 Graph G;
+                 Value X = G.input("x", DType::F32, {"B", Hidden});
+                 Value Dy = G.input("dy", DType::F32, {"B", Hidden});
+                 Value W = G.input("w", DType::F32, {Hidden});
+                 Value Rstd = G.input("rstd", DType::F32, {"B", 1});
+                 Value Xh = X * Rstd;
+                 Value Wdy = W * Dy;
+                 G.output("dx", Rstd * (Wdy - Xh * mean(Wdy * Xh)));
+                 G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+                 return G;
+               },
+               {"rstd"}});
+  P.push_back({"softmax_backward", 1, [] {
+                 Graph G;
+                 Value Y = G.input("y", DType::BF16, {"B", Vocab});
+                 Value Dy = G.input("dy", DType::BF16, {"B", Vocab});
+                 Value Yf = cast(Y, DType::F32), Dyf = cast(Dy, DType::F32);
+                 G.output("dx", cast(Yf * (Dyf - sum(Dyf * Yf)), DType::BF16));
+                 return G;
+               }});
+  // LayerNorm forward keeping its statistics for the backward pass.
+  P.push_back({"layernorm_with_stats", 1, [] {
+                 Graph G;
+                 Value X = cast(G.input("x", DType::BF16, {"B", Hidden}), DType::F32);
+                 Value Mu = mean(X);
+                 Value D = X - Mu;
+                 Value Rstd = rsqrt(mean(D * D) + G.scalar("eps", DType::F32));
+                 G.output("y", cast(D * Rstd * cast(G.input("w", DType::BF16, {Hidden}),
+                                                     DType::F32),
+                                    DType::BF16));
+                 G.output("mean", Mu);
+                 G.output("rstd", Rstd);
+                 return G;
+               },
+               {},
+               {{"eps", 1e-5}}});
+  // Mixed precision: unscale the gradients and flag a non-finite one.
+  P.push_back({"amp_unscale_found_inf", 2, [] {
+                 Graph G;
+                 Value Gr = G.input("grad", DType::F32, {"N"});
+                 Value U = Gr * G.scalar("inv_scale", DType::F32);
+                 Value Bad = logicalOr(ne(U, U), eq(abs(U), G.constant(INFINITY)));
+                 G.output("grad_out", U);
+                 G.output("found_inf", reduceMax(cast(Bad, DType::F32), ReduceScope::All));
+                 return G;
+               },
+               {},
+               {{"inv_scale", 1.0 / 65536}},
+               1});
+  // Per-token dynamic quantization to an fp8 range (values kept in bf16).
+  P.push_back({"fp8_dynamic_quant", 1, [] {
+                 Graph G;
+                 Value X = cast(G.input("x", DType::BF16, {"B", Hidden}), DType::F32);
+                 Value S = max(reduceMax(abs(X)) / G.constant(448.0), G.constant(1e-12));
+                 G.output("q", cast(min(max(X / S, G.constant(-448.0)), G.constant(448.0)),
+                                    DType::BF16));
+                 G.output("scale", S);
+                 return G;
+               }});
+  P.push_back({"bias_dropout_residual", 1, [] {
+                 Graph G;
+                 Value X = G.input("x", DType::BF16, {"B", Hidden});
+                 Value Bias = G.input("bias", DType::BF16, {Hidden});
+                 Value R = G.input("residual", DType::BF16, {"B", Hidden});
+                 G.output("out", nn::dropout(X + Bias, 0.1, G.scalar("seed", DType::I64)) + R);
+                 return G;
+               },
+               {},
+               {{"seed", 1234}}});
   // Pooling: a mean over the sequence axis of [B, T, H].
   P.push_back({"mean_pool_seq", 1, [] {
                  Graph G;
