@@ -37,6 +37,15 @@ llvm::StringRef kernelKindNameImpl(KernelKind K) {
   return "";
 }
 
+/// The reduction a full or column reduction kernel computes.
+static NodeId reductionOf(const Graph &G, const KernelPlan &P) {
+  for (NodeId N : P.Nodes)
+    if (isReduction(G.node(N).Kind))
+      return N;
+  JITFUSE_UNREACHABLE("a reduction kernel without its reduction");
+  return ~NodeId(0);
+}
+
 static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P) {
   std::vector<KernelParam> Out;
   for (unsigned I = 0; I < P.Inputs.size(); ++I)
@@ -48,7 +57,7 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   for (unsigned I = 0; I < P.DynDims.size(); ++I)
     Out.push_back({KernelParam::DynDim, I, DType::I64});
   if (P.Kind == KernelKind::FullReduce || P.Kind == KernelKind::ColumnReduce) {
-    Out.push_back({KernelParam::Partials, 0, G.node(P.Outputs[0]).Type});
+    Out.push_back({KernelParam::Partials, 0, G.node(reductionOf(G, P)).Type});
     Out.push_back({KernelParam::Counter, 0, DType::I32});
   }
   return Out;
@@ -587,8 +596,17 @@ std::string KernelWriter::numelExpr() const {
 
 void KernelWriter::fullBody() {
   std::string IT = E.indexType();
-  NodeId Red = P.Outputs[0];
+  NodeId Red = reductionOf(G, P);
   const Node &Nd = G.node(Red);
+  // The reduction's output, and the prologue's values stored as the chunks
+  // go by (FullReducePrologueOutputs; every other output has the domain's
+  // shape: compiler/Fusion.cpp).
+  size_t RedOut = static_cast<size_t>(
+      std::find(P.Outputs.begin(), P.Outputs.end(), Red) - P.Outputs.begin());
+  JITFUSE_CHECK(RedOut < P.Outputs.size(), "a full reduction stores its result");
+  bool Stores = P.Outputs.size() > 1;
+  StoreOnly.assign(P.Outputs.size(), true);
+  StoreOnly[RedOut] = false;
   const Node &Op = G.node(Nd.Operands[0]);
   std::string AT = computeType(Nd.Type);
   std::string Ident = reduceIdentity(Nd.Kind, Nd.Type);
@@ -616,10 +634,17 @@ void KernelWriter::fullBody() {
   E.open(fmt::format("for ({0} chunk = ({0})blockIdx.x * {1} + threadIdx.x; "
                      "chunk < nchunks; chunk += ({0})gridDim.x * {1})",
                      IT, NT));
+  // A chunk's values: accumulated, and the prologue's outputs stored at
+  // \p Base (the chunk's first element).
+  auto Chunk = [&](bool Vector, const std::string &Base) {
+    lanes(Vector, Accumulate);
+    if (Stores)
+      storeOutputs(Vector, Base);
+  };
   if (Peel && P.Flat) {
     E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {} - jf_off;", IT, Vec));
     chunkLanes("n");
-    wholeOrPartial([&] { lanes(true, Accumulate); });
+    wholeOrPartial([&] { Chunk(true, "col"); });
     E.setLaneGuard(false);
   } else if (Peel) {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
@@ -628,28 +653,43 @@ void KernelWriter::fullBody() {
     E.open(fmt::format("if (col < {})", L));
     chunkLanes(L);
     outerCoords("row");
-    wholeOrPartial([&] { lanes(true, Accumulate); });
+    wholeOrPartial([&] { Chunk(true, fmt::format("row * {} + col", L)); });
     E.setLaneGuard(false);
     E.close();
   } else if (P.Flat) {
     E.line(fmt::format("[[maybe_unused]] const {} col = chunk * {};", IT, Vec));
     if (Vec == 1) {
-      lanes(false, Accumulate);
+      Chunk(false, "col");
     } else {
       E.open(fmt::format("if (col + {} <= n)", Vec));
-      lanes(true, Accumulate);
+      Chunk(true, "col");
       E.close();
       E.open("else");
-      flatTail("n", Accumulate);
+      if (Stores) {
+        // The last, partial chunk element by element, as an element-wise
+        // kernel's (elementwiseChunk).
+        E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
+        E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
+        E.open("");
+        E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
+        ScalarPart = true;
+        Chunk(true, "col");
+        ScalarPart = false;
+        E.close();
+        E.close();
+      } else {
+        flatTail("n", Accumulate);
+      }
       E.close();
     }
   } else {
     E.line(fmt::format("const {} row = chunk / cpr;", IT));
     E.line(fmt::format("[[maybe_unused]] const {} col = (chunk - row * cpr) * {};", IT, Vec));
     outerCoords("row");
-    lanes(true, Accumulate);
+    Chunk(true, fmt::format("row * {} + col", L));
   }
   E.close();
+  StoreOnly.clear();
   // Stage 2, deterministic: fixed per-block partials, summed in a fixed
   // order by the last block to finish.
   std::string F = reduceFunctor(Nd.Kind);
@@ -670,7 +710,7 @@ void KernelWriter::fullBody() {
   E.open("if (threadIdx.x == 0)");
   if (Nd.Kind == Op::ReduceMean)
     E.line(fmt::format("tot = tot / ({})n;", AT));
-  E.line(fmt::format("out_0[0] = {};", storeConvert(Nd.Type, "tot")));
+  E.line(fmt::format("out_{}[0] = {};", RedOut, storeConvert(Nd.Type, "tot")));
   E.line("*jf_counter = 0u; // ready for the next launch");
   E.close();
 }

@@ -53,8 +53,8 @@ struct Refusal {
 
 class Fuser {
 public:
-  Fuser(const Graph &G, const std::set<NodeId> &WholeRowsOnly)
-      : G(G), WholeRowsOnly(WholeRowsOnly) {}
+  Fuser(const Graph &G, const std::set<NodeId> &WholeRowsOnly, const FusionOptions &Opts)
+      : G(G), WholeRowsOnly(WholeRowsOnly), Opts(Opts) {}
   Partition run();
   /// Parts of rows (see isRowPart) that a row kernel took but whose values
   /// leave it: run() must be repeated with them in WholeRowsOnly.
@@ -89,6 +89,7 @@ private:
 
   const Graph &G;
   const std::set<NodeId> &WholeRowsOnly;
+  FusionOptions Opts;
   std::vector<NodeId> Escaped;
   std::vector<ClusterState> Clusters;
   std::vector<unsigned> Parent;
@@ -205,6 +206,14 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                          " reduction takes only an element-wise prologue over " +
                          shapeStr(OpShape)};
     for (NodeId M : Clusters[S[0]].Nodes) {
+      // FullReducePrologueOutputs: the full reduction's kernel visits each
+      // element of its domain once, so it may store a graph output of the
+      // domain's shape (codegen: KernelWriter::fullBody), which other
+      // kernels may then read too. An intermediate read elsewhere is left
+      // to recomputeCheapProducers: recomputing x * x beats storing it.
+      if (Opts.FullReducePrologueOutputs && !Column && IsOutput[M] &&
+          sameShape(G.node(M).Dims, OpShape) && G.stridesOf(M).empty())
+        continue;
       if (IsOutput[M])
         return Refusal{BoundaryReason::MultipleConsumers,
                        "%" + std::to_string(M) + " is a graph output"};
@@ -565,14 +574,14 @@ Partition Fuser::run() {
 
 } // namespace
 
-Partition fuseGraph(const Graph &G) {
+Partition fuseGraph(const Graph &G, const FusionOptions &Opts) {
   // Parts of rows join a row kernel on the way forward, before it is known
   // whether a concat takes them back into rows in the same kernel; those
   // that escape are refused in another walk (each walk bans at least one
   // more node, so this ends).
   std::set<NodeId> WholeRowsOnly;
   for (;;) {
-    Fuser F(G, WholeRowsOnly);
+    Fuser F(G, WholeRowsOnly, Opts);
     Partition P = F.run();
     if (F.escapedRowParts().empty())
       return P;

@@ -5,9 +5,16 @@
 
 namespace jitfuse {
 
+struct FusionOptions {
+  /// CompileOptions::FullReducePrologueOutputs: a full reduction takes a
+  /// prologue whose values are also stored (a graph output, or read by
+  /// another kernel) over the reduction's domain.
+  bool FullReducePrologueOutputs = false;
+};
+
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with
 /// prologue and epilogue) and full-reduction clusters. Pure and
 /// deterministic; every refusal to merge is recorded as a FusionBoundary.
-Partition fuseGraph(const Graph &G);
+Partition fuseGraph(const Graph &G, const FusionOptions &Opts = {});
 
 } // namespace jitfuse

@@ -67,7 +67,7 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
 
 /// The partition and schedule of G (the user's graph or its row view).
 static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) {
-  R.Part = Opts.Fuse ? fuseGraph(G) : partitionUnfused(G);
+  R.Part = Opts.Fuse ? fuseGraph(G, Opts.Fusion) : partitionUnfused(G);
   for (unsigned I = 0; I < R.Part.Clusters.size(); ++I) {
     R.Kernels.push_back(scheduleCluster(G, R.Part.Clusters[I], I, Opts.Schedule));
     markStreamLoads(G, R.Kernels.back(), Opts.StreamLoads, Opts.StreamReadOnlyRows);

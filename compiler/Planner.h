@@ -8,6 +8,7 @@
 #pragma once
 
 #include "codegen/KernelPlan.h"
+#include "compiler/Fusion.h"
 #include "compiler/Partition.h"
 #include "compiler/Schedule.h"
 #include "compiler/SizeExpr.h"
@@ -22,6 +23,8 @@ namespace jitfuse {
 /// The planning part of CompileOptions (driver/Compiler.h documents them).
 struct PlanOptions {
   bool Fuse = true;
+  /// The fusion pass's options (compiler/Fusion.h).
+  FusionOptions Fusion;
   bool Horizontal = true;
   /// CompileOptions::HorizontalMaxBytes, resolved (< 0: never split).
   int64_t HorizontalMaxBytes = 0;

@@ -254,10 +254,11 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.Inputs = C.Inputs;
   P.Outputs = C.Outputs;
   P.Scalars = C.Scalars;
-  // Named after its first output; a column reduction after its reduction
-  // (its outputs may be reshapes of the result).
+  // Named after its first output; a column or full reduction after its
+  // reduction (its outputs may be reshapes of the result, or a full
+  // reduction's prologue values: FullReducePrologueOutputs).
   NodeId Named = C.Outputs.front();
-  if (C.Kind == KernelKind::ColumnReduce)
+  if (C.Kind == KernelKind::ColumnReduce || C.Kind == KernelKind::FullReduce)
     for (NodeId N : C.Nodes)
       if (isReduction(G.node(N).Kind))
         Named = N;

@@ -70,6 +70,7 @@ struct Target {
 PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor, int SmMinor) {
   PlanOptions P;
   P.Fuse = Opts.Fuse;
+  P.Fusion.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

@@ -304,6 +304,13 @@ struct CompileOptions {
   /// (compiler/Horizontal.h). Only with Fuse. false: one launch per kernel,
   /// for same-run comparisons.
   bool HorizontalFusion = true;
+  /// Experiment (off until run on the GPU): a full reduction also takes an
+  /// element-wise prologue whose values leave the kernel (a graph output,
+  /// or read by another kernel), storing them as it reduces: gradients
+  /// unscaled and checked for inf/NaN in one pass instead of two kernels
+  /// and an f32 flag tensor written and read (16 N bytes against 8 N;
+  /// docs/ARCHITECTURE.md, "Fusion gaps of model patterns").
+  bool FullReducePrologueOutputs = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -154,6 +154,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.PieceWrapChunks = Opts.PieceWrapChunks;
     CO.RowPhaseLoop = Opts.RowPhaseLoop;
     CO.OutputLedVariant = Opts.OutputLedVariant;
+    CO.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

@@ -74,6 +74,8 @@ struct CheckOptions {
   bool RowPhaseLoop = false;
   /// CompileOptions::OutputLedVariant.
   bool OutputLedVariant = true;
+  /// CompileOptions::FullReducePrologueOutputs.
+  bool FullReducePrologueOutputs = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -450,3 +450,126 @@ TEST_CASE("GPU: model patterns match the reference, fused and unfused", "[gpu][m
     checkGraph(G, bindingsFor(P, G), CO);
   }
 }
+
+namespace {
+
+/// Gradients unscaled and checked for inf/NaN: the values stored and a
+/// full reduction of a flag over them.
+Graph unscaleFoundInf(DType T, std::vector<Dim> Dims) {
+  Graph G;
+  Value Gr = cast(G.input("grad", T, Dims), DType::F32);
+  Value U = Gr * G.scalar("inv_scale", DType::F32);
+  Value Bad = logicalOr(ne(U, U), eq(abs(U), G.constant(INFINITY)));
+  G.output("grad_out", cast(U, T));
+  G.output("found_inf", reduceMax(cast(Bad, DType::F32), ReduceScope::All));
+  return G;
+}
+
+/// A sum of squares whose squares are also an output, and the input's
+/// cast read by a later kernel.
+Graph sumOfSquaresKept(DType T) {
+  Graph G;
+  Value X = cast(G.input("x", T, {"B", 1000}), DType::F32);
+  Value Sq = X * X;
+  G.output("sq", Sq);
+  G.output("ssq", sum(Sq, ReduceScope::All));
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("FullReducePrologueOutputs: a full reduction stores its prologue's values",
+          "[fusion][models][prologue]") {
+  for (bool On : {false, true}) {
+    INFO("FullReducePrologueOutputs " << On);
+    Graph G = unscaleFoundInf(DType::F32, {"N"});
+    PlanOptions O;
+    O.Fusion.FullReducePrologueOutputs = On;
+    GraphPlan Plan = planGraph(G, O);
+    INFO(Plan.PlanText);
+    // One kernel reading grad and writing grad_out: 8 N bytes; without it
+    // the f32 flag tensor is written and read again (16 N).
+    CHECK(Plan.Kernels.size() == (On ? 1u : 2u));
+    CHECK_THAT(Plan.PlanText,
+               Catch::Matchers::Contains(On ? "total: 1 kernel, 8*N + 4 bytes"
+                                            : "total: 2 kernels, 16*N + 4 bytes"));
+    if (On) {
+      const KernelPlan &K = Plan.Kernels[0];
+      CHECK(K.Kind == KernelKind::FullReduce);
+      CHECK(K.Outputs.size() == 2);
+      CHECK(K.Name == "jf_k0_reduce_max");
+    }
+  }
+  // Every variant compiles, stores grad_out in each path (aligned vector,
+  // the flat tail, peeled whole and partial chunks) and the reduction's
+  // result by its own output index.
+  for (DType T : {DType::F32, DType::BF16}) {
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Opts.DeferVariants = false;
+    Opts.FullReducePrologueOutputs = true;
+    Executable E = testCompiler().compile(unscaleFoundInf(T, {"N"}), Opts);
+    REQUIRE(E.kernels().size() == 1);
+    const std::string &Src = E.kernels()[0].Source;
+    INFO(Src);
+    CHECK(Src.find("jf_store<") != std::string::npos);         // aligned chunks
+    CHECK(Src.find("out_0[col] = ") != std::string::npos);     // the tail
+    CHECK(Src.find("jf_store_whole<") != std::string::npos);   // peeled
+    CHECK(Src.find("jf_store_part<") != std::string::npos);    // peeled edges
+    CHECK(Src.find("out_1[0] = ") != std::string::npos);       // found_inf
+  }
+  // An intermediate read by a later kernel stays with the recompute rule:
+  // x * x computed again by its reader (x read twice) rather than stored
+  // and read back.
+  {
+    Graph G;
+    Value X = G.input("x", DType::F32, {"N"});
+    Value Sq = X * X;
+    G.output("y", Sq / sum(Sq, ReduceScope::All));
+    PlanOptions O;
+    O.Fusion.FullReducePrologueOutputs = true;
+    GraphPlan Plan = planGraph(G, O);
+    INFO(Plan.PlanText);
+    CHECK(Plan.Kernels.size() == 2);
+    CHECK(Plan.Part.Recomputes.size() == 1);
+  }
+  // A column reduction never takes such a prologue.
+  {
+    Graph G;
+    Value X = G.input("x", DType::F32, {"N", 64});
+    Value Sq = X * X;
+    G.output("sq", Sq);
+    G.output("colsum", sum(Sq, llvm::ArrayRef<int64_t>{0}));
+    PlanOptions O;
+    O.Fusion.FullReducePrologueOutputs = true;
+    CHECK(planGraph(G, O).Kernels.size() == 2);
+  }
+}
+
+TEST_CASE("GPU: FullReducePrologueOutputs matches the reference, any length and offset",
+          "[gpu][models][prologue]") {
+  for (DType T : {DType::F32, DType::BF16}) {
+    for (int64_t N : {int64_t(1), int64_t(7), int64_t(1000), int64_t(4099), int64_t(1 << 20)}) {
+      INFO(dtypeName(T).str() << " N = " << N);
+      Graph G = unscaleFoundInf(T, {"N"});
+      for (unsigned Off : {0u, 1u}) {
+        CheckOptions CO;
+        CO.FullReducePrologueOutputs = true;
+        CO.ExpectFusedKernels = 1;
+        CO.MisalignElems = Off;
+        CO.SpecialValues = N > 8; // inf and NaN somewhere: found_inf = 1
+        checkGraph(G, randomBindings(G, {{"N", N}}, {{"inv_scale", 1.0 / 1024}}, CO), CO);
+      }
+    }
+    // A row domain (the full reduction over [B, 1000]), its squares kept.
+    Graph G = sumOfSquaresKept(T);
+    for (int64_t B : {int64_t(1), int64_t(333)}) {
+      CheckOptions CO;
+      CO.FullReducePrologueOutputs = true;
+      CO.ExpectFusedKernels = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, CO), CO);
+      CO.MisalignEach = {1, 0, 0};
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, CO), CO);
+    }
+  }
+}
