@@ -19,6 +19,7 @@
 #include "support/Error.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
 
 #include <functional>
 
@@ -157,12 +158,33 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       return "oc";
     return E.address(O, E.coordsOfIndex("oc", G.node(O).Dims), G.node(O).Dims);
   };
+  // Whether output O lists the result's values (the result or a reshape of
+  // it); any other output is element-wise work on the result
+  // (ColumnReduceEpilogue), evaluated at column oc.
+  auto IsResult = [&](NodeId O) {
+    while (G.node(O).Kind == Op::Reshape)
+      O = G.node(O).Operands[0];
+    return O == Red;
+  };
+  bool Epilogue = !llvm::all_of(P.Outputs, IsResult);
   auto Store = [&](const std::string &Tot) {
     E.open("if (oc < ncols)");
     std::string V = Nd.Kind == Op::ReduceMean ? fmt::format("{} / ({})nrows", Tot, AT) : Tot;
-    for (size_t O = 0; O < P.Outputs.size(); ++O)
-      E.line(fmt::format("out_{}[{}] = {};", O, OutIndex(P.Outputs[O]),
-                         storeConvert(Nd.Type, V)));
+    if (Epilogue) {
+      E.line(fmt::format("const {} jf_r = {};", AT, V));
+      E.setReduced(Red, "jf_r");
+      V = "jf_r";
+    }
+    E.setVectorLoads(false);
+    for (size_t O = 0; O < P.Outputs.size(); ++O) {
+      NodeId N = P.Outputs[O];
+      std::string Value =
+          IsResult(N) ? storeConvert(Nd.Type, V)
+                      : storeConvert(G.node(N).Type,
+                                     E.value(N, E.coordsOfIndex("oc", G.node(N).Dims)));
+      E.line(fmt::format("out_{}[{}] = {};", O, OutIndex(N), Value));
+    }
+    E.setVectorLoads(true);
     E.close();
   };
   E.open("if (nsplit == 1)");

@@ -72,6 +72,11 @@ private:
   bool reaches(unsigned From, unsigned To);
   /// Whether O is a column reduction or a chain of reshapes of one.
   bool relabelsColumnResult(NodeId O) const;
+  /// ColumnReduceEpilogue: whether element-wise N may join column
+  /// reduction cluster C, evaluated at each column's result.
+  bool columnEpilogue(unsigned C, NodeId N);
+  /// A path that leaves the clusters S (into Others) and comes back.
+  std::optional<Refusal> wouldCycle(llvm::ArrayRef<unsigned> S, llvm::ArrayRef<unsigned> Others);
   std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                   llvm::ArrayRef<unsigned> Others,
                                   KernelKind &Kind, Shape &Domain);
@@ -163,6 +168,43 @@ bool Fuser::relabelsColumnResult(NodeId O) const {
   return isColumnReduction(G.node(O));
 }
 
+bool Fuser::columnEpilogue(unsigned C, NodeId N) {
+  const Node &Nd = G.node(N);
+  OpKind K = opKind(Nd.Kind);
+  const ClusterState &Q = Clusters[C];
+  if (!Opts.ColumnReduceEpilogue || Q.Kind != KernelKind::ColumnReduce ||
+      (K != OpKind::Unary && K != OpKind::Binary && K != OpKind::Ternary) ||
+      Q.Nodes.size() + 1 > MaxClusterNodes)
+    return false;
+  NodeId Red = ~NodeId(0);
+  for (NodeId M : Q.Nodes)
+    if (isReduction(G.node(M).Kind))
+      Red = M;
+  // Over the result's shape, and reading of this cluster only the result
+  // and nodes over its shape (its epilogue): a prologue value of [R, C]
+  // has no single value at a column's result.
+  llvm::ArrayRef<Dim> RS(G.node(Red).Dims);
+  if (llvm::ArrayRef<Dim>(Nd.Dims) != RS)
+    return false;
+  for (NodeId O : Nd.Operands)
+    if (clusterOf(O) == static_cast<int>(C) && llvm::ArrayRef<Dim>(G.node(O).Dims) != RS)
+      return false;
+  return true;
+}
+
+std::optional<Refusal> Fuser::wouldCycle(llvm::ArrayRef<unsigned> S,
+                                         llvm::ArrayRef<unsigned> Others) {
+  for (unsigned O : Others)
+    for (unsigned C : S)
+      if (reaches(O, C))
+        return Refusal{BoundaryReason::WouldCycle, ""};
+  for (unsigned A : S)
+    for (unsigned B : S)
+      if (A != B && reaches(A, B))
+        return Refusal{BoundaryReason::WouldCycle, ""};
+  return std::nullopt;
+}
+
 std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
                                        llvm::ArrayRef<unsigned> Others,
                                        KernelKind &Kind, Shape &Domain) {
@@ -176,6 +218,15 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
   if (Nd.Kind == Op::Reshape && S.size() == 1 &&
       Clusters[S[0]].Kind == KernelKind::ColumnReduce &&
       relabelsColumnResult(Nd.Operands[0])) {
+    Kind = KernelKind::ColumnReduce;
+    Domain = Clusters[S[0]].Domain;
+    return std::nullopt;
+  }
+  // ColumnReduceEpilogue: element-wise work on the columns' results runs in
+  // the tile's last block, after the splits are combined.
+  if (S.size() == 1 && columnEpilogue(S[0], N)) {
+    if (auto R = wouldCycle(S, Others))
+      return R;
     Kind = KernelKind::ColumnReduce;
     Domain = Clusters[S[0]].Domain;
     return std::nullopt;
@@ -291,15 +342,7 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
     }
   }
   // No path may leave the merged cluster and come back.
-  for (unsigned O : Others)
-    for (unsigned C : S)
-      if (reaches(O, C))
-        return Refusal{BoundaryReason::WouldCycle, ""};
-  for (unsigned A : S)
-    for (unsigned B : S)
-      if (A != B && reaches(A, B))
-        return Refusal{BoundaryReason::WouldCycle, ""};
-  return std::nullopt;
+  return wouldCycle(S, Others);
 }
 
 void Fuser::join(llvm::ArrayRef<unsigned> S, NodeId N, KernelKind Kind,

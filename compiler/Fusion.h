@@ -10,6 +10,10 @@ struct FusionOptions {
   /// prologue whose values are also stored (a graph output, or read by
   /// another kernel) over the reduction's domain.
   bool FullReducePrologueOutputs = false;
+  /// CompileOptions::ColumnReduceEpilogue: a column reduction takes
+  /// element-wise work on its result ([1, C]), done per column after the
+  /// splits are combined.
+  bool ColumnReduceEpilogue = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

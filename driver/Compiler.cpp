@@ -71,6 +71,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   PlanOptions P;
   P.Fuse = Opts.Fuse;
   P.Fusion.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
+  P.Fusion.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

@@ -311,6 +311,12 @@ struct CompileOptions {
   /// and an f32 flag tensor written and read (16 N bytes against 8 N;
   /// docs/ARCHITECTURE.md, "Fusion gaps of model patterns").
   bool FullReducePrologueOutputs = false;
+  /// Experiment (off until run on the GPU): a column reduction also takes
+  /// element-wise work on its [1, C] result (a per-channel quantization's
+  /// `amax / 127`, a column logsumexp's `m + log(s)`), done by each column
+  /// tile's last block after the splits are combined, instead of a kernel
+  /// of its own (docs/ARCHITECTURE.md, "Fusion gaps of model patterns").
+  bool ColumnReduceEpilogue = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

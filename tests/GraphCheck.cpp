@@ -155,6 +155,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowPhaseLoop = Opts.RowPhaseLoop;
     CO.OutputLedVariant = Opts.OutputLedVariant;
     CO.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
+    CO.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

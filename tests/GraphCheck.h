@@ -76,6 +76,8 @@ struct CheckOptions {
   bool OutputLedVariant = true;
   /// CompileOptions::FullReducePrologueOutputs.
   bool FullReducePrologueOutputs = false;
+  /// CompileOptions::ColumnReduceEpilogue.
+  bool ColumnReduceEpilogue = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -573,3 +573,85 @@ TEST_CASE("GPU: FullReducePrologueOutputs matches the reference, any length and 
     }
   }
 }
+
+namespace {
+
+/// Per-output-channel quantization: the scale (a column absmax / 127) stored
+/// and the rounded values.
+Graph perChannelQuant(DType T, int64_t C) {
+  Graph G;
+  Value W = cast(G.input("w", T, {"K", C}), DType::F32);
+  Value S = reduceMax(abs(W), llvm::ArrayRef<int64_t>{0}) / G.constant(127.0);
+  G.output("q", cast(rint(W / S), DType::I32));
+  G.output("scale", S);
+  return G;
+}
+
+/// A column logsumexp with a per-column bias read in the epilogue.
+Graph columnLogSumExp(DType T, int64_t C) {
+  Graph G;
+  Value X = cast(G.input("x", T, {"N", C}), DType::F32);
+  Value M = reduceMax(X, llvm::ArrayRef<int64_t>{0});
+  Value Bias = cast(G.input("bias", T, {C}), DType::F32);
+  G.output("lse", M + log(sum(exp(X - M), llvm::ArrayRef<int64_t>{0})) + Bias);
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("ColumnReduceEpilogue: a column reduction's result computed on in its kernel",
+          "[fusion][models][epilogue]") {
+  for (bool On : {false, true}) {
+    INFO("ColumnReduceEpilogue " << On);
+    PlanOptions O;
+    O.Fusion.ColumnReduceEpilogue = On;
+    GraphPlan Quant = planGraph(perChannelQuant(DType::BF16, 384), O);
+    INFO(Quant.PlanText);
+    CHECK(Quant.Kernels.size() == (On ? 2u : 3u));
+    CHECK(Quant.Kernels[0].Kind == KernelKind::ColumnReduce);
+    GraphPlan Lse = planGraph(columnLogSumExp(DType::F32, 384), O);
+    INFO(Lse.PlanText);
+    CHECK(Lse.Kernels.size() == (On ? 2u : 3u));
+    CHECK((Lse.Kernels.back().Kind == KernelKind::ColumnReduce) == On);
+  }
+  // A value of the [R, C] domain is no epilogue: x * sum(x, {0}) stays a
+  // kernel of its own.
+  {
+    Graph G;
+    Value X = G.input("x", DType::F32, {"N", 64});
+    G.output("y", X * sum(X, llvm::ArrayRef<int64_t>{0}));
+    PlanOptions O;
+    O.Fusion.ColumnReduceEpilogue = true;
+    CHECK(planGraph(G, O).Kernels.size() == 2);
+  }
+  // Every variant compiles; the epilogue reads the result through jf_r.
+  for (DType T : {DType::F32, DType::BF16})
+    for (int64_t C : {int64_t(7), int64_t(384), int64_t(4097)}) {
+      CompileOptions Opts;
+      Opts.Arch = "sm_90";
+      Opts.DeferVariants = false;
+      Opts.ColumnReduceEpilogue = true;
+      Executable E = testCompiler().compile(columnLogSumExp(T, C), Opts);
+      REQUIRE(E.kernels().size() == 2);
+      const std::string &Src = E.kernels()[1].Source;
+      INFO(Src);
+      CHECK(Src.find("const float jf_r = ") != std::string::npos);
+      CHECK(Src.find("logf(jf_r)") != std::string::npos);
+    }
+}
+
+TEST_CASE("GPU: ColumnReduceEpilogue matches the reference, odd columns, many splits",
+          "[gpu][models][epilogue]") {
+  for (DType T : {DType::F32, DType::BF16})
+    for (int64_t C : {int64_t(1), int64_t(7), int64_t(384), int64_t(4097)})
+      for (int64_t R : {int64_t(1), int64_t(1000), int64_t(65537)}) {
+        INFO(dtypeName(T).str() << " " << R << " x " << C);
+        CheckOptions CO;
+        CO.ColumnReduceEpilogue = true;
+        CO.ExpectFusedKernels = 2;
+        Graph Q = perChannelQuant(T, C);
+        checkGraph(Q, randomBindings(Q, {{"K", R}}, {}, CO), CO);
+        Graph L = columnLogSumExp(T, C);
+        checkGraph(L, randomBindings(L, {{"N", R}}, {}, CO), CO);
+      }
+}
