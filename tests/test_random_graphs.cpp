@@ -147,9 +147,13 @@ std::string partitionInvariants(const Graph &G, const Partition &P) {
 std::string checkPipeline(const Graph &G) {
   try {
     G.verify();
-    for (bool Fuse : {false, true}) {
-      const char *Mode = Fuse ? "fused" : "unfused";
-      Partition P = Fuse ? fuseGraph(G) : partitionUnfused(G);
+    // Unfused, fused, and fused with the fusion experiments on.
+    for (int Mode3 : {0, 1, 2}) {
+      bool Fuse = Mode3 > 0;
+      const char *Mode = Mode3 == 0 ? "unfused" : Mode3 == 1 ? "fused" : "fused (experiments)";
+      FusionOptions FO;
+      FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 == 2;
+      Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
       if (!Why.empty())
@@ -416,6 +420,10 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FlatRowBroadcast = !Late;
       Opts.FlatTailThreads = !Late;
       Opts.PeeledRowOccupancy = !Late;
+      // And the fusion experiments of session 26: full reductions storing
+      // their prologue's outputs, column reductions computing on their result.
+      Opts.FullReducePrologueOutputs = Late;
+      Opts.ColumnReduceEpilogue = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
