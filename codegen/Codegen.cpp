@@ -37,15 +37,6 @@ llvm::StringRef kernelKindNameImpl(KernelKind K) {
   return "";
 }
 
-/// The reduction a full or column reduction kernel computes.
-static NodeId reductionOf(const Graph &G, const KernelPlan &P) {
-  for (NodeId N : P.Nodes)
-    if (isReduction(G.node(N).Kind))
-      return N;
-  JITFUSE_UNREACHABLE("a reduction kernel without its reduction");
-  return ~NodeId(0);
-}
-
 static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P) {
   std::vector<KernelParam> Out;
   for (unsigned I = 0; I < P.Inputs.size(); ++I)
@@ -283,6 +274,23 @@ void KernelWriter::storeStrided(size_t O, bool Vector) {
   });
 }
 
+void KernelWriter::tailElements(const std::function<void()> &Body) {
+  // The last, partial chunk of a flat domain: its elements one at a time in
+  // a loop, one copy of the body. A copy per lane (Vec of them, guarded)
+  // doubled the NVRTC time of long element-wise chains (docs/MEASUREMENTS.md:
+  // a 50-op chain's aligned variant 1267 -> 556 ms without it).
+  std::string IT = E.indexType();
+  E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
+  E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
+  E.open("");
+  E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
+  ScalarPart = true;
+  Body();
+  ScalarPart = false;
+  E.close();
+  E.close();
+}
+
 void KernelWriter::flatTail(const std::string &N,
                             const std::function<void(int)> &PerLane) {
   // The last chunk of a flat domain may be partial: guard each lane.
@@ -380,21 +388,11 @@ void KernelWriter::elementwiseChunk(llvm::StringRef Exit) {
     E.open(fmt::format("if (col + {} <= n)", Vec));
     storeOutputs(true, "col");
     E.close();
-    // The last, partial chunk: its elements one at a time in a loop, one
-    // copy of the body. A copy per lane (Vec of them, guarded) doubled the
-    // NVRTC time of long element-wise chains (docs/MEASUREMENTS.md: a 50-op
-    // chain's aligned variant 1267 -> 556 ms without it).
     E.open("else");
-    E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
-    E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
-    E.open("");
-    E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
-    rowBroadcastColumn();
-    ScalarPart = true;
-    storeOutputs(true, "col");
-    ScalarPart = false;
-    E.close();
-    E.close();
+    tailElements([&] {
+      rowBroadcastColumn();
+      storeOutputs(true, "col");
+    });
     E.close();
     return;
   }
@@ -665,21 +663,10 @@ void KernelWriter::fullBody() {
       Chunk(true, "col");
       E.close();
       E.open("else");
-      if (Stores) {
-        // The last, partial chunk element by element, as an element-wise
-        // kernel's (elementwiseChunk).
-        E.open("for (int jf_k = 0; col + jf_k < n; ++jf_k)");
-        E.line(fmt::format("const {} jf_tcol = col + jf_k;", IT));
-        E.open("");
-        E.line(fmt::format("[[maybe_unused]] const {} col = jf_tcol; // this element", IT));
-        ScalarPart = true;
-        Chunk(true, "col");
-        ScalarPart = false;
-        E.close();
-        E.close();
-      } else {
+      if (Stores)
+        tailElements([&] { Chunk(true, "col"); });
+      else
         flatTail("n", Accumulate);
-      }
       E.close();
     }
   } else {

@@ -25,14 +25,19 @@
 
 namespace jitfuse::codegen {
 
-void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
-  // The outputs are the reduction's [1, C] result and reshapes of it
-  // (compiler/Fusion.cpp): the same values at the same linear index.
-  NodeId Red = ~NodeId(0);
+NodeId reductionOf(const Graph &G, const KernelPlan &P) {
   for (NodeId N : P.Nodes)
     if (isReduction(G.node(N).Kind))
-      Red = N;
-  JITFUSE_CHECK(P.Domain.size() == 2 && Red != ~NodeId(0) && !P.Outputs.empty(),
+      return N;
+  JITFUSE_UNREACHABLE("a reduction kernel without its reduction");
+}
+
+void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
+  // The outputs are the reduction's [1, C] result, reshapes of it
+  // (compiler/Fusion.cpp: the same values at the same linear index) and
+  // element-wise work on it (ColumnReduceEpilogue).
+  NodeId Red = reductionOf(G, P);
+  JITFUSE_CHECK(P.Domain.size() == 2 && !P.Outputs.empty(),
                 "a column reduction reduces axis 0 of [R, C] to its outputs");
   JITFUSE_CHECK(P.ThreadsX == launch::ColumnThreads &&
                     P.RowsPerBlock == launch::ColumnRowThreads,

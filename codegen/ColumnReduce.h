@@ -23,4 +23,9 @@ namespace jitfuse::codegen {
 /// (docs/NUMERICS.md, "Reduction order over axes").
 void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E);
 
+/// The reduction a KernelKind::FullReduce or ColumnReduce kernel computes
+/// (its outputs may also hold reshapes of the result, epilogue or prologue
+/// values).
+NodeId reductionOf(const Graph &G, const KernelPlan &P);
+
 } // namespace jitfuse::codegen

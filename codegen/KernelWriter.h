@@ -114,6 +114,9 @@ private:
   /// Stores the outputs of the chunk at `col` (element \p Base): once per
   /// piece of a hoistable concat, so each branch loads its piece's vectors.
   void storeChunk(const std::string &Base);
+  /// A flat domain's last, partial chunk (`col` to `n`), element by
+  /// element: \p Body emitted once with ScalarPart set, `col` each element.
+  void tailElements(const std::function<void()> &Body);
   void flatTail(const std::string &N, const std::function<void(int)> &PerLane);
   std::string numelExpr() const;
   /// Loops over the thread's chunks of the row; peeled rows then over their
