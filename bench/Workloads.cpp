@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W18 ---------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W20 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -214,6 +214,35 @@ std::vector<Workload> allWorkloads() {
                },
                {{"T", 4096}},
                {{"T", 37}},
+               {}});
+  // Model-code patterns the fusion experiments target (docs/ARCHITECTURE.md,
+  // "Fusion gaps of model patterns"): mixed-precision unscale with its
+  // non-finite flag (a full reduction whose prologue is also an output), and
+  // per-channel fake quantization of a weight stored [in, out] (a column
+  // amax whose [1, C] scale is computed on before the weight is re-read).
+  W.push_back({"W19", "W19",
+               "AMP unscale + found_inf: g * inv_scale and max(isnan|isinf), f32 [64M]",
+               [](Graph &G) {
+                 Value Gr = G.input("grad", DType::F32, {"N"});
+                 Value U = Gr * G.scalar("inv_scale", DType::F32);
+                 Value Bad = logicalOr(ne(U, U), eq(abs(U), G.constant(INFINITY)));
+                 G.output("grad_out", U);
+                 G.output("found_inf", reduceMax(cast(Bad, DType::F32), ReduceScope::All));
+               },
+               {{"N", int64_t(1) << 26}},
+               {{"N", 100003}},
+               {{"inv_scale", 1.0 / 65536}}});
+  W.push_back({"W20", "W20",
+               "per-channel fake quantization over axis 0 (int8 grid), bf16 w [K=8192, 8192]",
+               [](Graph &G) {
+                 Value X = cast(G.input("w", DType::BF16, {"K", 8192}), DType::F32);
+                 Value S = reduceMax(abs(X), llvm::ArrayRef<int64_t>{0}) / G.constant(127.0);
+                 Value Q = min(max(rint(X / S), G.constant(-127.0)), G.constant(127.0));
+                 G.output("wq", cast(Q * S, DType::BF16));
+                 G.output("scale", S);
+               },
+               {{"K", 8192}},
+               {{"K", 37}},
                {}});
   return W;
 }

@@ -60,6 +60,7 @@ struct Options {
   std::vector<std::string> SetDims;
   bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
   bool NoRowCacheStageInputs = false;
+  bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   uint64_t Seed = 20261129;
 };
 
@@ -299,6 +300,8 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
     FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
     FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
+    FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
+    FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -470,9 +473,9 @@ Compiler makeCompiler() {
 
 int main(int Argc, char **Argv) {
   Options O;
-  CLI::App App{"jitfuse benchmark: workloads W1-W18 fused/unfused vs the copy ceiling, "
+  CLI::App App{"jitfuse benchmark: workloads W1-W20 fused/unfused vs the copy ceiling, "
                "and JIT latency C1/C2 (see BENCHMARKS.md)"};
-  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W18, W3-bf16-H4096)")
+  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W20, W3-bf16-H4096)")
       ->delimiter(',');
   App.add_option("--iters", O.Iters, "Timed runs per workload and mode")->check(CLI::Range(1, 100000));
   App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
@@ -507,6 +510,12 @@ int main(int Argc, char **Argv) {
   App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
                "CompileOptions::AlignedRowCopy (experiment), fused and unfused, for a "
                "same-binary comparison");
+  App.add_flag("--no-full-reduce-prologue-outputs", O.NoFullReducePrologueOutputs,
+               "CompileOptions::FullReducePrologueOutputs = false, fused, for a same-binary "
+               "comparison");
+  App.add_flag("--no-column-reduce-epilogue", O.NoColumnReduceEpilogue,
+               "CompileOptions::ColumnReduceEpilogue = false, fused, for a same-binary "
+               "comparison");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");
@@ -575,7 +584,7 @@ int main(int Argc, char **Argv) {
       Rows.push_back(runWorkload(Ctx, W, Failed));
     }
     if (Rows.empty() && !O.Only.empty()) {
-      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W18 or an "
+      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W20 or an "
                  "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
       Failed = true;
     }

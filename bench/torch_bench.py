@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W18, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W20, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -117,9 +117,40 @@ def mean_pool(x):
     return x.mean(1, dtype=torch.float32)
 
 
+INV_SCALE = 1.0 / 65536
+
+
+def amp_unscale(g):
+    """W19: gradients unscaled out of place and a non-finite flag."""
+    u = g * INV_SCALE
+    return u, (~torch.isfinite(u)).any().float()
+
+
+_AMP_STATE = {}
+
+
+def amp_unscale_foreach(g):
+    """W19 as GradScaler runs it: PyTorch's fused in-place kernel (one read
+    and one write of g; the flag is a one-element tensor)."""
+    if "inv" not in _AMP_STATE:
+        _AMP_STATE["inv"] = torch.full((1,), INV_SCALE, device="cuda")
+        _AMP_STATE["found"] = torch.zeros((1,), device="cuda")
+    torch._amp_foreach_non_finite_check_and_unscale_([g], _AMP_STATE["found"], _AMP_STATE["inv"])
+    return g, _AMP_STATE["found"]
+
+
+def fake_quant_cols(w):
+    """W20: symmetric per-channel fake quantization of w [in, out] over axis 0."""
+    wf = w.float()
+    s = wf.abs().amax(0, keepdim=True) / 127.0
+    return (torch.clamp(torch.round(wf / s), -127, 127) * s).to(w.dtype), s
+
+
 # Other eager spellings of a workload: eager reports the fastest of fn and
 # these (each one's time is kept in the entry's "eager_spellings").
-EAGER_SPELLINGS = {"W10": {"x.float().sum(0)": col_sum_upcast}}
+EAGER_SPELLINGS = {"W10": {"x.float().sum(0)": col_sum_upcast},
+                   "W19": {"torch._amp_foreach_non_finite_check_and_unscale_":
+                           amp_unscale_foreach}}
 
 
 def group_norm(x, w, b):
@@ -251,6 +282,8 @@ def workloads():
          lambda: [rand((16384, 4224), bf16)[:, :4096], rand((4096,), bf16)], False),
         ("W17", "W17", bn_stats, lambda: [rand((64, 256, 3136), bf16)], False),
         ("W18", "W18", mean_pool, lambda: [rand((8, 4096, 4096), bf16)], False),
+        ("W19", "W19", amp_unscale, lambda: [rand((1 << 26,), torch.float32)], False),
+        ("W20", "W20", fake_quant_cols, lambda: [rand((8192, 8192), bf16)], False),
     ]
     return w
 

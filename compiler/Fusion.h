@@ -9,11 +9,11 @@ struct FusionOptions {
   /// CompileOptions::FullReducePrologueOutputs: a full reduction takes a
   /// prologue whose values are also stored (a graph output, or read by
   /// another kernel) over the reduction's domain.
-  bool FullReducePrologueOutputs = false;
+  bool FullReducePrologueOutputs = true;
   /// CompileOptions::ColumnReduceEpilogue: a column reduction takes
   /// element-wise work on its result ([1, C]), done per column after the
   /// splits are combined.
-  bool ColumnReduceEpilogue = false;
+  bool ColumnReduceEpilogue = true;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -75,9 +75,9 @@ struct CheckOptions {
   /// CompileOptions::OutputLedVariant.
   bool OutputLedVariant = true;
   /// CompileOptions::FullReducePrologueOutputs.
-  bool FullReducePrologueOutputs = false;
+  bool FullReducePrologueOutputs = true;
   /// CompileOptions::ColumnReduceEpilogue.
-  bool ColumnReduceEpilogue = false;
+  bool ColumnReduceEpilogue = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

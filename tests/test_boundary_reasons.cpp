@@ -127,18 +127,33 @@ TEST_CASE("boundary reason: RowDomainMismatch (a relabeled row reads a per-row v
   CHECK_THAT(B.Detail, Contains("relabels the row [1,4,6] but reads %1 [1,4,1]"));
 }
 
-TEST_CASE("boundary reason: MultipleConsumers (a full reduction's prologue)",
-          "[fusion][boundary]") {
+TEST_CASE("boundary reason: MultipleConsumers (a reduction's prologue)", "[fusion][boundary]") {
+  // A full reduction stores a prologue output itself unless
+  // FullReducePrologueOutputs is off; a column reduction never does.
   Graph G;
   Value E = exp(G.input("x", f32, {"N"}));
   Value S = sum(E, ReduceScope::All);
   G.output("e", E);
   G.output("s", S);
-  Partition P = fuseGraph(G);
+  CHECK(fuseGraph(G).Clusters.size() == 1);
+  FusionOptions Off;
+  Off.FullReducePrologueOutputs = false;
+  Partition P = fuseGraph(G, Off);
   REQUIRE(P.Clusters.size() == 2);
   const FusionBoundary &B = boundary(P, E.id(), S.id());
   CHECK(B.Reason == BoundaryReason::MultipleConsumers);
   CHECK(B.Detail == fmt::format("%{} is a graph output", E.id()));
+
+  Graph C;
+  Value CE = exp(C.input("x", f32, {"N", 8}));
+  Value CS = sum(CE, llvm::ArrayRef<int64_t>{0});
+  C.output("e", CE);
+  C.output("s", CS);
+  Partition CP = fuseGraph(C);
+  REQUIRE(CP.Clusters.size() == 2);
+  const FusionBoundary &CB = boundary(CP, CE.id(), CS.id());
+  CHECK(CB.Reason == BoundaryReason::MultipleConsumers);
+  CHECK(CB.Detail == fmt::format("%{} is a graph output", CE.id()));
 }
 
 TEST_CASE("boundary reason: WouldCycle", "[fusion][boundary]") {

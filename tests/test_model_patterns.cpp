@@ -36,9 +36,9 @@ struct ModelPattern {
   std::vector<std::string> Nonnegative = {};
   std::map<std::string, double> Scalars = {};
   /// The fewest kernels possible where today's plan has more (0: Kernels
-  /// is the fewest): a column or full reduction takes no epilogue, nor a
-  /// prologue that stores an output, and sibling full reductions are not
-  /// merged (docs/ARCHITECTURE.md, "Fusion gaps of model patterns").
+  /// is the fewest): a full reduction takes no epilogue and sibling full
+  /// reductions are not merged (docs/ARCHITECTURE.md, "Fusion gaps of
+  /// model patterns").
   unsigned Fewest = 0;
 };
 
@@ -297,7 +297,7 @@ std::vector<ModelPattern> patterns() {
                {},
                2});
   // A column logsumexp (a softmax's statistics over axis 0).
-  P.push_back({"column_logsumexp", 3, [] {
+  P.push_back({"column_logsumexp", 2, [] {
                  Graph G;
                  Value X = G.input("x", DType::F32, {"N", 384});
                  Value M = reduceMax(X, llvm::ArrayRef<int64_t>{0});
@@ -305,11 +305,10 @@ std::vector<ModelPattern> patterns() {
                  return G;
                },
                {},
-               {},
-               2});
+               {}});
   // Per-output-channel weight quantization: a column absmax, then the
   // scaled values.
-  P.push_back({"per_channel_weight_quant", 3, [] {
+  P.push_back({"per_channel_weight_quant", 2, [] {
                  Graph G;
                  Value W = cast(G.input("w", DType::BF16, {"K", 384}), DType::F32);
                  Value S = reduceMax(abs(W), llvm::ArrayRef<int64_t>{0}) / G.constant(127.0);
@@ -318,8 +317,7 @@ std::vector<ModelPattern> patterns() {
                  return G;
                },
                {},
-               {},
-               2});
+               {}});
   // Whole-tensor standardization: mean, then the centred variance, then
   // the normalized values.
   P.push_back({"global_standardize", 3, [] {
@@ -372,7 +370,7 @@ std::vector<ModelPattern> patterns() {
                {},
                {{"eps", 1e-5}}});
   // Mixed precision: unscale the gradients and flag a non-finite one.
-  P.push_back({"amp_unscale_found_inf", 2, [] {
+  P.push_back({"amp_unscale_found_inf", 1, [] {
                  Graph G;
                  Value Gr = G.input("grad", DType::F32, {"N"});
                  Value U = Gr * G.scalar("inv_scale", DType::F32);
@@ -382,8 +380,7 @@ std::vector<ModelPattern> patterns() {
                  return G;
                },
                {},
-               {{"inv_scale", 1.0 / 65536}},
-               1});
+               {{"inv_scale", 1.0 / 65536}}});
   // Per-token dynamic quantization to an fp8 range (values kept in bf16).
   P.push_back({"fp8_dynamic_quant", 1, [] {
                  Graph G;

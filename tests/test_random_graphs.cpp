@@ -147,12 +147,14 @@ std::string partitionInvariants(const Graph &G, const Partition &P) {
 std::string checkPipeline(const Graph &G) {
   try {
     G.verify();
-    // Unfused, fused, and fused with the fusion experiments on.
+    // Unfused, fused, and fused with FullReducePrologueOutputs and
+    // ColumnReduceEpilogue off (the partitions before session 27).
     for (int Mode3 : {0, 1, 2}) {
       bool Fuse = Mode3 > 0;
-      const char *Mode = Mode3 == 0 ? "unfused" : Mode3 == 1 ? "fused" : "fused (experiments)";
+      const char *Mode =
+          Mode3 == 0 ? "unfused" : Mode3 == 1 ? "fused" : "fused (reduction edges kept apart)";
       FusionOptions FO;
-      FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 == 2;
+      FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -420,10 +422,11 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FlatRowBroadcast = !Late;
       Opts.FlatTailThreads = !Late;
       Opts.PeeledRowOccupancy = !Late;
-      // And the fusion experiments of session 26: full reductions storing
-      // their prologue's outputs, column reductions computing on their result.
-      Opts.FullReducePrologueOutputs = Late;
-      Opts.ColumnReduceEpilogue = Late;
+      // And the partitions before session 27: full reductions not storing
+      // their prologue's outputs, column reductions not computing on their
+      // result.
+      Opts.FullReducePrologueOutputs = !Late;
+      Opts.ColumnReduceEpilogue = !Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
