@@ -8,6 +8,14 @@
 
 namespace jitfuse::codegen {
 
+int64_t columnSplits(int64_t Rows, int64_t Cols) {
+  if (Rows <= 0 || Cols <= 0)
+    return 1;
+  int64_t S = std::min({launch::ColumnSplitWork / Cols, launch::ColumnMaxSplits,
+                        Rows / launch::ColumnMinSplitRows});
+  return std::max<int64_t>(S, 1);
+}
+
 static unsigned gridBlocks(int64_t Work, int64_t PerBlock) {
   int64_t R = (Work + PerBlock - 1) / PerBlock;
   if (R > INT32_MAX)

@@ -103,9 +103,13 @@ inline constexpr int ColumnThreads = 32;
 inline constexpr int ColumnRowThreads = 8;
 inline constexpr int ColumnUnroll = 4;
 /// The reduced axis is split across blocks (columnSplits) until columns x
-/// splits reaches this: 2^19 = 2048 blocks of 256 bf16 columns, several
-/// waves of the H200's 132 SMs, so enough bytes are in flight whatever C is.
-inline constexpr int64_t ColumnSplitWork = int64_t(1) << 19;
+/// splits reaches this: 2^18 = 1024 blocks of 256 bf16 columns (2048 of
+/// 128 f32 ones), about 8 a SM of the H200, so enough bytes are in flight
+/// whatever C is, with splits long enough that each thread's loop, not the
+/// block's start and combine, dominates. Measured (BENCHMARKS.md, session
+/// 27): 2^19 -> 2^18 sped up W10 4.7%, W18 3.3%, W20's column amax 6.9%,
+/// no measured shape slower; 2^17 lost 12% on W18 (512 blocks).
+inline constexpr int64_t ColumnSplitWork = int64_t(1) << 18;
 /// ... with at least this many rows a split (16 rows a thread) ...
 inline constexpr int64_t ColumnMinSplitRows = 128;
 /// ... and at most this many splits (the combine adds them in sequence).
@@ -147,13 +151,7 @@ inline int64_t concatRowGroup(int64_t Piece, int Vec) {
 /// device, the dtype or the variant), so the summation order, and with it
 /// every result bit, is the same run to run and on any GPU
 /// (docs/NUMERICS.md, "Reduction order over axes").
-inline int64_t columnSplits(int64_t Rows, int64_t Cols) {
-  if (Rows <= 0 || Cols <= 0)
-    return 1;
-  int64_t S = std::min({launch::ColumnSplitWork / Cols, launch::ColumnMaxSplits,
-                        Rows / launch::ColumnMinSplitRows});
-  return std::max<int64_t>(S, 1);
-}
+int64_t columnSplits(int64_t Rows, int64_t Cols);
 
 /// Grid, block and dynamic shared memory of one launch (the three launch
 /// sites: exec/Executable.cpp, ExecutableProfile.cpp, ExecutableGraph.cpp).
