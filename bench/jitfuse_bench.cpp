@@ -61,6 +61,7 @@ struct Options {
   bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
   bool NoRowCacheStageInputs = false;
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
+  bool FullReduceEpilogue = false;
   uint64_t Seed = 20261129;
 };
 
@@ -302,6 +303,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
     FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
+    FO.FullReduceEpilogue = Ctx.Opts.FullReduceEpilogue;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -516,6 +518,8 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-column-reduce-epilogue", O.NoColumnReduceEpilogue,
                "CompileOptions::ColumnReduceEpilogue = false, fused, for a same-binary "
                "comparison");
+  App.add_flag("--full-reduce-epilogue", O.FullReduceEpilogue,
+               "CompileOptions::FullReduceEpilogue (fusion experiment), fused only");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

@@ -596,15 +596,27 @@ void KernelWriter::fullBody() {
   std::string IT = E.indexType();
   NodeId Red = reductionOf(G, P);
   const Node &Nd = G.node(Red);
-  // The reduction's output, and the prologue's values stored as the chunks
-  // go by (FullReducePrologueOutputs; every other output has the domain's
-  // shape: compiler/Fusion.cpp).
-  size_t RedOut = static_cast<size_t>(
-      std::find(P.Outputs.begin(), P.Outputs.end(), Red) - P.Outputs.begin());
-  JITFUSE_CHECK(RedOut < P.Outputs.size(), "a full reduction stores its result");
-  bool Stores = P.Outputs.size() > 1;
+  // The outputs: the reduction's result, the prologue's values stored as
+  // the chunks go by (FullReducePrologueOutputs), and element-wise work on
+  // the result computed by the last block (FullReduceEpilogue; the nodes
+  // of the kernel that read the result).
+  std::function<bool(NodeId)> AfterResult = [&](NodeId O) {
+    if (O == Red)
+      return true;
+    return llvm::any_of(G.node(O).Operands, [&](NodeId A) {
+      return llvm::is_contained(P.Nodes, A) && AfterResult(A);
+    });
+  };
+  std::vector<bool> Final(P.Outputs.size());
+  bool Stores = false;
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    Final[O] = AfterResult(P.Outputs[O]);
+    Stores |= !Final[O];
+  }
+  JITFUSE_CHECK(llvm::is_contained(Final, true), "a full reduction stores a result");
   StoreOnly.assign(P.Outputs.size(), true);
-  StoreOnly[RedOut] = false;
+  for (size_t O = 0; O < P.Outputs.size(); ++O)
+    StoreOnly[O] = !Final[O];
   const Node &Op = G.node(Nd.Operands[0]);
   std::string AT = computeType(Nd.Type);
   std::string Ident = reduceIdentity(Nd.Kind, Nd.Type);
@@ -697,7 +709,20 @@ void KernelWriter::fullBody() {
   E.open("if (threadIdx.x == 0)");
   if (Nd.Kind == Op::ReduceMean)
     E.line(fmt::format("tot = tot / ({})n;", AT));
-  E.line(fmt::format("out_{}[0] = {};", RedOut, storeConvert(Nd.Type, "tot")));
+  // The result, and the epilogue's outputs evaluated at their one element
+  // (other one-element tensors loaded there).
+  E.setReduced(Red, "tot");
+  E.setVectorLoads(false);
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    if (!Final[O])
+      continue;
+    NodeId Out = P.Outputs[O];
+    std::string V = Out == Red ? storeConvert(Nd.Type, "tot")
+                               : storeConvert(G.node(Out).Type,
+                                              E.value(Out, E.coordsOfIndex("0", G.node(Out).Dims)));
+    E.line(fmt::format("out_{}[0] = {};", O, V));
+  }
+  E.setVectorLoads(true);
   E.line("*jf_counter = 0u; // ready for the next launch");
   E.close();
 }

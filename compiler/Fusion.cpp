@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -72,9 +73,10 @@ private:
   bool reaches(unsigned From, unsigned To);
   /// Whether O is a column reduction or a chain of reshapes of one.
   bool relabelsColumnResult(NodeId O) const;
-  /// ColumnReduceEpilogue: whether element-wise N may join column
-  /// reduction cluster C, evaluated at each column's result.
-  bool columnEpilogue(unsigned C, NodeId N);
+  /// ColumnReduceEpilogue, FullReduceEpilogue: whether element-wise N may
+  /// join column or full reduction cluster C, evaluated at each column's
+  /// result or at the one result.
+  bool resultEpilogue(unsigned C, NodeId N);
   /// A path that leaves the clusters S (into Others) and comes back.
   std::optional<Refusal> wouldCycle(llvm::ArrayRef<unsigned> S, llvm::ArrayRef<unsigned> Others);
   std::optional<Refusal> tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
@@ -168,26 +170,37 @@ bool Fuser::relabelsColumnResult(NodeId O) const {
   return isColumnReduction(G.node(O));
 }
 
-bool Fuser::columnEpilogue(unsigned C, NodeId N) {
+bool Fuser::resultEpilogue(unsigned C, NodeId N) {
   const Node &Nd = G.node(N);
   OpKind K = opKind(Nd.Kind);
   const ClusterState &Q = Clusters[C];
-  if (!Opts.ColumnReduceEpilogue || Q.Kind != KernelKind::ColumnReduce ||
+  bool Column = Q.Kind == KernelKind::ColumnReduce;
+  if (!(Column ? Opts.ColumnReduceEpilogue
+               : Q.Kind == KernelKind::FullReduce && Opts.FullReduceEpilogue) ||
       (K != OpKind::Unary && K != OpKind::Binary && K != OpKind::Ternary) ||
-      Q.Nodes.size() + 1 > MaxClusterNodes)
+      Q.Nodes.size() + 1 > MaxClusterNodes || !G.stridesOf(N).empty())
     return false;
   NodeId Red = ~NodeId(0);
   for (NodeId M : Q.Nodes)
     if (isReduction(G.node(M).Kind))
       Red = M;
-  // Over the result's shape, and reading of this cluster only the result
-  // and nodes over its shape (its epilogue): a prologue value of [R, C]
-  // has no single value at a column's result.
+  // Over the result's shape (a full reduction's: one element, any rank),
+  // and reading of this cluster only the result and its epilogue: a
+  // prologue value has no single value at a result, even where its shape
+  // matches (a full reduction over one element).
   llvm::ArrayRef<Dim> RS(G.node(Red).Dims);
-  if (llvm::ArrayRef<Dim>(Nd.Dims) != RS)
+  if (Column ? llvm::ArrayRef<Dim>(Nd.Dims) != RS
+             : staticNumel(Nd.Dims) != std::optional<int64_t>(1))
     return false;
+  std::function<bool(NodeId)> AfterResult = [&](NodeId O) {
+    if (O == Red)
+      return true;
+    return llvm::any_of(G.node(O).Operands, [&](NodeId A) {
+      return clusterOf(A) == static_cast<int>(C) && AfterResult(A);
+    });
+  };
   for (NodeId O : Nd.Operands)
-    if (clusterOf(O) == static_cast<int>(C) && llvm::ArrayRef<Dim>(G.node(O).Dims) != RS)
+    if (clusterOf(O) == static_cast<int>(C) && !AfterResult(O))
       return false;
   return true;
 }
@@ -222,12 +235,13 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
     Domain = Clusters[S[0]].Domain;
     return std::nullopt;
   }
-  // ColumnReduceEpilogue: element-wise work on the columns' results runs in
-  // the tile's last block, after the splits are combined.
-  if (S.size() == 1 && columnEpilogue(S[0], N)) {
+  // ColumnReduceEpilogue, FullReduceEpilogue: element-wise work on the
+  // results runs in the last block (of each column tile), after the
+  // partials are combined.
+  if (S.size() == 1 && resultEpilogue(S[0], N)) {
     if (auto R = wouldCycle(S, Others))
       return R;
-    Kind = KernelKind::ColumnReduce;
+    Kind = Clusters[S[0]].Kind;
     Domain = Clusters[S[0]].Domain;
     return std::nullopt;
   }

@@ -14,6 +14,10 @@ struct FusionOptions {
   /// element-wise work on its result ([1, C]), done per column after the
   /// splits are combined.
   bool ColumnReduceEpilogue = true;
+  /// CompileOptions::FullReduceEpilogue: a full reduction takes
+  /// element-wise work on its one-element result, done by the last block
+  /// after the partials are combined.
+  bool FullReduceEpilogue = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -72,6 +72,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.Fuse = Opts.Fuse;
   P.Fusion.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
   P.Fusion.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
+  P.Fusion.FullReduceEpilogue = Opts.FullReduceEpilogue;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

@@ -318,6 +318,13 @@ struct CompileOptions {
   /// are combined, instead of a kernel of its own (one launch fewer; W20
   /// 125.1 -> 123.5 us). false: for same-run comparisons.
   bool ColumnReduceEpilogue = true;
+  /// Experiment (off until run on the GPU): a full reduction also takes
+  /// element-wise work on its one-element result (a mean loss's
+  /// `sum(loss * valid) / sum(valid)`, a norm's `sqrt(ssq)` stored), done by
+  /// the last block after the partials are combined, instead of a
+  /// one-element kernel of its own (docs/ARCHITECTURE.md, "Fusion gaps of
+  /// model patterns").
+  bool FullReduceEpilogue = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

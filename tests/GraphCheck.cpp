@@ -156,6 +156,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.OutputLedVariant = Opts.OutputLedVariant;
     CO.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
     CO.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
+    CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

@@ -78,6 +78,8 @@ struct CheckOptions {
   bool FullReducePrologueOutputs = true;
   /// CompileOptions::ColumnReduceEpilogue.
   bool ColumnReduceEpilogue = true;
+  /// CompileOptions::FullReduceEpilogue.
+  bool FullReduceEpilogue = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -672,3 +672,108 @@ TEST_CASE("GPU: ColumnReduceEpilogue matches the reference, odd columns, many sp
         checkGraph(L, randomBindings(L, {{"N", R}}, {}, CO), CO);
       }
 }
+
+namespace {
+
+/// Cross-entropy averaged over the valid rows: two full reductions and
+/// their quotient (the masked_mean_ce pattern at any vocabulary).
+Graph maskedMeanCe(DType T, int64_t V) {
+  Graph G;
+  Value X = cast(G.input("logits", T, {"B", V}), DType::F32);
+  Value Tg = cast(G.input("target", T, {"B", V}), DType::F32);
+  Value Valid = G.input("valid", DType::F32, {"B", 1});
+  Value M = reduceMax(X);
+  Value Loss = (M + log(sum(exp(X - M))) - sum(X * Tg)) * Valid;
+  G.output("loss", sum(Loss, ReduceScope::All) / sum(Valid, ReduceScope::All));
+  return G;
+}
+
+/// A global gradient norm stored (as clip_grad_norm_ returns it), and its
+/// clipping coefficient.
+Graph gradNorm(DType T) {
+  Graph G;
+  Value Gr = cast(G.input("grad", T, {"N"}), DType::F32);
+  Value Norm = sqrt(sum(Gr * Gr, ReduceScope::All));
+  G.output("norm", Norm);
+  G.output("coef", min(G.scalar("max_norm", DType::F32) / (Norm + 1e-6), G.constant(1.0)));
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("FullReduceEpilogue: a full reduction's one-element result computed on in its "
+          "kernel",
+          "[fusion][models][epilogue]") {
+  for (bool On : {false, true}) {
+    INFO("FullReduceEpilogue " << On);
+    PlanOptions O;
+    O.Fusion.FullReduceEpilogue = On;
+    // The quotient joins the second sum's kernel, which reads the first's
+    // one-element result; the norm and the coefficient join the sum.
+    GraphPlan Ce = planGraph(maskedMeanCe(DType::BF16, 5003), O);
+    INFO(Ce.PlanText);
+    CHECK(Ce.Kernels.size() == (On ? 3u : 4u));
+    GraphPlan Norm = planGraph(gradNorm(DType::F32), O);
+    INFO(Norm.PlanText);
+    CHECK(Norm.Kernels.size() == (On ? 1u : 2u));
+    if (On) {
+      CHECK(Norm.Kernels[0].Kind == KernelKind::FullReduce);
+      CHECK(Norm.Kernels[0].Outputs.size() == 2);
+    }
+  }
+  // Not taken: a value of the reduction's domain read after the result
+  // (x * sum(x) has no single value), nor work on a row reduction.
+  {
+    Graph G;
+    Value X = G.input("x", DType::F32, {"N"});
+    G.output("y", X * sum(X, ReduceScope::All));
+    PlanOptions O;
+    O.Fusion.FullReduceEpilogue = true;
+    CHECK(planGraph(G, O).Kernels.size() == 2);
+  }
+  // Every variant compiles; the last block stores the epilogue from tot.
+  for (DType T : {DType::F32, DType::BF16}) {
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Opts.DeferVariants = false;
+    Opts.FullReduceEpilogue = true;
+    Executable E = testCompiler().compile(gradNorm(T), Opts);
+    REQUIRE(E.kernels().size() == 1);
+    const std::string &Src = E.kernels()[0].Source;
+    INFO(Src);
+    size_t Tot = Src.rfind("tot = jf_block_reduce<");
+    REQUIRE(Tot != std::string::npos);
+    CHECK(Src.find("sqrtf(tot)", Tot) != std::string::npos);
+    CHECK(Src.find("out_0[0] = ", Tot) != std::string::npos);
+    CHECK(Src.find("out_1[0] = ", Tot) != std::string::npos);
+    Executable C = testCompiler().compile(maskedMeanCe(T, 4099), Opts);
+    CHECK(C.kernels().size() == 3);
+  }
+}
+
+TEST_CASE("GPU: FullReduceEpilogue matches the reference, any length and offset",
+          "[gpu][models][epilogue]") {
+  for (DType T : {DType::F32, DType::BF16}) {
+    for (int64_t N : {int64_t(1), int64_t(7), int64_t(4099), int64_t(1) << 20}) {
+      INFO(dtypeName(T).str() << " N = " << N);
+      CheckOptions CO;
+      CO.FullReduceEpilogue = true;
+      CO.ExpectFusedKernels = 1;
+      Graph G = gradNorm(T);
+      checkGraph(G, randomBindings(G, {{"N", N}}, {{"max_norm", 1.0}}, CO), CO);
+      CO.MisalignEach = {1, 0, 0};
+      checkGraph(G, randomBindings(G, {{"N", N}}, {{"max_norm", 1.0}}, CO), CO);
+    }
+    for (int64_t B : {int64_t(1), int64_t(37), int64_t(1000)}) {
+      INFO(dtypeName(T).str() << " B = " << B);
+      CheckOptions CO;
+      CO.FullReduceEpilogue = true;
+      CO.ExpectFusedKernels = 3;
+      Graph G = maskedMeanCe(T, 4099);
+      Bindings Bd = randomBindings(G, {{"B", B}}, {}, CO);
+      for (double &V : Bd.Inputs.at("valid").Data)
+        V = V > 0 ? 1.0 : 0.0;
+      checkGraph(G, Bd, CO);
+    }
+  }
+}

@@ -147,14 +147,18 @@ std::string partitionInvariants(const Graph &G, const Partition &P) {
 std::string checkPipeline(const Graph &G) {
   try {
     G.verify();
-    // Unfused, fused, and fused with FullReducePrologueOutputs and
-    // ColumnReduceEpilogue off (the partitions before session 27).
-    for (int Mode3 : {0, 1, 2}) {
+    // Unfused, fused, fused with FullReducePrologueOutputs and
+    // ColumnReduceEpilogue off (the partitions before session 27), and
+    // fused with the FullReduceEpilogue experiment on.
+    for (int Mode3 : {0, 1, 2, 3}) {
       bool Fuse = Mode3 > 0;
-      const char *Mode =
-          Mode3 == 0 ? "unfused" : Mode3 == 1 ? "fused" : "fused (reduction edges kept apart)";
+      const char *Mode = Mode3 == 0   ? "unfused"
+                         : Mode3 == 1 ? "fused"
+                         : Mode3 == 2 ? "fused (reduction edges kept apart)"
+                                      : "fused (FullReduceEpilogue)";
       FusionOptions FO;
       FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
+      FO.FullReduceEpilogue = Mode3 == 3;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -427,6 +431,9 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       // result.
       Opts.FullReducePrologueOutputs = !Late;
       Opts.ColumnReduceEpilogue = !Late;
+      // The experiment of session 27: a full reduction's one-element
+      // epilogue in its last block.
+      Opts.FullReduceEpilogue = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
