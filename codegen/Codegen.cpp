@@ -600,17 +600,11 @@ void KernelWriter::fullBody() {
   // the chunks go by (FullReducePrologueOutputs), and element-wise work on
   // the result computed by the last block (FullReduceEpilogue; the nodes
   // of the kernel that read the result).
-  std::function<bool(NodeId)> AfterResult = [&](NodeId O) {
-    if (O == Red)
-      return true;
-    return llvm::any_of(G.node(O).Operands, [&](NodeId A) {
-      return llvm::is_contained(P.Nodes, A) && AfterResult(A);
-    });
-  };
+  auto InKernel = [&](NodeId A) { return llvm::is_contained(P.Nodes, A); };
   std::vector<bool> Final(P.Outputs.size());
   bool Stores = false;
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
-    Final[O] = AfterResult(P.Outputs[O]);
+    Final[O] = readsResult(G, P.Outputs[O], Red, InKernel);
     Stores |= !Final[O];
   }
   JITFUSE_CHECK(llvm::is_contained(Final, true), "a full reduction stores a result");

@@ -32,6 +32,15 @@ NodeId reductionOf(const Graph &G, const KernelPlan &P) {
   JITFUSE_UNREACHABLE("a reduction kernel without its reduction");
 }
 
+bool readsResult(const Graph &G, NodeId O, NodeId Red,
+                 llvm::function_ref<bool(NodeId)> InKernel) {
+  if (O == Red)
+    return true;
+  return llvm::any_of(G.node(O).Operands, [&](NodeId A) {
+    return InKernel(A) && readsResult(G, A, Red, InKernel);
+  });
+}
+
 void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   // The outputs are the reduction's [1, C] result, reshapes of it
   // (compiler/Fusion.cpp: the same values at the same linear index) and

@@ -4,6 +4,8 @@
 #include "codegen/Emitter.h"
 #include "codegen/KernelPlan.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 namespace jitfuse::codegen {
 
 /// The body of a KernelKind::ColumnReduce kernel: axis 0 of the domain
@@ -27,5 +29,13 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E);
 /// (its outputs may also hold reshapes of the result, epilogue or prologue
 /// values).
 NodeId reductionOf(const Graph &G, const KernelPlan &P);
+
+/// Whether node O is the reduction Red's result or computed from it through
+/// nodes InKernel accepts: the epilogue of a column or full reduction
+/// (ColumnReduceEpilogue, FullReduceEpilogue), which the last block
+/// evaluates after the combine. A prologue value never is, even where its
+/// shape is the result's (a full reduction over one element).
+bool readsResult(const Graph &G, NodeId O, NodeId Red,
+                 llvm::function_ref<bool(NodeId)> InKernel);
 
 } // namespace jitfuse::codegen

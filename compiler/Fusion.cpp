@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Fusion.h"
 
+#include "codegen/ColumnReduce.h"
 #include "compiler/ReduceAxes.h"
 
 #include "compiler/Recompute.h"
@@ -30,7 +31,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -192,15 +192,9 @@ bool Fuser::resultEpilogue(unsigned C, NodeId N) {
   if (Column ? llvm::ArrayRef<Dim>(Nd.Dims) != RS
              : staticNumel(Nd.Dims) != std::optional<int64_t>(1))
     return false;
-  std::function<bool(NodeId)> AfterResult = [&](NodeId O) {
-    if (O == Red)
-      return true;
-    return llvm::any_of(G.node(O).Operands, [&](NodeId A) {
-      return clusterOf(A) == static_cast<int>(C) && AfterResult(A);
-    });
-  };
+  auto InCluster = [&](NodeId A) { return clusterOf(A) == static_cast<int>(C); };
   for (NodeId O : Nd.Operands)
-    if (clusterOf(O) == static_cast<int>(C) && !AfterResult(O))
+    if (InCluster(O) && !codegen::readsResult(G, O, Red, InCluster))
       return false;
   return true;
 }
