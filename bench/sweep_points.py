@@ -29,6 +29,8 @@ def shapes(pattern, h, rows):
         return [(rows, h), (h,)], [(rows, h)]
     if pattern == "sum_abs_amax":
         return [(rows, h)], [(rows,), (rows,)]
+    if pattern == "col_sum":
+        return [(rows, h)], [(h,)]
     raise ValueError(f"unknown pattern {pattern}")
 
 

@@ -101,9 +101,14 @@ def sum_abs_amax(x):
     return a.sum(-1), a.amax(-1)
 
 
+def col_sum(x):
+    """A bias gradient: the column sum, in x's dtype (accumulated in f32)."""
+    return x.sum(0)
+
+
 FNS = {"add_rmsnorm": add_rmsnorm, "layernorm": layernorm, "softmax": softmax,
        "silu_mul": silu_mul, "rope": rope, "bias_gelu": bias_gelu,
-       "sum_abs_amax": sum_abs_amax}
+       "sum_abs_amax": sum_abs_amax, "col_sum": col_sum}
 
 
 def offset_tensor(shape, dtype, offset_bytes):

@@ -30,6 +30,9 @@ class CompileOrder(unittest.TestCase):
         # sum/amax f32 [3, 5]: x in, two [3] out.
         self.assertEqual(sweep_points.point_bytes(point("sum_abs_amax", "f32", 5, 3)),
                          (15 + 3 + 3) * 4)
+        # column sum bf16 [7, 5]: x in, one [5] out.
+        self.assertEqual(sweep_points.point_bytes(point("col_sum", "bf16", 5, 7)),
+                         (35 + 5) * 2)
 
     def test_big_points_first_then_bf16(self):
         small_bf16 = point("softmax", "bf16", 4096, 8)            # 128 KB
