@@ -31,8 +31,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
+
+#include <pthread.h>
 
 namespace jitfuse {
 
@@ -190,11 +193,11 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
     rt::CompiledProgram Prog = rt::compileCuda(Source, "jitfuse", T.NvrtcOptions, WantPtx);
     if (WantPtx)
       Ptx = Prog.Ptx;
-    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), {}};
+    return rt::CacheEntry{std::move(Prog.Cubin), std::move(Prog.Log), {}, {}};
   }
   std::string Log;
   std::vector<rt::BundledImage> Images = compileImages(Kernels, T, Threads, Log);
-  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), {}};
+  return rt::CacheEntry{rt::bundleImages(Images), std::move(Log), {}, {}};
 }
 
 /// Each of the first \p NumLaunched kernels' first variant (the widest: what
@@ -225,6 +228,24 @@ size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels, size_t NumL
   return N;
 }
 
+/// Deferred compiles' threads that have not finished (thread-local
+/// destructors included).
+std::atomic<unsigned> BackgroundThreads{0};
+
+/// Owns \p T and joins it when the last copy is released. The release may
+/// happen on T itself (KernelCache::complete drops the partial entry from
+/// memory there); T cannot join itself, and is then about to return anyway,
+/// so it is detached.
+std::shared_ptr<void> joinedOnRelease(std::thread T) {
+  return std::shared_ptr<std::thread>(new std::thread(std::move(T)), [](std::thread *P) {
+    if (P->get_id() == std::this_thread::get_id())
+      P->detach();
+    else
+      P->join();
+    delete P;
+  });
+}
+
 /// The compile of a cold, deferred program: Eager's variants, as a partial
 /// entry whose Deferred future a background thread fulfils with Rest's
 /// images, after it stored the complete entry (both parts' images) under
@@ -242,10 +263,11 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
   std::promise<std::shared_ptr<const rt::CacheEntry>> Promise;
   rt::CacheEntry Out;
   Out.Deferred = Promise.get_future().share();
-  // Detached: it owns what it uses (the cache by shared_ptr) and touches
-  // nothing after fulfilling the promise; whoever holds the future can wait
-  // for that (~ExecutableImpl does, and so does a failing eager compile), so
-  // no background NVRTC outlives the Executables of its program.
+  // It owns what it uses (the cache by shared_ptr) and touches nothing after
+  // fulfilling the promise; whoever holds the future can wait for that
+  // (~ExecutableImpl does, and so does a failing eager compile), and the last
+  // holder of the entry joins it (Out.Worker), so no background thread
+  // outlives the Executables of its program.
   // Only spare threads run beside the eager compile: with as many eager
   // variants as threads, the background starts after it (on 2 cores, 4
   // NVRTC programs at once made a 500-op chain's compile() 2.5x slower).
@@ -253,16 +275,24 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
   for (const codegen::EmittedKernel &K : Eager)
     NumEager += K.Variants.size();
   unsigned Spare = NumEager < Threads ? Threads - static_cast<unsigned>(NumEager) : 0;
-  std::thread([Cache = std::move(Cache), Key, Source, Rest = std::move(Rest), T, Threads, Spare,
+  BackgroundThreads.fetch_add(1);
+  std::thread Worker([Cache = std::move(Cache), Key, Source, Rest = std::move(Rest), T, Threads, Spare,
                First = FirstPromise.get_future().share(),
                Promise = std::move(Promise)]() mutable {
+    pthread_setname_np(pthread_self(), "jitfuse-defer");
+    // Counted until the thread's thread-local destructors run, the last
+    // code of its own before it exits (Compiler::backgroundThreads).
+    thread_local struct ExitCount {
+      ~ExitCount() { BackgroundThreads.fetch_sub(1); }
+    } Counted;
+    (void)Counted;
     try {
       if (!Spare)
         (void)First.get(); // a failed eager compile ends this one too
       std::string Log;
       Images Mine = compileImages(Rest, T, Spare ? Spare : Threads, Log);
       auto Deferred = std::make_shared<const rt::CacheEntry>(
-          rt::CacheEntry{rt::bundleImages(Mine), Log, {}});
+          rt::CacheEntry{rt::bundleImages(Mine), Log, {}, {}});
       bool EagerOk = false;
       try {
         auto [All, FirstLog] = First.get();
@@ -271,7 +301,7 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
                    std::make_move_iterator(Mine.end()));
         Cache->complete(Key, Source,
                         std::make_shared<const rt::CacheEntry>(
-                            rt::CacheEntry{rt::bundleImages(All), FirstLog + Log, {}}));
+                            rt::CacheEntry{rt::bundleImages(All), FirstLog + Log, {}, {}}));
       } catch (...) {
         if (EagerOk)
           throw;
@@ -285,7 +315,8 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
       Cache.reset();
       Promise.set_exception(std::current_exception());
     }
-  }).detach();
+  });
+  Out.Worker = joinedOnRelease(std::move(Worker));
   try {
     std::string Log;
     Images First = compileImages(Eager, T, Threads, Log);
@@ -467,5 +498,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
                            X->Stats.LoadMs));
   return Executable(std::move(X));
 }
+
+unsigned Compiler::backgroundThreads() { return BackgroundThreads.load(); }
 
 } // namespace jitfuse

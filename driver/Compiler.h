@@ -360,6 +360,12 @@ public:
   rt::KernelCache &cache() { return *Cache; }
   rt::CacheStats cacheStats() const { return Cache->stats(); }
 
+  /// Background threads of deferred compiles (CompileOptions::DeferVariants)
+  /// in this process that have not finished. The last holder of a program's
+  /// partial entry (its Executables) joins the thread, so this is 0 once no
+  /// Executable of a pending deferred compile is alive.
+  static unsigned backgroundThreads();
+
 private:
   std::shared_ptr<rt::KernelCache> Cache;
 };

@@ -41,6 +41,11 @@ struct CacheEntry {
   /// A partial entry lives in memory only (KernelCache::getOrCompile never
   /// writes it to disk); KernelCache::complete replaces it.
   std::shared_future<std::shared_ptr<const CacheEntry>> Deferred;
+  /// With Deferred: the thread that fulfils it, joined when the last holder
+  /// of the partial entry lets go (driver/Compiler.cpp). A detached thread
+  /// could still be exiting after its waiter, and the process, had gone on:
+  /// LeakSanitizer then reported the thread's thread-local blocks as leaked.
+  std::shared_ptr<void> Worker;
 };
 
 inline constexpr char kCacheMagic[8] = {'J', 'I', 'T', 'F',

@@ -378,15 +378,22 @@ void KernelCache::complete(const CacheKey &TheKey, llvm::StringRef Source,
   const std::string &Key = TheKey.str();
   if (DiskEnabled)
     storeToDisk(Key, Source, *Complete);
+  // The partial entry is released outside the lock: its last holder joins
+  // the background thread (CacheEntry::Worker).
+  std::shared_ptr<const CacheEntry> Partial = std::move(Complete);
   std::lock_guard<std::mutex> Guard(Lock);
-  Memory[Key] = std::move(Complete);
+  Memory[Key].swap(Partial);
 }
 
 void KernelCache::invalidate(const CacheKey &TheKey) {
   llvm::StringRef Key = TheKey;
+  std::shared_ptr<const CacheEntry> Dropped; // released outside the lock
   {
     std::lock_guard<std::mutex> Guard(Lock);
-    Memory.erase(Key.str());
+    if (auto It = Memory.find(Key.str()); It != Memory.end()) {
+      Dropped = std::move(It->second);
+      Memory.erase(It);
+    }
   }
   if (!DiskEnabled)
     return;

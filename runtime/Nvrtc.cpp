@@ -180,7 +180,10 @@ std::vector<CompiledProgram> compileCudaParallel(llvm::ArrayRef<std::string> Sou
   size_t N = std::min<size_t>(std::max(1u, Threads), Sources.size());
   std::vector<std::thread> Pool;
   for (size_t T = 1; T < N; ++T)
-    Pool.emplace_back(Work);
+    Pool.emplace_back([&] {
+      pthread_setname_np(pthread_self(), "jitfuse-nvrtc");
+      Work();
+    });
   Work();
   for (std::thread &T : Pool)
     T.join();

@@ -58,7 +58,7 @@ TEST_CASE("GPU: compile, cache, load and launch a kernel", "[runtime][gpu]") {
                       nvrtcVersionString(), Dev->archName()};
   auto Compile = [&] {
     CompiledProgram P = compileCuda(Parts.Source, "scale.cu", Parts.Options);
-    return CacheEntry{std::move(P.Cubin), std::move(P.Log), {}};
+    return CacheEntry{std::move(P.Cubin), std::move(P.Log), {}, {}};
   };
   bool Hit = true;
   auto Entry = Cache.getOrCompile(Parts, Compile, &Hit);
