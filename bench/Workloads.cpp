@@ -1,4 +1,4 @@
-//===- bench/Workloads.cpp - the benchmark workloads W1-W20 ---------------===//
+//===- bench/Workloads.cpp - the benchmark workloads W1-W22 ---------------===//
 #include "Workloads.h"
 
 #include "examples/ExampleGraphs.h"
@@ -243,6 +243,40 @@ std::vector<Workload> allWorkloads() {
                },
                {{"K", 8192}},
                {{"K", 37}},
+               {}});
+  // Backward passes whose gradients the RecomputeStoredValues experiment
+  // targets: values the row or element-wise kernel stores only for the
+  // column sums of the weight and bias gradients.
+  W.push_back({"W21", "W21",
+               "LayerNorm backward from the saved mean/rstd: dx, dw, db, bf16 [16384, 4096]",
+               [](Graph &G) {
+                 Value X = G.input("x", DType::BF16, {"B", 4096});
+                 Value Dy = cast(G.input("dy", DType::BF16, {"B", 4096}), DType::F32);
+                 Value Wt = cast(G.input("w", DType::BF16, {4096}), DType::F32);
+                 Value Mean = G.input("mean", DType::F32, {"B", 1});
+                 Value Rstd = G.input("rstd", DType::F32, {"B", 1});
+                 Value Xh = (cast(X, DType::F32) - Mean) * Rstd;
+                 Value Wdy = Wt * Dy;
+                 Value Dx = Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh));
+                 G.output("dx", cast(Dx, DType::BF16));
+                 G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+                 G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+               },
+               {{"B", 16384}},
+               {{"B", 37}},
+               {}});
+  W.push_back({"W22", "W22",
+               "ReLU backward + bias gradient: dz = dy * (z > 0), db = sum(f32(dz), {0}), "
+               "bf16 [65536, 4096]",
+               [](Graph &G) {
+                 Value Dy = G.input("dy", DType::BF16, {"B", 4096});
+                 Value Z = G.input("z", DType::BF16, {"B", 4096});
+                 Value Dz = Dy * cast(gt(Z, G.constant(0.0)), DType::BF16);
+                 G.output("dz", Dz);
+                 G.output("db", sum(cast(Dz, DType::F32), llvm::ArrayRef<int64_t>{0}));
+               },
+               {{"B", 65536}},
+               {{"B", 37}},
                {}});
   return W;
 }

@@ -1,4 +1,4 @@
-//===- bench/Workloads.h - the benchmark workloads W1-W20 -------*- C++ -*-===//
+//===- bench/Workloads.h - the benchmark workloads W1-W22 -------*- C++ -*-===//
 //
 // Each workload is a graph builder plus the sizes it is timed at and the small
 // sizes it is checked at against the reference interpreter before timing.
@@ -35,7 +35,7 @@ struct Workload {
   std::function<Graph()> Make = nullptr;
 };
 
-/// W1..W20 in issue order.
+/// W1..W22 in issue order.
 std::vector<Workload> allWorkloads();
 
 /// W's graph, from Make or Build.

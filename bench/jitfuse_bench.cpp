@@ -62,6 +62,7 @@ struct Options {
   bool NoRowCacheStageInputs = false;
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool FullReduceEpilogue = false;
+  bool RecomputeStoredValues = false;
   uint64_t Seed = 20261129;
 };
 
@@ -304,6 +305,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
     FO.FullReduceEpilogue = Ctx.Opts.FullReduceEpilogue;
+    FO.RecomputeStoredValues = Ctx.Opts.RecomputeStoredValues;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -475,9 +477,9 @@ Compiler makeCompiler() {
 
 int main(int Argc, char **Argv) {
   Options O;
-  CLI::App App{"jitfuse benchmark: workloads W1-W20 fused/unfused vs the copy ceiling, "
+  CLI::App App{"jitfuse benchmark: workloads W1-W22 fused/unfused vs the copy ceiling, "
                "and JIT latency C1/C2 (see BENCHMARKS.md)"};
-  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W20, W3-bf16-H4096)")
+  App.add_option("--only", O.Only, "Workload groups or ids to run (W1..W22, W3-bf16-H4096)")
       ->delimiter(',');
   App.add_option("--iters", O.Iters, "Timed runs per workload and mode")->check(CLI::Range(1, 100000));
   App.add_option("--warmup", O.Warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
@@ -520,6 +522,8 @@ int main(int Argc, char **Argv) {
                "comparison");
   App.add_flag("--full-reduce-epilogue", O.FullReduceEpilogue,
                "CompileOptions::FullReduceEpilogue (fusion experiment), fused only");
+  App.add_flag("--recompute-stored-values", O.RecomputeStoredValues,
+               "CompileOptions::RecomputeStoredValues (fusion experiment), fused only");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");
@@ -588,7 +592,7 @@ int main(int Argc, char **Argv) {
       Rows.push_back(runWorkload(Ctx, W, Failed));
     }
     if (Rows.empty() && !O.Only.empty()) {
-      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W20 or an "
+      fmt::print(stderr, "jitfuse_bench: --only {} matched no workload; expected W1..W22 or an "
                  "id like W3-bf16-H4096\n", fmt::join(O.Only, ","));
       Failed = true;
     }

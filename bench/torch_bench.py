@@ -28,7 +28,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write every number to this JSON file")
     p.add_argument("--only", default="",
-                   help="comma-separated workload groups or ids (W1..W20, W3-bf16-H4096)")
+                   help="comma-separated workload groups or ids (W1..W22, W3-bf16-H4096)")
     p.add_argument("--warmup-ms", type=float, default=25, help="do_bench warmup (ms)")
     p.add_argument("--rep-ms", type=float, default=100, help="do_bench measurement time (ms)")
     p.add_argument("--calls", type=int, default=1000, help="W8, W9: back-to-back calls per repetition")
@@ -146,11 +146,42 @@ def fake_quant_cols(w):
     return (torch.clamp(torch.round(wf / s), -127, 127) * s).to(w.dtype), s
 
 
+def ln_backward(x, dy, w, mean, rstd):
+    """W21: LayerNorm backward from the saved mean and rstd ([B, 1] f32), in
+    f32 math: dx (bf16), dw and db (f32 column sums)."""
+    xh = (x.float() - mean) * rstd
+    dyf = dy.float()
+    wdy = w.float() * dyf
+    dx = rstd * (wdy - wdy.mean(-1, keepdim=True) - xh * (wdy * xh).mean(-1, keepdim=True))
+    return dx.to(x.dtype), (dyf * xh).sum(0), dyf.sum(0)
+
+
+def ln_backward_native(x, dy, w, mean, rstd):
+    """W21 as autograd runs it: PyTorch's fused LayerNorm backward kernels
+    (dw and db in the weight's dtype)."""
+    return torch.ops.aten.native_layer_norm_backward(
+        dy, x, [x.shape[-1]], mean, rstd, w, w, [True, True, True])
+
+
+def relu_backward(dy, z):
+    """W22: ReLU backward and the bias gradient of the layer before it."""
+    dz = dy * (z > 0).to(dy.dtype)
+    return dz, dz.float().sum(0)
+
+
+def relu_backward_threshold(dy, z):
+    """W22 as autograd runs it: threshold_backward, then the f32 column sum."""
+    dz = torch.ops.aten.threshold_backward(dy, z, 0)
+    return dz, dz.sum(0, dtype=torch.float32)
+
+
 # Other eager spellings of a workload: eager reports the fastest of fn and
 # these (each one's time is kept in the entry's "eager_spellings").
 EAGER_SPELLINGS = {"W10": {"x.float().sum(0)": col_sum_upcast},
                    "W19": {"torch._amp_foreach_non_finite_check_and_unscale_":
-                           amp_unscale_foreach}}
+                           amp_unscale_foreach},
+                   "W21": {"aten.native_layer_norm_backward": ln_backward_native},
+                   "W22": {"aten.threshold_backward": relu_backward_threshold}}
 
 
 def group_norm(x, w, b):
@@ -284,6 +315,11 @@ def workloads():
         ("W18", "W18", mean_pool, lambda: [rand((8, 4096, 4096), bf16)], False),
         ("W19", "W19", amp_unscale, lambda: [rand((1 << 26,), torch.float32)], False),
         ("W20", "W20", fake_quant_cols, lambda: [rand((8192, 8192), bf16)], False),
+        ("W21", "W21", ln_backward,
+         lambda: [rand((16384, 4096), bf16), rand((16384, 4096), bf16), rand((4096,), bf16),
+                  rand((16384, 1), torch.float32), rand((16384, 1), torch.float32)], False),
+        ("W22", "W22", relu_backward,
+         lambda: [rand((65536, 4096), bf16), rand((65536, 4096), bf16)], False),
     ]
     return w
 

@@ -618,7 +618,7 @@ Partition Fuser::run() {
                               R.Detail});
     }
   }
-  recomputeCheapProducers(G, P);
+  recomputeCheapProducers(G, P, Opts.RecomputeStoredValues);
   finalizePartition(G, P);
   return P;
 }

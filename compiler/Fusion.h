@@ -18,6 +18,10 @@ struct FusionOptions {
   /// element-wise work on its one-element result, done by the last block
   /// after the partials are combined.
   bool FullReduceEpilogue = false;
+  /// CompileOptions::RecomputeStoredValues: an intermediate a kernel
+  /// stores only for other kernels is computed by them instead when that
+  /// moves fewer bytes (compiler/Recompute.h).
+  bool RecomputeStoredValues = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -51,12 +51,16 @@ bool isNumelOne(const Node &N) {
 
 class Recomputer {
 public:
-  Recomputer(const Graph &G, Partition &P) : G(G), P(P) {}
+  Recomputer(const Graph &G, Partition &P, bool StoredValues)
+      : G(G), P(P), StoredValues(StoredValues) {}
   void run();
 
 private:
   using Reads = std::set<NodeId>;
   bool tryDissolve(unsigned K);
+  /// RecomputeStoredValues: value V of cluster K, stored only for other
+  /// clusters, computed by them instead.
+  bool tryExtract(unsigned K, NodeId V);
   void refuse(unsigned K, size_t NumReaders, const std::string &Why);
   void rebuildWhere();
   bool in(unsigned C, NodeId N) const { return Members[C].count(N) != 0; }
@@ -70,6 +74,7 @@ private:
 
   const Graph &G;
   Partition &P;
+  bool StoredValues;
   std::vector<std::vector<NodeId>> Users;
   std::vector<bool> IsOutput;
   std::vector<std::set<NodeId>> Members;    // per cluster
@@ -220,6 +225,108 @@ bool Recomputer::tryDissolve(unsigned K) {
   return true;
 }
 
+bool Recomputer::tryExtract(unsigned K, NodeId V) {
+  const Node &Vd = G.node(V);
+  if (IsOutput[V] || isReduction(Vd.Kind) || opKind(Vd.Kind) == OpKind::Random ||
+      opKind(Vd.Kind) == OpKind::Leaf || isNumelOne(Vd))
+    return false;
+  std::set<unsigned> Readers;
+  for (NodeId U : Users[V])
+    for (unsigned T : Where[U])
+      if (T != K && !in(T, V))
+        Readers.insert(T);
+  if (Readers.empty())
+    return false;
+  // V's nodes in K, stopping at what K stores anyway (graph outputs) or
+  // does not compute (inputs): a row statistic or a random value computed
+  // in K cannot be computed again elsewhere.
+  std::set<NodeId> Need = {V};
+  for (auto It = Need.rbegin(); It != Need.rend(); ++It) {
+    const Node &Nd = G.node(*It);
+    if (isReduction(Nd.Kind) || opKind(Nd.Kind) == OpKind::Random)
+      return false;
+    for (NodeId Op : Nd.Operands)
+      if (in(K, Op) && !IsOutput[Op])
+        Need.insert(Op);
+  }
+  std::vector<NodeId> Part(Need.begin(), Need.end());
+  // What K still computes: its other nodes and their operands in K. A part
+  // of V's expression K needs itself stays there (computed by every kernel
+  // that uses it, as recomputed nodes are); the rest leaves K. K keeping
+  // nothing else is a whole-cluster dissolve, tryDissolve's decision.
+  std::set<NodeId> Keep;
+  for (NodeId N : P.Clusters[K].Nodes)
+    if (!Need.count(N))
+      Keep.insert(N);
+  if (Keep.empty())
+    return false;
+  for (auto It = Keep.rbegin(); It != Keep.rend(); ++It)
+    for (NodeId Op : G.node(*It).Operands)
+      if (in(K, Op))
+        Keep.insert(Op);
+  unsigned Ops = 0;
+  for (NodeId N : Part)
+    Ops += recomputeCost(G.node(N).Kind);
+  if (Ops > MaxRecomputeOps || Part.size() > MaxRecomputeNodes)
+    return false;
+  // What the copy reads: inputs, other kernels' values, and K's stored
+  // outputs.
+  Reads CopyLoads;
+  for (NodeId N : Part)
+    for (NodeId Op : G.node(N).Operands) {
+      const Node &O = G.node(Op);
+      if (O.Kind != Op::Scalar && O.Kind != Op::Constant && !Need.count(Op))
+        CopyLoads.insert(Op);
+    }
+  // Stored: V written once and read by each reader; recomputed: each
+  // reader loads what the copy reads and it does not load already.
+  SizeSum Before, After;
+  Before.add(bytes(V));
+  for (unsigned T : Readers) {
+    if (P.Clusters[T].Nodes.size() + Part.size() > MaxClusterNodes)
+      return false;
+    Before.add(bytes(V));
+    Reads Has = loads(T, P.Clusters[T].Nodes);
+    for (NodeId In : CopyLoads)
+      if (!Has.count(In) && !in(T, In))
+        After.add(bytes(In));
+  }
+  SizeSum Saved = Before;
+  Saved.subtract(After);
+  // Strictly fewer bytes: an equal trade would only add work.
+  if (!Saved.nonNegativeWhenNonEmpty() || Saved.staticValue() == std::optional<int64_t>(0))
+    return false;
+  Recomputation R;
+  R.Nodes = Part;
+  R.OpsPerElement = Ops;
+  R.BytesSaved = Saved;
+  for (unsigned T : Readers) {
+    Cluster &Into = P.Clusters[T];
+    for (NodeId N : Part) {
+      if (!in(T, N))
+        Into.Nodes.push_back(N);
+      Recomputed[T].insert(N);
+    }
+    std::sort(Into.Nodes.begin(), Into.Nodes.end());
+    R.Kernels.push_back(T);
+  }
+  Cluster &From = P.Clusters[K];
+  for (NodeId N : Part) {
+    if (Keep.count(N))
+      Recomputed[K].insert(N);
+    else
+      Recomputed[K].erase(N);
+  }
+  From.Nodes.erase(std::remove_if(From.Nodes.begin(), From.Nodes.end(),
+                                  [&](NodeId N) { return Need.count(N) && !Keep.count(N); }),
+                   From.Nodes.end());
+  if (std::any_of(Part.begin(), Part.end(), [&](NodeId N) { return Keep.count(N) != 0; }))
+    R.Kernels.push_back(K);
+  std::sort(R.Kernels.begin(), R.Kernels.end());
+  P.Recomputes.push_back(std::move(R));
+  return true;
+}
+
 void Recomputer::run() {
   NodeUses U = nodeUses(G);
   Users = std::move(U.Users);
@@ -238,6 +345,17 @@ void Recomputer::run() {
         rebuildWhere();
         Changed = true;
       }
+  }
+  // Then values a kernel stores only for others (RecomputeStoredValues),
+  // in node order: a reader that took one may make another cheaper.
+  for (bool Changed = StoredValues; Changed;) {
+    Changed = false;
+    for (unsigned K = 0; K < P.Clusters.size(); ++K)
+      for (NodeId V : std::vector<NodeId>(P.Clusters[K].Nodes))
+        if (tryExtract(K, V)) {
+          rebuildWhere();
+          Changed = true;
+        }
   }
 
   // Drop the dissolved clusters; name each recomputed node's first kernel.
@@ -296,6 +414,8 @@ void Recomputer::run() {
 
 } // namespace
 
-void recomputeCheapProducers(const Graph &G, Partition &P) { Recomputer(G, P).run(); }
+void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues) {
+  Recomputer(G, P, StoredValues).run();
+}
 
 } // namespace jitfuse

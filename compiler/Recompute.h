@@ -34,6 +34,10 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// explains the refused ones on their boundaries (MultipleConsumers). Runs on
 /// a partition whose clusters hold only Nodes, before finalizePartition;
 /// rebuilds Boundaries and ClusterOf.
-void recomputeCheapProducers(const Graph &G, Partition &P);
+/// \p StoredValues (FusionOptions::RecomputeStoredValues, an experiment):
+/// also an intermediate that a kernel stores only for other kernels is
+/// computed by each reader instead, from what the kernel loads or stores
+/// anyway, when that moves fewer bytes.
+void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false);
 
 } // namespace jitfuse

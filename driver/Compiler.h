@@ -325,6 +325,13 @@ struct CompileOptions {
   /// one-element kernel of its own (docs/ARCHITECTURE.md, "Fusion gaps of
   /// model patterns").
   bool FullReduceEpilogue = false;
+  /// Experiment (off until run on the GPU): an intermediate that a kernel
+  /// stores only for other kernels (a bias gradient's f32 cast of dz, a
+  /// LayerNorm backward's `dy * xhat` for the weight gradient) is computed
+  /// by each reader from what the kernel loads or stores anyway, when that
+  /// moves fewer bytes (compiler/Recompute.h). ReLU backward + bias
+  /// gradient: 57344 -> 32768 bytes a row of 4096.
+  bool RecomputeStoredValues = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

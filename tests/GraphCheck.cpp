@@ -157,6 +157,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
     CO.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
     CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
+    CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

@@ -80,6 +80,8 @@ struct CheckOptions {
   bool ColumnReduceEpilogue = true;
   /// CompileOptions::FullReduceEpilogue.
   bool FullReduceEpilogue = false;
+  /// CompileOptions::RecomputeStoredValues.
+  bool RecomputeStoredValues = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

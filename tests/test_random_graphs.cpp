@@ -15,6 +15,7 @@
 
 #include "codegen/Codegen.h"
 #include "compiler/Fusion.h"
+#include "compiler/Planner.h"
 #include "compiler/Schedule.h"
 #include "exec/HostRun.h"
 #include "reference/ErrorBound.h"
@@ -149,16 +150,17 @@ std::string checkPipeline(const Graph &G) {
     G.verify();
     // Unfused, fused, fused with FullReducePrologueOutputs and
     // ColumnReduceEpilogue off (the partitions before session 27), and
-    // fused with the FullReduceEpilogue experiment on.
+    // fused with the experiments on (FullReduceEpilogue,
+    // RecomputeStoredValues).
     for (int Mode3 : {0, 1, 2, 3}) {
       bool Fuse = Mode3 > 0;
       const char *Mode = Mode3 == 0   ? "unfused"
                          : Mode3 == 1 ? "fused"
                          : Mode3 == 2 ? "fused (reduction edges kept apart)"
-                                      : "fused (FullReduceEpilogue)";
+                                      : "fused (experiments)";
       FusionOptions FO;
       FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
-      FO.FullReduceEpilogue = Mode3 == 3;
+      FO.FullReduceEpilogue = FO.RecomputeStoredValues = Mode3 == 3;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -328,6 +330,36 @@ TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
   }
 }
 
+TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[random]") {
+  // FullReduceEpilogue and RecomputeStoredValues (off by default): the CPU
+  // pipeline check runs them on every graph; here the first graphs whose
+  // plan they change are compiled, so their kernels are valid CUDA too.
+  unsigned Changed = 0;
+  for (unsigned I = 0; I < 400 && Changed < 6; ++I) {
+    Recipe R = randomRecipe(baseSeed() + 3000017 + I);
+    Graph G = buildGraph(R);
+    PlanOptions Base, Exp;
+    Exp.Fusion.FullReduceEpilogue = Exp.Fusion.RecomputeStoredValues = true;
+    if (planGraph(G, Base).PlanText == planGraph(G, Exp).PlanText)
+      continue;
+    ++Changed;
+    CompileOptions Opts;
+    Opts.Arch = "sm_90";
+    Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = true;
+    try {
+      Executable X = testCompiler().compile(G, Opts);
+      CHECK(!X.source().empty());
+    } catch (const Error &E) {
+      FAIL("seed " << R.Seed << " fused (experiments): " << E.what() << "\n"
+                   << describeBindings(R) << "\n"
+                   << printAsCpp(G));
+    }
+  }
+  // Random graphs hold column and full reductions often enough that the
+  // experiments change some plans among 400.
+  CHECK(Changed == 6);
+}
+
 TEST_CASE("Random graphs: strided layouts are drawn, printed and compile", "[random][strided]") {
   unsigned StridedIn = 0, StridedOut = 0, NamedStride = 0, Compiled = 0;
   for (unsigned I = 0; I < 400; ++I) {
@@ -431,9 +463,11 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       // result.
       Opts.FullReducePrologueOutputs = !Late;
       Opts.ColumnReduceEpilogue = !Late;
-      // The experiment of session 27: a full reduction's one-element
-      // epilogue in its last block.
+      // The experiments of sessions 27 and 28: a full reduction's
+      // one-element epilogue in its last block, values stored only for
+      // other kernels computed by them.
       Opts.FullReduceEpilogue = Late;
+      Opts.RecomputeStoredValues = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();

@@ -277,3 +277,128 @@ TEST_CASE("recompute: an FP8 scale's cast runs in both passes", "[fusion][recomp
   O.ExpectFusedKernels = 2;
   test::checkGraph(G, test::randomBindings(G, {{"N", 1000}}, {}, O), O);
 }
+
+namespace {
+
+/// ReLU backward with the bias gradient: dz = dy * (z > 0) stored, and the
+/// column sum of its f32 cast.
+Graph reluBackward(int64_t H) {
+  Graph G;
+  Value Dy = G.input("dy", bf16, {"B", H});
+  Value Z = G.input("z", bf16, {"B", H});
+  Value Dz = Dy * cast(gt(Z, G.constant(0.0)), bf16);
+  G.output("dz", Dz);
+  G.output("db", sum(cast(Dz, f32), llvm::ArrayRef<int64_t>{0}));
+  return G;
+}
+
+/// LayerNorm backward from the saved mean and rstd: dx per row, dw and db
+/// column sums over the rows.
+Graph layerNormBackward(int64_t H) {
+  Graph G;
+  Value X = G.input("x", bf16, {"B", H});
+  Value Dy = cast(G.input("dy", bf16, {"B", H}), f32);
+  Value W = cast(G.input("w", bf16, {H}), f32);
+  Value Mean = G.input("mean", f32, {"B", 1});
+  Value Rstd = G.input("rstd", f32, {"B", 1});
+  Value Xh = (cast(X, f32) - Mean) * Rstd;
+  Value Wdy = W * Dy;
+  G.output("dx", cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16));
+  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+  G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+  return G;
+}
+
+std::string planTotal(const Graph &G, bool StoredValues) {
+  PlanOptions O;
+  O.Fusion.RecomputeStoredValues = StoredValues;
+  std::string Text = planGraph(G, O).PlanText;
+  size_t At = Text.find("total: ");
+  REQUIRE(At != std::string::npos);
+  return Text.substr(At, Text.find(';', At) - At);
+}
+
+} // namespace
+
+TEST_CASE("RecomputeStoredValues: the bias gradient reads dz, not a stored f32 copy",
+          "[fusion][recompute][stored]") {
+  // Off: the element-wise kernel reads dy and z and writes dz and its f32
+  // cast for the column sum, which reads the cast: 2+2+2+4 + 4 = 14 B an
+  // element.
+  Graph G = reluBackward(4096);
+  CHECK(planTotal(G, false) == "total: 2 kernels, 57344*B + 16384 bytes");
+  // On: the column sum casts dz itself: dy, z read, dz written, dz read
+  // (8 B an element).
+  CHECK(planTotal(G, true) == "total: 2 kernels, 32768*B + 16384 bytes");
+  FusionOptions FO;
+  FO.RecomputeStoredValues = true;
+  Partition P = fuseGraph(G, FO);
+  REQUIRE(P.Clusters.size() == 2);
+  NodeId Cast32 = G.node(G.outputs()[1].Id).Operands[0];
+  CHECK_FALSE(computes(P.Clusters[0], Cast32));
+  CHECK(recomputedIn(P.Clusters[1], Cast32));
+  CHECK(P.Clusters[0].Outputs.size() == 1);
+  REQUIRE(P.Recomputes.size() == 1);
+  CHECK(P.Recomputes[0].BytesSaved.str(G.dynamicDims()) == "24576*B");
+
+  test::CheckOptions O;
+  O.RecomputeStoredValues = true;
+  O.ExpectFusedKernels = 2;
+  Graph Odd = reluBackward(1001);
+  test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
+}
+
+TEST_CASE("RecomputeStoredValues: LayerNorm backward's weight gradient computes dy * xhat",
+          "[fusion][recompute][stored]") {
+  // Off: the dx kernel also writes f32 dy and dy * xhat (8 B an element each)
+  // for the two column sums. On: each column sum reads the bf16 inputs (and
+  // the row's mean and rstd) and computes its operand.
+  Graph G = layerNormBackward(4096);
+  CHECK(planTotal(G, false) == "total: 3 kernels, 90120*B + 40960 bytes");
+  CHECK(planTotal(G, true) == "total: 3 kernels, 49168*B + 40960 bytes");
+  FusionOptions FO;
+  FO.RecomputeStoredValues = true;
+  Partition P = fuseGraph(G, FO);
+  REQUIRE(P.Clusters.size() == 3);
+  // The row kernel stores dx only.
+  CHECK(P.Clusters[0].Outputs == std::vector<NodeId>{G.outputs()[0].Id});
+  CHECK(P.Boundaries.empty());
+
+  test::CheckOptions O;
+  O.RecomputeStoredValues = true;
+  O.ExpectFusedKernels = 3;
+  Graph Odd = layerNormBackward(1001);
+  test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
+}
+
+TEST_CASE("RecomputeStoredValues: taken only when the readers load fewer bytes",
+          "[fusion][recompute][stored]") {
+  // v = a*b + c, stored as f32 for a column sum (written and read: 8 B an
+  // element) and squared into y. From f32 inputs the sum would load 12 B
+  // instead: v stays stored. From bf16 inputs it loads 6 B: recomputed.
+  for (DType T : {f32, bf16}) {
+    INFO(dtypeName(T).str());
+    Graph G;
+    Value A = cast(G.input("a", T, {"B", 512}), f32);
+    Value B = cast(G.input("b", T, {"B", 512}), f32);
+    Value C = cast(G.input("c", T, {"B", 512}), f32);
+    Value V = A * B + C;
+    G.output("y", cast(V * V, T));
+    G.output("s", sum(V, llvm::ArrayRef<int64_t>{0}));
+    FusionOptions FO;
+    FO.RecomputeStoredValues = true;
+    Partition P = fuseGraph(G, FO);
+    REQUIRE(P.Clusters.size() == 2);
+    if (T == f32) {
+      CHECK(P.Recomputes.empty());
+      CHECK(planTotal(G, true) == planTotal(G, false));
+      CHECK(planTotal(G, false) == "total: 2 kernels, 12288*B + 2048 bytes");
+      continue;
+    }
+    REQUIRE(P.Recomputes.size() == 1);
+    // Stored: 4 B written + 4 B read; recomputed: a, b, c read (6 B).
+    CHECK(P.Recomputes[0].BytesSaved.str(G.dynamicDims()) == "1024*B");
+    CHECK(planTotal(G, false) == "total: 2 kernels, 8192*B + 2048 bytes");
+    CHECK(planTotal(G, true) == "total: 2 kernels, 7168*B + 2048 bytes");
+  }
+}
