@@ -63,6 +63,7 @@ struct Options {
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool FullReduceEpilogue = false;
   bool RecomputeStoredValues = false;
+  bool SiblingColumnReductions = false;
   uint64_t Seed = 20261129;
 };
 
@@ -306,6 +307,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
     FO.FullReduceEpilogue = Ctx.Opts.FullReduceEpilogue;
     FO.RecomputeStoredValues = Ctx.Opts.RecomputeStoredValues;
+    FO.SiblingColumnReductions = Ctx.Opts.SiblingColumnReductions;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -524,6 +526,8 @@ int main(int Argc, char **Argv) {
                "CompileOptions::FullReduceEpilogue (fusion experiment), fused only");
   App.add_flag("--recompute-stored-values", O.RecomputeStoredValues,
                "CompileOptions::RecomputeStoredValues (fusion experiment), fused only");
+  App.add_flag("--sibling-column-reductions", O.SiblingColumnReductions,
+               "CompileOptions::SiblingColumnReductions (fusion experiment), fused only");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

@@ -32,6 +32,15 @@ NodeId reductionOf(const Graph &G, const KernelPlan &P) {
   JITFUSE_UNREACHABLE("a reduction kernel without its reduction");
 }
 
+std::vector<NodeId> reductionsOf(const Graph &G, const KernelPlan &P) {
+  std::vector<NodeId> Out;
+  for (NodeId N : P.Nodes)
+    if (isReduction(G.node(N).Kind))
+      Out.push_back(N);
+  JITFUSE_CHECK(!Out.empty(), "a reduction kernel without its reduction");
+  return Out;
+}
+
 bool readsResult(const Graph &G, NodeId O, NodeId Red,
                  llvm::function_ref<bool(NodeId)> InKernel) {
   if (O == Red)
@@ -42,10 +51,14 @@ bool readsResult(const Graph &G, NodeId O, NodeId Red,
 }
 
 void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
-  // The outputs are the reduction's [1, C] result, reshapes of it
-  // (compiler/Fusion.cpp: the same values at the same linear index) and
-  // element-wise work on it (ColumnReduceEpilogue).
-  NodeId Red = reductionOf(G, P);
+  // The outputs are the reductions' [1, C] results, reshapes of them
+  // (compiler/Fusion.cpp: the same values at the same linear index) and,
+  // with one reduction, element-wise work on it (ColumnReduceEpilogue).
+  // Sibling reductions (SiblingColumnReductions) share the loads, the tile
+  // and the split; each has its own accumulators, partials and combine.
+  std::vector<NodeId> Reds = reductionsOf(G, P);
+  NodeId Red = Reds.front();
+  size_t NR = Reds.size();
   JITFUSE_CHECK(P.Domain.size() == 2 && !P.Outputs.empty(),
                 "a column reduction reduces axis 0 of [R, C] to its outputs");
   JITFUSE_CHECK(P.ThreadsX == launch::ColumnThreads &&
@@ -56,14 +69,18 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
                 "a column reduction's variants are its column width and scalar");
   std::string IT = E.indexType();
   const Node &Nd = G.node(Red);
-  const Node &Op = G.node(Nd.Operands[0]);
   std::string AT = computeType(Nd.Type);
-  std::string Ident = reduceIdentity(Nd.Kind, Nd.Type);
-  std::string F = reduceFunctor(Nd.Kind);
+  for (NodeId R : Reds)
+    JITFUSE_CHECK(computeType(G.node(R).Type) == AT,
+                  "sibling column reductions share one accumulator type (jf_partials)");
+  auto Ident = [&](size_t R) { return reduceIdentity(G.node(Reds[R]).Kind, G.node(Reds[R]).Type); };
+  auto F = [&](size_t R) { return reduceFunctor(G.node(Reds[R]).Kind); };
   int NX = P.ThreadsX, NY = P.RowsPerBlock, U = launch::ColumnUnroll;
   int Tile = NX * W, Threads = NX * NY;
-  // The row threads' partials, by column of the tile.
-  E.line(fmt::format("__shared__ {} jf_col[{}][{}];", AT, NY, Tile));
+  // The row threads' partials, by reduction and column of the tile.
+  // One reduction keeps the one-reduction spellings (acc[j], not acc[0][j]).
+  auto Ix = [&](size_t R) { return NR == 1 ? std::string() : fmt::format("[{}]", R); };
+  E.line(fmt::format("__shared__ {} jf_col{}[{}][{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), NY, Tile));
   E.line("__shared__ bool jf_last;");
   E.line(fmt::format("const {} nrows = {};", IT, E.dimExpr(P.Domain[0])));
   E.line(fmt::format("const {} ncols = {};", IT, E.dimExpr(P.Domain[1])));
@@ -86,13 +103,20 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       return std::string("jf_c");
     return fmt::format("jf_c + {}", Vec > 1 ? J : J * NX);
   };
-  E.line(fmt::format("{} acc[{}];", AT, W));
-  for (int J = 0; J < W; ++J)
-    E.line(fmt::format("acc[{}] = {};", J, Ident));
+  E.line(fmt::format("{} acc{}[{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), W));
+  for (size_t R = 0; R < NR; ++R)
+    for (int J = 0; J < W; ++J)
+      E.line(fmt::format("acc{}[{}] = {};", Ix(R), J, Ident(R)));
+  auto Operand = [&](size_t R) {
+    const Node &RN = G.node(Reds[R]);
+    return promoteValue(G.node(RN.Operands[0]).Type, RN.Type,
+                        E.value(RN.Operands[0], E.domainCoords()));
+  };
   // Rows r0 + y, r0 + y + NY, ... of the split, in increasing order; U of
   // them loaded (and their prologue computed) before any is added.
   auto Rows = [&](int Count) {
-    E.line(fmt::format("{} jf_v[{}][{}];", AT, Count, W));
+    E.line(fmt::format("{} jf_v{}[{}][{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), Count,
+                       W));
     for (int K = 0; K < Count; ++K) {
       E.open("");
       E.line(fmt::format("const {} c0 = r{};", IT, K ? fmt::format(" + {}", K * NY) : ""));
@@ -100,9 +124,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
         E.line(fmt::format("[[maybe_unused]] const {} col = jf_c;", IT));
         for (int L = 0; L < Vec; ++L) {
           E.setLane(L);
-          std::string V =
-              promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));
-          E.line(fmt::format("jf_v[{}][{}] = {};", K, L, V));
+          for (size_t R = 0; R < NR; ++R)
+            E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, L, Operand(R)));
         }
         E.setLane(0);
       } else {
@@ -110,19 +133,27 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.open(fmt::format("if ({} < ncols)", ColExpr(J)));
           E.line(fmt::format("[[maybe_unused]] const {} col = {};", IT, ColExpr(J)));
           E.setVectorLoads(false);
-          std::string V =
-              promoteValue(Op.Type, Nd.Type, E.value(Nd.Operands[0], E.domainCoords()));
+          for (size_t R = 0; R < NR; ++R)
+            E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, J, Operand(R)));
           E.setVectorLoads(true);
-          E.line(fmt::format("jf_v[{}][{}] = {};", K, J, V));
           E.close();
-          E.line(fmt::format("else jf_v[{}][{}] = {};", K, J, Ident));
+          if (NR == 1) {
+            E.line(fmt::format("else jf_v[{}][{}] = {};", K, J, Ident(0)));
+            continue;
+          }
+          E.open("else");
+          for (size_t R = 0; R < NR; ++R)
+            E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, J, Ident(R)));
+          E.close();
         }
       }
       E.close();
     }
-    for (int K = 0; K < Count; ++K)
-      for (int J = 0; J < W; ++J)
-        E.line(fmt::format("acc[{0}] = {1}(acc[{0}], jf_v[{2}][{0}]);", J, F, K));
+    for (size_t R = 0; R < NR; ++R)
+      for (int K = 0; K < Count; ++K)
+        for (int J = 0; J < W; ++J)
+          E.line(fmt::format("acc{0}[{1}] = {2}(acc{0}[{1}], jf_v{0}[{3}][{1}]);", Ix(R), J,
+                             F(R), K));
   };
   // The aligned variant's columns are whole vectors (C % W == 0).
   if (Vec > 1)
@@ -136,18 +167,20 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   E.close();
   if (Vec > 1)
     E.close();
-  for (int J = 0; J < W; ++J)
-    E.line(fmt::format("jf_col[threadIdx.y][{}] = acc[{}];",
-                       Vec > 1 ? fmt::format("threadIdx.x * {} + {}", W, J)
-                               : fmt::format("threadIdx.x + {}", J * NX),
-                       J));
+  for (size_t R = 0; R < NR; ++R)
+    for (int J = 0; J < W; ++J)
+      E.line(fmt::format("jf_col{}[threadIdx.y][{}] = acc{}[{}];", Ix(R),
+                         Vec > 1 ? fmt::format("threadIdx.x * {} + {}", W, J)
+                                 : fmt::format("threadIdx.x + {}", J * NX),
+                         Ix(R), J));
   E.line("__syncthreads();");
   // One thread a column of the tile adds the row threads' partials in order
   // y = 0, 1, ...; then, with one split, stores; with several, stores its
   // split's partial and the tile's last block adds the splits in order.
   E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", NX));
-  E.line(fmt::format("{} tot[{}];", AT, (Tile + Threads - 1) / Threads));
-  auto EachColumn = [&](const std::function<void(const std::string &)> &Body) {
+  E.line(fmt::format("{} tot{}[{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR),
+                     (Tile + Threads - 1) / Threads));
+  auto EachColumn = [&](const std::function<void(int)> &Body) {
     for (int I = 0; I * Threads < Tile; ++I) {
       std::string LC = I ? fmt::format("jf_t + {}", I * Threads) : "jf_t";
       E.open(Tile % Threads == 0 || (I + 1) * Threads <= Tile
@@ -155,15 +188,18 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
                  : fmt::format("if ({} < {})", LC, Tile));
       E.line(fmt::format("const int lc = {};", LC));
       E.line(fmt::format("const {0} oc = tile * {1} + lc;", IT, Tile));
-      Body(fmt::format("tot[{}]", I));
+      Body(I);
       E.close();
     }
   };
-  EachColumn([&](const std::string &Tot) {
-    E.line(fmt::format("{} = jf_col[0][lc];", Tot));
-    E.open(fmt::format("for (int i = 1; i < {}; ++i)", NY));
-    E.line(fmt::format("{0} = {1}({0}, jf_col[i][lc]);", Tot, F));
-    E.close();
+  auto Tot = [&](size_t R, int I) { return fmt::format("tot{}[{}]", Ix(R), I); };
+  EachColumn([&](int I) {
+    for (size_t R = 0; R < NR; ++R) {
+      E.line(fmt::format("{} = jf_col{}[0][lc];", Tot(R, I), Ix(R)));
+      E.open(fmt::format("for (int i = 1; i < {}; ++i)", NY));
+      E.line(fmt::format("{0} = {1}({0}, jf_col{2}[i][lc]);", Tot(R, I), F(R), Ix(R)));
+      E.close();
+    }
   });
   // Each output's element oc: its linear index, or for a strided output
   // the element at oc's coordinates of its shape.
@@ -172,30 +208,37 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       return "oc";
     return E.address(O, E.coordsOfIndex("oc", G.node(O).Dims), G.node(O).Dims);
   };
-  // Whether output O lists the result's values (the result or a reshape of
-  // it); any other output is element-wise work on the result
-  // (ColumnReduceEpilogue), evaluated at column oc.
-  auto IsResult = [&](NodeId O) {
+  // The reduction whose values output O lists (O is the result or a
+  // reshape of it), or -1: element-wise work on the result
+  // (ColumnReduceEpilogue, one reduction only), evaluated at column oc.
+  auto ResultOf = [&](NodeId O) -> int {
     while (G.node(O).Kind == Op::Reshape)
       O = G.node(O).Operands[0];
-    return O == Red;
+    auto It = llvm::find(Reds, O);
+    return It == Reds.end() ? -1 : static_cast<int>(It - Reds.begin());
   };
-  bool Epilogue = !llvm::all_of(P.Outputs, IsResult);
-  auto Store = [&](const std::string &Tot) {
+  bool Epilogue = !llvm::all_of(P.Outputs, [&](NodeId O) { return ResultOf(O) >= 0; });
+  JITFUSE_CHECK(!Epilogue || NR == 1, "a column epilogue reads the one reduction's result");
+  auto Store = [&](int I) {
     E.open("if (oc < ncols)");
-    std::string V = Nd.Kind == Op::ReduceMean ? fmt::format("{} / ({})nrows", Tot, AT) : Tot;
+    std::vector<std::string> V;
+    for (size_t R = 0; R < NR; ++R)
+      V.push_back(G.node(Reds[R]).Kind == Op::ReduceMean
+                      ? fmt::format("{} / ({})nrows", Tot(R, I), AT)
+                      : Tot(R, I));
     if (Epilogue) {
-      E.line(fmt::format("const {} jf_r = {};", AT, V));
+      E.line(fmt::format("const {} jf_r = {};", AT, V[0]));
       E.setReduced(Red, "jf_r");
-      V = "jf_r";
+      V[0] = "jf_r";
     }
     E.setVectorLoads(false);
     for (size_t O = 0; O < P.Outputs.size(); ++O) {
       NodeId N = P.Outputs[O];
+      int R = ResultOf(N);
       std::string Value =
-          IsResult(N) ? storeConvert(Nd.Type, V)
-                      : storeConvert(G.node(N).Type,
-                                     E.value(N, E.coordsOfIndex("oc", G.node(N).Dims)));
+          R >= 0 ? storeConvert(G.node(Reds[R]).Type, V[R])
+                 : storeConvert(G.node(N).Type,
+                                E.value(N, E.coordsOfIndex("oc", G.node(N).Dims)));
       E.line(fmt::format("out_{}[{}] = {};", O, OutIndex(N), Value));
     }
     E.setVectorLoads(true);
@@ -205,8 +248,15 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   EachColumn(Store);
   E.line("return;");
   E.close();
-  EachColumn([&](const std::string &Tot) {
-    E.line(fmt::format("jf_partials[({})blockIdx.x * {} + lc] = {};", IT, Tile, Tot));
+  // Reduction R's partials follow reduction R - 1's: gridDim.x * Tile each.
+  auto PartialAt = [&](size_t R, const std::string &Block) {
+    return R ? fmt::format("({} * ({})gridDim.x + {}) * {} + lc", R, IT, Block, Tile)
+             : fmt::format("{} * {} + lc", Block, Tile);
+  };
+  EachColumn([&](int I) {
+    for (size_t R = 0; R < NR; ++R)
+      E.line(fmt::format("jf_partials[{}] = {};", PartialAt(R, fmt::format("({})blockIdx.x", IT)),
+                         Tot(R, I)));
   });
   E.line("__threadfence();");
   E.line("__syncthreads();");
@@ -216,15 +266,17 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   E.line("__syncthreads();");
   E.line("if (!jf_last) return;");
   E.line("__threadfence();");
-  EachColumn([&](const std::string &Tot) {
-    E.line(fmt::format("{} = ((volatile {}*)jf_partials)[tile * {} + lc];", Tot, AT, Tile));
-    E.line("#pragma unroll 8");
-    E.open(fmt::format("for ({} s = 1; s < nsplit; ++s)", IT));
-    E.line(fmt::format("{0} = {1}({0}, ((volatile {2}*)jf_partials)[(s * tiles + tile) * {3} + "
-                       "lc]);",
-                       Tot, F, AT, Tile));
-    E.close();
-    Store(Tot);
+  EachColumn([&](int I) {
+    for (size_t R = 0; R < NR; ++R) {
+      E.line(fmt::format("{} = ((volatile {}*)jf_partials)[{}];", Tot(R, I), AT,
+                         PartialAt(R, "tile")));
+      E.line("#pragma unroll 8");
+      E.open(fmt::format("for ({} s = 1; s < nsplit; ++s)", IT));
+      E.line(fmt::format("{0} = {1}({0}, ((volatile {2}*)jf_partials)[{3}]);", Tot(R, I), F(R),
+                         AT, PartialAt(R, "(s * tiles + tile)")));
+      E.close();
+    }
+    Store(I);
   });
   E.line("if (jf_t == 0) jf_counter[tile] = 0u; // ready for the next launch");
 }

@@ -6,6 +6,8 @@
 
 #include <llvm/ADT/STLExtras.h>
 
+#include <vector>
+
 namespace jitfuse::codegen {
 
 /// The body of a KernelKind::ColumnReduce kernel: axis 0 of the domain
@@ -29,6 +31,10 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E);
 /// (its outputs may also hold reshapes of the result, epilogue or prologue
 /// values).
 NodeId reductionOf(const Graph &G, const KernelPlan &P);
+
+/// Every reduction of a kernel, in node order: one, or a ColumnReduce
+/// kernel's sibling reductions (SiblingColumnReductions).
+std::vector<NodeId> reductionsOf(const Graph &G, const KernelPlan &P);
 
 /// Whether node O is the reduction Red's result or computed from it through
 /// nodes InKernel accepts: the epilogue of a column or full reduction

@@ -97,6 +97,9 @@ struct KernelPlan {
   /// ColumnReduce: adjacent columns per thread (16 bytes of the widest
   /// input), in every variant; the tile is ThreadsX * ColumnWidth columns.
   int ColumnWidth = 1;
+  /// ColumnReduce: reductions the kernel computes (more than one:
+  /// SiblingColumnReductions), each with its own partials.
+  int ColumnReductions = 1;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

@@ -27,7 +27,8 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     : Kind(P.Kind), Flat(P.Flat), ThreadsX(P.ThreadsX), RowsPerBlock(P.RowsPerBlock),
       ClusterX(P.ClusterX),
       PeeledIndex(P.Peel ? static_cast<int>(P.firstPeeled()) : -1),
-      ColumnWidth(P.ColumnWidth), Tiled(P.TransposeNode >= 0) {
+      ColumnWidth(P.ColumnWidth), ColumnReductions(P.ColumnReductions),
+      Tiled(P.TransposeNode >= 0) {
   if (Kind == KernelKind::ColumnReduce && P.Domain.size() == 2 && !P.Domain[0].isDynamic() &&
       !P.Domain[1].isDynamic()) {
     StaticRows = P.Domain[0].Size;
@@ -64,11 +65,13 @@ size_t LaunchRule::partialsBytes(int SmCount) const {
     int64_t S = columnSplits(StaticRows, StaticCols);
     if (S == 1)
       return 0; // one block a tile writes the output directly
-    return size_t(S * ((StaticCols + Tile - 1) / Tile) * Tile) * PartialBytes;
+    return size_t(S * ((StaticCols + Tile - 1) / Tile) * Tile) * PartialBytes *
+           ColumnReductions;
   }
   // Any shape: a split needs S * C <= ColumnSplitWork, and the tiles cover
   // less than C + Tile columns.
-  return size_t(launch::ColumnSplitWork + launch::ColumnMaxSplits * Tile) * PartialBytes;
+  return size_t(launch::ColumnSplitWork + launch::ColumnMaxSplits * Tile) * PartialBytes *
+         ColumnReductions;
 }
 
 size_t LaunchRule::counters() const {

@@ -262,6 +262,7 @@ private:
   int ThreadsX, RowsPerBlock, ClusterX;
   int PeeledIndex;
   int ColumnWidth;
+  int ColumnReductions = 1; // KernelPlan::ColumnReductions
   bool Tiled; // KernelPlan::TransposeNode: one block a tile
   bool FlatTail = false; // KernelPlan::FlatTailThreads
   /// Column reductions: R and C when static (-1 when a dim is dynamic), so

@@ -618,7 +618,7 @@ Partition Fuser::run() {
                               R.Detail});
     }
   }
-  recomputeCheapProducers(G, P, Opts.RecomputeStoredValues);
+  recomputeCheapProducers(G, P, Opts.RecomputeStoredValues, Opts.SiblingColumnReductions);
   finalizePartition(G, P);
   return P;
 }

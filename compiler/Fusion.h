@@ -22,6 +22,9 @@ struct FusionOptions {
   /// stores only for other kernels is computed by them instead when that
   /// moves fewer bytes (compiler/Recompute.h).
   bool RecomputeStoredValues = false;
+  /// CompileOptions::SiblingColumnReductions: column reductions over one
+  /// domain that share a load are one kernel (compiler/ColumnSiblings.h).
+  bool SiblingColumnReductions = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Recompute.h"
 
+#include "compiler/ColumnSiblings.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,8 +53,8 @@ bool isNumelOne(const Node &N) {
 
 class Recomputer {
 public:
-  Recomputer(const Graph &G, Partition &P, bool StoredValues)
-      : G(G), P(P), StoredValues(StoredValues) {}
+  Recomputer(const Graph &G, Partition &P, bool StoredValues, bool SiblingColumns)
+      : G(G), P(P), StoredValues(StoredValues), SiblingColumns(SiblingColumns) {}
   void run();
 
 private:
@@ -74,7 +76,7 @@ private:
 
   const Graph &G;
   Partition &P;
-  bool StoredValues;
+  bool StoredValues, SiblingColumns;
   std::vector<std::vector<NodeId>> Users;
   std::vector<bool> IsOutput;
   std::vector<std::set<NodeId>> Members;    // per cluster
@@ -358,6 +360,12 @@ void Recomputer::run() {
         }
   }
 
+  // Column reductions whose loads are now final may share a kernel.
+  if (SiblingColumns) {
+    mergeColumnSiblings(G, P.Clusters, Recomputed);
+    rebuildWhere();
+  }
+
   // Drop the dissolved clusters; name each recomputed node's first kernel.
   std::vector<int> NewIndex(P.Clusters.size(), -1);
   std::vector<Cluster> Kept;
@@ -414,8 +422,9 @@ void Recomputer::run() {
 
 } // namespace
 
-void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues) {
-  Recomputer(G, P, StoredValues).run();
+void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues,
+                             bool SiblingColumns) {
+  Recomputer(G, P, StoredValues, SiblingColumns).run();
 }
 
 } // namespace jitfuse

@@ -38,6 +38,10 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// also an intermediate that a kernel stores only for other kernels is
 /// computed by each reader instead, from what the kernel loads or stores
 /// anyway, when that moves fewer bytes.
-void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false);
+/// \p SiblingColumns (FusionOptions::SiblingColumnReductions, an
+/// experiment): then sibling column reductions share a kernel
+/// (compiler/ColumnSiblings.h).
+void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false,
+                             bool SiblingColumns = false);
 
 } // namespace jitfuse

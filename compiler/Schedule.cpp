@@ -159,6 +159,8 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   P.ThreadsX = launch::ColumnThreads;
   P.RowsPerBlock = launch::ColumnRowThreads;
   P.ColumnWidth = Width;
+  P.ColumnReductions = static_cast<int>(llvm::count_if(
+      C.Nodes, [&](NodeId N) { return isReduction(G.node(N).Kind); }));
   const Dim &R = P.Domain[0], &Cols = P.Domain[1];
   bool Aligned = Width > 1 && !Cols.isDynamic() && Cols.Size % Width == 0;
   P.Vecs = Aligned ? std::vector<int>{Width, 1} : std::vector<int>{1};

@@ -332,6 +332,12 @@ struct CompileOptions {
   /// moves fewer bytes (compiler/Recompute.h). ReLU backward + bias
   /// gradient: 57344 -> 32768 bytes a row of 4096.
   bool RecomputeStoredValues = false;
+  /// Experiment (off until run on the GPU): column reductions over one
+  /// [R, C] domain that share a load and do not read each other are one
+  /// kernel with several reductions (compiler/ColumnSiblings.h): LayerNorm
+  /// backward's dw and db read dy once (with RecomputeStoredValues, 3 -> 2
+  /// kernels and 49168 -> 40968 bytes a row of 4096).
+  bool SiblingColumnReductions = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -158,6 +158,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
     CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
     CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
+    CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

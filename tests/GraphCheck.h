@@ -82,6 +82,8 @@ struct CheckOptions {
   bool FullReduceEpilogue = false;
   /// CompileOptions::RecomputeStoredValues.
   bool RecomputeStoredValues = false;
+  /// CompileOptions::SiblingColumnReductions.
+  bool SiblingColumnReductions = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -151,7 +151,7 @@ std::string checkPipeline(const Graph &G) {
     // Unfused, fused, fused with FullReducePrologueOutputs and
     // ColumnReduceEpilogue off (the partitions before session 27), and
     // fused with the experiments on (FullReduceEpilogue,
-    // RecomputeStoredValues).
+    // RecomputeStoredValues, SiblingColumnReductions).
     for (int Mode3 : {0, 1, 2, 3}) {
       bool Fuse = Mode3 > 0;
       const char *Mode = Mode3 == 0   ? "unfused"
@@ -160,7 +160,8 @@ std::string checkPipeline(const Graph &G) {
                                       : "fused (experiments)";
       FusionOptions FO;
       FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
-      FO.FullReduceEpilogue = FO.RecomputeStoredValues = Mode3 == 3;
+      FO.FullReduceEpilogue = FO.RecomputeStoredValues = FO.SiblingColumnReductions =
+          Mode3 == 3;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -331,7 +332,8 @@ TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
 }
 
 TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[random]") {
-  // FullReduceEpilogue and RecomputeStoredValues (off by default): the CPU
+  // FullReduceEpilogue, RecomputeStoredValues, SiblingColumnReductions
+  // (off by default): the CPU
   // pipeline check runs them on every graph; here the first graphs whose
   // plan they change are compiled, so their kernels are valid CUDA too.
   unsigned Changed = 0;
@@ -339,13 +341,15 @@ TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[r
     Recipe R = randomRecipe(baseSeed() + 3000017 + I);
     Graph G = buildGraph(R);
     PlanOptions Base, Exp;
-    Exp.Fusion.FullReduceEpilogue = Exp.Fusion.RecomputeStoredValues = true;
+    Exp.Fusion.FullReduceEpilogue = Exp.Fusion.RecomputeStoredValues =
+        Exp.Fusion.SiblingColumnReductions = true;
     if (planGraph(G, Base).PlanText == planGraph(G, Exp).PlanText)
       continue;
     ++Changed;
     CompileOptions Opts;
     Opts.Arch = "sm_90";
-    Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = true;
+    Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = Opts.SiblingColumnReductions =
+        true;
     try {
       Executable X = testCompiler().compile(G, Opts);
       CHECK(!X.source().empty());
@@ -468,6 +472,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       // other kernels computed by them.
       Opts.FullReduceEpilogue = Late;
       Opts.RecomputeStoredValues = Late;
+      Opts.SiblingColumnReductions = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
