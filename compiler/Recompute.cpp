@@ -252,6 +252,15 @@ bool Recomputer::tryExtract(unsigned K, NodeId V) {
         Need.insert(Op);
   }
   std::vector<NodeId> Part(Need.begin(), Need.end());
+  // A node of the copy that a third kernel loads from K would stay stored
+  // by K, and a node computed by several kernels is recomputed by all of
+  // them, never stored (a bool compare read by a sum and, through an fma,
+  // by the copy's reader: random graphs, session 28).
+  for (NodeId N : Part)
+    for (NodeId U : Users[N])
+      for (unsigned C : Where[U])
+        if (C != K && !Readers.count(C) && !in(C, N))
+          return false;
   // What K still computes: its other nodes and their operands in K. A part
   // of V's expression K needs itself stays there (computed by every kernel
   // that uses it, as recomputed nodes are); the rest leaves K. K keeping

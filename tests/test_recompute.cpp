@@ -402,3 +402,25 @@ TEST_CASE("RecomputeStoredValues: taken only when the readers load fewer bytes",
     CHECK(planTotal(G, true) == "total: 2 kernels, 7168*B + 2048 bytes");
   }
 }
+
+TEST_CASE("RecomputeStoredValues: a value a third kernel loads is not copied",
+          "[fusion][recompute][stored]") {
+  // Random graphs' seed 1571153187, shrunk: b = x0 >= 0 is read by a full
+  // sum and by v = fma(x1, x0, b), which the element-wise kernel stores for
+  // y1 = v - sum(b). Copying v's expression (b included) into y1's kernel
+  // left b computed twice yet still stored for the sum: an internal error.
+  Graph G;
+  Value X0 = G.input("x0", f32, {int64_t(16)});
+  Value X1 = G.input("x1", f16, {int64_t(16)});
+  Value B = binary(Op::Ge, X0, G.constant(0.0, f32));
+  Value V = fma(X1, X0, B);
+  G.output("y0", tanh(V));
+  G.output("y1", V - sum(B, ReduceScope::All));
+  FusionOptions FO;
+  FO.RecomputeStoredValues = true;
+  Partition P;
+  REQUIRE_NOTHROW(P = fuseGraph(G, FO));
+  REQUIRE_NOTHROW(verifyPartition(G, P));
+  CHECK(P.Clusters.size() == fuseGraph(G).Clusters.size());
+  CHECK(planTotal(G, true) == planTotal(G, false));
+}
