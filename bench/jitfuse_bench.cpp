@@ -64,6 +64,7 @@ struct Options {
   bool FullReduceEpilogue = false;
   bool RecomputeStoredValues = false;
   bool SiblingColumnReductions = false;
+  bool ColumnReducePrologueOutputs = false;
   uint64_t Seed = 20261129;
 };
 
@@ -308,6 +309,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.FullReduceEpilogue = Ctx.Opts.FullReduceEpilogue;
     FO.RecomputeStoredValues = Ctx.Opts.RecomputeStoredValues;
     FO.SiblingColumnReductions = Ctx.Opts.SiblingColumnReductions;
+    FO.ColumnReducePrologueOutputs = Ctx.Opts.ColumnReducePrologueOutputs;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -528,6 +530,8 @@ int main(int Argc, char **Argv) {
                "CompileOptions::RecomputeStoredValues (fusion experiment), fused only");
   App.add_flag("--sibling-column-reductions", O.SiblingColumnReductions,
                "CompileOptions::SiblingColumnReductions (fusion experiment), fused only");
+  App.add_flag("--column-prologue-outputs", O.ColumnReducePrologueOutputs,
+               "CompileOptions::ColumnReducePrologueOutputs (fusion experiment), fused only");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

@@ -107,6 +107,28 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   for (size_t R = 0; R < NR; ++R)
     for (int J = 0; J < W; ++J)
       E.line(fmt::format("acc{}[{}] = {};", Ix(R), J, Ident(R)));
+  // ColumnReducePrologueOutputs: outputs of the domain's shape computed
+  // before the reductions (not from a result) are stored as the rows go by;
+  // every element of [R, C] is visited once, by one thread (scalar stores:
+  // a 16-byte vector of the input may be more or less of the output).
+  auto InKernel = [&](NodeId A) { return llvm::is_contained(P.Nodes, A); };
+  std::vector<size_t> Prologue;
+  for (size_t O = 0; O < P.Outputs.size(); ++O) {
+    NodeId N = P.Outputs[O];
+    if (llvm::any_of(Reds, [&](NodeId R) { return readsResult(G, N, R, InKernel); }))
+      continue;
+    JITFUSE_CHECK(G.node(N).Dims == G.node(G.node(Red).Operands[0]).Dims &&
+                      G.stridesOf(N).empty(),
+                  "a column kernel's prologue output is an unstrided [R, C] tensor");
+    Prologue.push_back(O);
+  }
+  auto StorePrologue = [&](const std::string &Col) {
+    for (size_t O : Prologue) {
+      NodeId N = P.Outputs[O];
+      E.line(fmt::format("out_{}[c0 * ncols + {}] = {};", O, Col,
+                         storeConvert(G.node(N).Type, E.value(N, E.domainCoords()))));
+    }
+  };
   auto Operand = [&](size_t R) {
     const Node &RN = G.node(Reds[R]);
     return promoteValue(G.node(RN.Operands[0]).Type, RN.Type,
@@ -126,6 +148,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.setLane(L);
           for (size_t R = 0; R < NR; ++R)
             E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, L, Operand(R)));
+          StorePrologue(L ? fmt::format("col + {}", L) : std::string("col"));
         }
         E.setLane(0);
       } else {
@@ -135,6 +158,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.setVectorLoads(false);
           for (size_t R = 0; R < NR; ++R)
             E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, J, Operand(R)));
+          StorePrologue("col");
           E.setVectorLoads(true);
           E.close();
           if (NR == 1) {
@@ -217,7 +241,10 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     auto It = llvm::find(Reds, O);
     return It == Reds.end() ? -1 : static_cast<int>(It - Reds.begin());
   };
-  bool Epilogue = !llvm::all_of(P.Outputs, [&](NodeId O) { return ResultOf(O) >= 0; });
+  auto IsPrologue = [&](size_t O) { return llvm::is_contained(Prologue, O); };
+  bool Epilogue = false;
+  for (size_t O = 0; O < P.Outputs.size(); ++O)
+    Epilogue |= !IsPrologue(O) && ResultOf(P.Outputs[O]) < 0;
   JITFUSE_CHECK(!Epilogue || NR == 1, "a column epilogue reads the one reduction's result");
   auto Store = [&](int I) {
     E.open("if (oc < ncols)");
@@ -233,6 +260,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     }
     E.setVectorLoads(false);
     for (size_t O = 0; O < P.Outputs.size(); ++O) {
+      if (IsPrologue(O))
+        continue;
       NodeId N = P.Outputs[O];
       int R = ResultOf(N);
       std::string Value =

@@ -270,7 +270,10 @@ std::optional<Refusal> Fuser::tryMerge(llvm::ArrayRef<unsigned> S, NodeId N,
       // domain's shape (codegen: KernelWriter::fullBody), which other
       // kernels may then read too. An intermediate read elsewhere is left
       // to recomputeCheapProducers: recomputing x * x beats storing it.
-      if (Opts.FullReducePrologueOutputs && !Column && IsOutput[M] &&
+      // ColumnReducePrologueOutputs: the same for a column reduction
+      // (codegen: columnReduceBody stores them as the rows go by).
+      if ((Column ? Opts.ColumnReducePrologueOutputs : Opts.FullReducePrologueOutputs) &&
+          IsOutput[M] &&
           sameShape(G.node(M).Dims, OpShape) && G.stridesOf(M).empty())
         continue;
       if (IsOutput[M])

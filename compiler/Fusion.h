@@ -25,6 +25,9 @@ struct FusionOptions {
   /// CompileOptions::SiblingColumnReductions: column reductions over one
   /// domain that share a load are one kernel (compiler/ColumnSiblings.h).
   bool SiblingColumnReductions = false;
+  /// CompileOptions::ColumnReducePrologueOutputs: a column reduction's
+  /// kernel stores graph outputs of its [R, C] domain from its prologue.
+  bool ColumnReducePrologueOutputs = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -78,6 +78,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   P.Fusion.FullReduceEpilogue = Opts.FullReduceEpilogue;
   P.Fusion.RecomputeStoredValues = Opts.RecomputeStoredValues;
   P.Fusion.SiblingColumnReductions = Opts.SiblingColumnReductions;
+  P.Fusion.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

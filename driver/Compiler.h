@@ -338,6 +338,12 @@ struct CompileOptions {
   /// backward's dw and db read dy once (with RecomputeStoredValues, 3 -> 2
   /// kernels and 49168 -> 40968 bytes a row of 4096).
   bool SiblingColumnReductions = false;
+  /// Experiment (off until run on the GPU): a column reduction's kernel
+  /// also stores graph outputs of its [R, C] domain computed in its
+  /// prologue, as FullReducePrologueOutputs does for a full reduction:
+  /// ReLU backward + bias gradient (dz stored, its f32 column sum) is one
+  /// kernel, 6 bytes an element instead of 14.
+  bool ColumnReducePrologueOutputs = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

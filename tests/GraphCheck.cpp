@@ -159,6 +159,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
     CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
     CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
+    CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
     CO.FlatTailThreads = Opts.FlatTailThreads;

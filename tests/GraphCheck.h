@@ -84,6 +84,8 @@ struct CheckOptions {
   bool RecomputeStoredValues = false;
   /// CompileOptions::SiblingColumnReductions.
   bool SiblingColumnReductions = false;
+  /// CompileOptions::ColumnReducePrologueOutputs.
+  bool ColumnReducePrologueOutputs = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -151,7 +151,8 @@ std::string checkPipeline(const Graph &G) {
     // Unfused, fused, fused with FullReducePrologueOutputs and
     // ColumnReduceEpilogue off (the partitions before session 27), and
     // fused with the experiments on (FullReduceEpilogue,
-    // RecomputeStoredValues, SiblingColumnReductions).
+    // RecomputeStoredValues, SiblingColumnReductions,
+    // ColumnReducePrologueOutputs).
     for (int Mode3 : {0, 1, 2, 3}) {
       bool Fuse = Mode3 > 0;
       const char *Mode = Mode3 == 0   ? "unfused"
@@ -161,7 +162,7 @@ std::string checkPipeline(const Graph &G) {
       FusionOptions FO;
       FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
       FO.FullReduceEpilogue = FO.RecomputeStoredValues = FO.SiblingColumnReductions =
-          Mode3 == 3;
+          FO.ColumnReducePrologueOutputs = Mode3 == 3;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -332,8 +333,8 @@ TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
 }
 
 TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[random]") {
-  // FullReduceEpilogue, RecomputeStoredValues, SiblingColumnReductions
-  // (off by default): the CPU
+  // FullReduceEpilogue, RecomputeStoredValues, SiblingColumnReductions,
+  // ColumnReducePrologueOutputs (off by default): the CPU
   // pipeline check runs them on every graph; here the first graphs whose
   // plan they change are compiled, so their kernels are valid CUDA too.
   unsigned Changed = 0;
@@ -342,14 +343,14 @@ TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[r
     Graph G = buildGraph(R);
     PlanOptions Base, Exp;
     Exp.Fusion.FullReduceEpilogue = Exp.Fusion.RecomputeStoredValues =
-        Exp.Fusion.SiblingColumnReductions = true;
+        Exp.Fusion.SiblingColumnReductions = Exp.Fusion.ColumnReducePrologueOutputs = true;
     if (planGraph(G, Base).PlanText == planGraph(G, Exp).PlanText)
       continue;
     ++Changed;
     CompileOptions Opts;
     Opts.Arch = "sm_90";
     Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = Opts.SiblingColumnReductions =
-        true;
+        Opts.ColumnReducePrologueOutputs = true;
     try {
       Executable X = testCompiler().compile(G, Opts);
       CHECK(!X.source().empty());
@@ -473,6 +474,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FullReduceEpilogue = Late;
       Opts.RecomputeStoredValues = Late;
       Opts.SiblingColumnReductions = Late;
+      Opts.ColumnReducePrologueOutputs = Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
