@@ -7,6 +7,7 @@
 // the bias gradient: dz and its column sum in one kernel.
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
 #include "GraphCheck.h"
 
 #include "codegen/Codegen.h"
@@ -22,23 +23,10 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-Graph reluBackward(Dim H) {
-  Graph G;
-  Value Dy = G.input("dy", bf16, {"B", H});
-  Value Z = G.input("z", bf16, {"B", H});
-  Value Dz = Dy * cast(gt(Z, G.constant(0.0)), bf16);
-  G.output("dz", Dz);
-  G.output("db", sum(cast(Dz, f32), llvm::ArrayRef<int64_t>{0}));
-  return G;
-}
-
 std::string planTotal(const Graph &G, bool On) {
-  PlanOptions O;
-  O.Fusion.ColumnReducePrologueOutputs = On;
-  std::string Text = planGraph(G, O).PlanText;
-  size_t At = Text.find("total: ");
-  REQUIRE(At != std::string::npos);
-  return Text.substr(At, Text.find(';', At) - At);
+  FusionOptions F;
+  F.ColumnReducePrologueOutputs = On;
+  return test::planTotal(G, F);
 }
 
 } // namespace

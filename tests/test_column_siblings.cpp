@@ -8,6 +8,7 @@
 // vs the fp64 reference (the split path and misaligned pointers included).
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
 #include "GraphCheck.h"
 
 #include "codegen/Codegen.h"
@@ -37,36 +38,11 @@ Graph fourReductions(DType T, Dim C) {
   return G;
 }
 
-/// LayerNorm backward from the saved statistics (dx; dw and db column sums).
-Graph layerNormBackward(int64_t H) {
-  Graph G;
-  Value X = G.input("x", bf16, {"B", H});
-  Value Dy = cast(G.input("dy", bf16, {"B", H}), f32);
-  Value W = cast(G.input("w", bf16, {H}), f32);
-  Value Mean = G.input("mean", f32, {"B", 1});
-  Value Rstd = G.input("rstd", f32, {"B", 1});
-  Value Xh = (cast(X, f32) - Mean) * Rstd;
-  Value Wdy = W * Dy;
-  G.output("dx", cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16));
-  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-  G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
-  return G;
-}
-
 FusionOptions siblings(bool StoredValues = false) {
   FusionOptions O;
   O.SiblingColumnReductions = true;
   O.RecomputeStoredValues = StoredValues;
   return O;
-}
-
-std::string planTotal(const Graph &G, const FusionOptions &F) {
-  PlanOptions O;
-  O.Fusion = F;
-  std::string Text = planGraph(G, O).PlanText;
-  size_t At = Text.find("total: ");
-  REQUIRE(At != std::string::npos);
-  return Text.substr(At, Text.find(';', At) - At);
 }
 
 CompileOptions cpuOptions() {
@@ -125,7 +101,7 @@ TEST_CASE("SiblingColumnReductions: the merged kernel compiles with NVRTC for od
 
 TEST_CASE("SiblingColumnReductions: LayerNorm backward's dw and db share a kernel",
           "[column-reduce][siblings]") {
-  Graph G = layerNormBackward(4096);
+  Graph G = layerNormBackward(Dim(4096));
   // Alone the sums read two different stored values: nothing is shared.
   CHECK(planTotal(G, siblings()) == "total: 3 kernels, 90120*B + 40960 bytes");
   // With RecomputeStoredValues both read x and dy: one kernel, dy once.
@@ -135,7 +111,7 @@ TEST_CASE("SiblingColumnReductions: LayerNorm backward's dw and db share a kerne
   CHECK(P.Clusters[1].Kind == KernelKind::ColumnReduce);
   CHECK(P.Clusters[1].Outputs.size() == 2);
 
-  Graph Odd = layerNormBackward(1001);
+  Graph Odd = layerNormBackward(Dim(1001));
   CompileOptions O = cpuOptions();
   O.RecomputeStoredValues = true;
   Executable F = testCompiler().compile(Odd, O);
@@ -207,7 +183,7 @@ TEST_CASE("GPU: sibling column reductions match the reference", "[gpu][column-re
       }
     }
   // LayerNorm backward with both experiments: one tile-split path (B large).
-  Graph G = layerNormBackward(1001);
+  Graph G = layerNormBackward(Dim(1001));
   for (int64_t B : {37, 20011}) {
     CheckOptions O;
     O.SiblingColumnReductions = O.RecomputeStoredValues = true;

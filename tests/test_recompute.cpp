@@ -7,6 +7,7 @@
 // unfused with NVRTC and, with a GPU, compared to the fp64 reference.
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
 #include "GraphCheck.h"
 
 #include "compiler/Fusion.h"
@@ -280,42 +281,11 @@ TEST_CASE("recompute: an FP8 scale's cast runs in both passes", "[fusion][recomp
 
 namespace {
 
-/// ReLU backward with the bias gradient: dz = dy * (z > 0) stored, and the
-/// column sum of its f32 cast.
-Graph reluBackward(int64_t H) {
-  Graph G;
-  Value Dy = G.input("dy", bf16, {"B", H});
-  Value Z = G.input("z", bf16, {"B", H});
-  Value Dz = Dy * cast(gt(Z, G.constant(0.0)), bf16);
-  G.output("dz", Dz);
-  G.output("db", sum(cast(Dz, f32), llvm::ArrayRef<int64_t>{0}));
-  return G;
-}
-
-/// LayerNorm backward from the saved mean and rstd: dx per row, dw and db
-/// column sums over the rows.
-Graph layerNormBackward(int64_t H) {
-  Graph G;
-  Value X = G.input("x", bf16, {"B", H});
-  Value Dy = cast(G.input("dy", bf16, {"B", H}), f32);
-  Value W = cast(G.input("w", bf16, {H}), f32);
-  Value Mean = G.input("mean", f32, {"B", 1});
-  Value Rstd = G.input("rstd", f32, {"B", 1});
-  Value Xh = (cast(X, f32) - Mean) * Rstd;
-  Value Wdy = W * Dy;
-  G.output("dx", cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16));
-  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-  G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
-  return G;
-}
-
+/// The plan's total with RecomputeStoredValues on or off.
 std::string planTotal(const Graph &G, bool StoredValues) {
-  PlanOptions O;
-  O.Fusion.RecomputeStoredValues = StoredValues;
-  std::string Text = planGraph(G, O).PlanText;
-  size_t At = Text.find("total: ");
-  REQUIRE(At != std::string::npos);
-  return Text.substr(At, Text.find(';', At) - At);
+  FusionOptions F;
+  F.RecomputeStoredValues = StoredValues;
+  return test::planTotal(G, F);
 }
 
 } // namespace
@@ -325,7 +295,7 @@ TEST_CASE("RecomputeStoredValues: the bias gradient reads dz, not a stored f32 c
   // Off: the element-wise kernel reads dy and z and writes dz and its f32
   // cast for the column sum, which reads the cast: 2+2+2+4 + 4 = 14 B an
   // element.
-  Graph G = reluBackward(4096);
+  Graph G = test::reluBackward(Dim(4096));
   CHECK(planTotal(G, false) == "total: 2 kernels, 57344*B + 16384 bytes");
   // On: the column sum casts dz itself: dy, z read, dz written, dz read
   // (8 B an element).
@@ -344,7 +314,7 @@ TEST_CASE("RecomputeStoredValues: the bias gradient reads dz, not a stored f32 c
   test::CheckOptions O;
   O.RecomputeStoredValues = true;
   O.ExpectFusedKernels = 2;
-  Graph Odd = reluBackward(1001);
+  Graph Odd = test::reluBackward(Dim(1001));
   test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
 }
 
@@ -353,7 +323,7 @@ TEST_CASE("RecomputeStoredValues: LayerNorm backward's weight gradient computes 
   // Off: the dx kernel also writes f32 dy and dy * xhat (8 B an element each)
   // for the two column sums. On: each column sum reads the bf16 inputs (and
   // the row's mean and rstd) and computes its operand.
-  Graph G = layerNormBackward(4096);
+  Graph G = test::layerNormBackward(Dim(4096));
   CHECK(planTotal(G, false) == "total: 3 kernels, 90120*B + 40960 bytes");
   CHECK(planTotal(G, true) == "total: 3 kernels, 49168*B + 40960 bytes");
   FusionOptions FO;
@@ -367,7 +337,7 @@ TEST_CASE("RecomputeStoredValues: LayerNorm backward's weight gradient computes 
   test::CheckOptions O;
   O.RecomputeStoredValues = true;
   O.ExpectFusedKernels = 3;
-  Graph Odd = layerNormBackward(1001);
+  Graph Odd = test::layerNormBackward(Dim(1001));
   test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
 }
 
