@@ -109,8 +109,10 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       E.line(fmt::format("acc{}[{}] = {};", Ix(R), J, Ident(R)));
   // ColumnReducePrologueOutputs: outputs of the domain's shape computed
   // before the reductions (not from a result) are stored as the rows go by;
-  // every element of [R, C] is visited once, by one thread (scalar stores:
-  // a 16-byte vector of the input may be more or less of the output).
+  // every element of [R, C] is visited once, by one thread. The aligned
+  // variant stores a thread's W columns as one vector (exec checks the
+  // output's pointer for W elements, as for a vectorized input; wider than
+  // 16 bytes when the output's elements are wider than the input's).
   auto InKernel = [&](NodeId A) { return llvm::is_contained(P.Nodes, A); };
   std::vector<size_t> Prologue;
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
@@ -129,6 +131,13 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
                          storeConvert(G.node(N).Type, E.value(N, E.domainCoords()))));
     }
   };
+  auto PrologueLane = [&](int L) {
+    for (size_t O : Prologue) {
+      NodeId N = P.Outputs[O];
+      E.line(fmt::format("jf_sv{}.V[{}] = {};", O, L,
+                         storeConvert(G.node(N).Type, E.value(N, E.domainCoords()))));
+    }
+  };
   auto Operand = [&](size_t R) {
     const Node &RN = G.node(Reds[R]);
     return promoteValue(G.node(RN.Operands[0]).Type, RN.Type,
@@ -144,13 +153,19 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       E.line(fmt::format("const {} c0 = r{};", IT, K ? fmt::format(" + {}", K * NY) : ""));
       if (Vec > 1) {
         E.line(fmt::format("[[maybe_unused]] const {} col = jf_c;", IT));
+        for (size_t O : Prologue)
+          E.line(fmt::format("jf_vec<{}, {}> jf_sv{};", storageType(G.node(P.Outputs[O]).Type),
+                             Vec, O));
         for (int L = 0; L < Vec; ++L) {
           E.setLane(L);
           for (size_t R = 0; R < NR; ++R)
             E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, L, Operand(R)));
-          StorePrologue(L ? fmt::format("col + {}", L) : std::string("col"));
+          PrologueLane(L);
         }
         E.setLane(0);
+        for (size_t O : Prologue)
+          E.line(fmt::format("jf_store<{}, {}>(out_{} + c0 * ncols + col, jf_sv{});",
+                             storageType(G.node(P.Outputs[O]).Type), Vec, O, O));
       } else {
         for (int J = 0; J < W; ++J) {
           E.open(fmt::format("if ({} < ncols)", ColExpr(J)));

@@ -55,10 +55,12 @@ void appendSlots(const Graph &G, const KernelPlan &K,
       NodeId N = P.K == codegen::KernelParam::Input ? K.Inputs[P.Index] : K.Outputs[P.Index];
       S.Src = sourceOf(G, N, Inter, X);
       // A one-element tensor is read as a scalar whatever the variant; a
-      // column reduction stores its [C] output one element a thread.
+      // column reduction stores its [C] output one element a thread (and an
+      // output of its [R, C] domain, ColumnReducePrologueOutputs, a vector).
       S.Vectorized = staticNumel(G.node(N).Dims) != std::optional<int64_t>(1) &&
                      !(K.Kind == KernelKind::ColumnReduce &&
-                       P.K == codegen::KernelParam::Output);
+                       P.K == codegen::KernelParam::Output &&
+                       G.node(N).Dims != K.Domain);
       // A strided tensor is only read or written in vectors along a last
       // stride of 1, and the wide variants need its dynamic outer strides
       // to be multiples of their width (codegen: Emitter::stridedRowsAligned).

@@ -47,10 +47,14 @@ TEST_CASE("ColumnReducePrologueOutputs: ReLU backward and its bias gradient are 
   KernelPlan K = scheduleCluster(G, C, 0);
   codegen::EmittedKernel E = codegen::emitKernel(G, K);
   REQUIRE(E.Variants.size() == 2);
-  // dz stored where each element is loaded: every lane of the vector
-  // variant, the one column of the scalar variant; the sum at column oc.
+  // dz stored where each element is loaded: the thread's 8 columns as one
+  // vector in the aligned variant, the one column in the scalar variant;
+  // the sum at column oc.
   size_t Dz = C.Outputs[0] == G.outputs()[0].Id ? 0 : 1;
-  CHECK_THAT(E.Variants[0].Text, Contains(fmt::format("out_{}[c0 * ncols + col + 7] = ", Dz)));
+  CHECK_THAT(E.Variants[0].Text, Contains(fmt::format("jf_sv{}.V[7] = ", Dz)));
+  CHECK_THAT(E.Variants[0].Text,
+             Contains(fmt::format("jf_store<jf_bf16, 8>(out_{0} + c0 * ncols + col, jf_sv{0});",
+                                  Dz)));
   CHECK_THAT(E.Variants[1].Text, Contains(fmt::format("out_{}[c0 * ncols + col] = ", Dz)));
   CHECK_THAT(E.Variants[1].Text, Contains(fmt::format("out_{}[oc] = ", 1 - Dz)));
 }

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <new>
+#include <tuple>
 
 using namespace jitfuse;
 using namespace jitfuse::hostpath;
@@ -126,6 +127,34 @@ TEST_CASE("aligned pointers run the aligned variant, any other offset the peeled
     CUdeviceptr Out[] = {0x400000 + CUdeviceptr(Offset), 0x500000 + CUdeviceptr(Offset)};
     X.run(In, Out, Eps, Dims);
     REQUIRE(suffix(fake().Last) == (Offset % 16 == 0 ? "_v8" : "_p8"));
+  }
+}
+
+TEST_CASE("ColumnReducePrologueOutputs: the [R, C] output's pointer picks the variant too",
+          "[hostpath]") {
+  requireFake();
+  // ReLU backward + bias gradient in one column kernel: dz stored as 16-byte
+  // vectors by the aligned variant, db ([1, C]) one element a thread.
+  Graph G;
+  Value Dy = G.input("dy", DType::BF16, {"B", H});
+  Value Z = G.input("z", DType::BF16, {"B", H});
+  Value Dz = Dy * cast(gt(Z, G.constant(0.0)), DType::BF16);
+  G.output("dz", Dz);
+  G.output("db", sum(cast(Dz, DType::F32), llvm::ArrayRef<int64_t>{0}));
+  Compiler C;
+  CompileOptions Opts;
+  Opts.ColumnReducePrologueOutputs = true;
+  Executable X = C.compile(G, Opts);
+  REQUIRE(X.numKernels() == 1);
+  REQUIRE(X.kernels()[0].Vecs == std::vector<int>{8, 1});
+  int64_t Dims[] = {64};
+  for (auto [DzOff, DbOff, Want] : {std::tuple{0, 0, "_v8"}, std::tuple{2, 0, "_v1"},
+                                    std::tuple{0, 4, "_v8"}, std::tuple{16, 4, "_v8"}}) {
+    CAPTURE(DzOff, DbOff);
+    CUdeviceptr In[] = {0x100000, 0x200000};
+    CUdeviceptr Out[] = {0x300000 + CUdeviceptr(DzOff), 0x400000 + CUdeviceptr(DbOff)};
+    X.run(In, Out, {}, Dims);
+    REQUIRE(suffix(fake().Last) == Want);
   }
 }
 
