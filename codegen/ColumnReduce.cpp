@@ -80,7 +80,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   // The row threads' partials, by reduction and column of the tile.
   // One reduction keeps the one-reduction spellings (acc[j], not acc[0][j]).
   auto Ix = [&](size_t R) { return NR == 1 ? std::string() : fmt::format("[{}]", R); };
-  E.line(fmt::format("__shared__ {} jf_col{}[{}][{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), NY, Tile));
+  std::string PerRed = Ix(NR); // the arrays' leading extent
+  E.line(fmt::format("__shared__ {} jf_col{}[{}][{}];", AT, PerRed, NY, Tile));
   E.line("__shared__ bool jf_last;");
   E.line(fmt::format("const {} nrows = {};", IT, E.dimExpr(P.Domain[0])));
   E.line(fmt::format("const {} ncols = {};", IT, E.dimExpr(P.Domain[1])));
@@ -103,7 +104,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       return std::string("jf_c");
     return fmt::format("jf_c + {}", Vec > 1 ? J : J * NX);
   };
-  E.line(fmt::format("{} acc{}[{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), W));
+  E.line(fmt::format("{} acc{}[{}];", AT, PerRed, W));
   for (size_t R = 0; R < NR; ++R)
     for (int J = 0; J < W; ++J)
       E.line(fmt::format("acc{}[{}] = {};", Ix(R), J, Ident(R)));
@@ -124,19 +125,9 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
                   "a column kernel's prologue output is an unstrided [R, C] tensor");
     Prologue.push_back(O);
   }
-  auto StorePrologue = [&](const std::string &Col) {
-    for (size_t O : Prologue) {
-      NodeId N = P.Outputs[O];
-      E.line(fmt::format("out_{}[c0 * ncols + {}] = {};", O, Col,
-                         storeConvert(G.node(N).Type, E.value(N, E.domainCoords()))));
-    }
-  };
-  auto PrologueLane = [&](int L) {
-    for (size_t O : Prologue) {
-      NodeId N = P.Outputs[O];
-      E.line(fmt::format("jf_sv{}.V[{}] = {};", O, L,
-                         storeConvert(G.node(N).Type, E.value(N, E.domainCoords()))));
-    }
+  auto PrologueValue = [&](size_t O) {
+    NodeId N = P.Outputs[O];
+    return storeConvert(G.node(N).Type, E.value(N, E.domainCoords()));
   };
   auto Operand = [&](size_t R) {
     const Node &RN = G.node(Reds[R]);
@@ -146,8 +137,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   // Rows r0 + y, r0 + y + NY, ... of the split, in increasing order; U of
   // them loaded (and their prologue computed) before any is added.
   auto Rows = [&](int Count) {
-    E.line(fmt::format("{} jf_v{}[{}][{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR), Count,
-                       W));
+    E.line(fmt::format("{} jf_v{}[{}][{}];", AT, PerRed, Count, W));
     for (int K = 0; K < Count; ++K) {
       E.open("");
       E.line(fmt::format("const {} c0 = r{};", IT, K ? fmt::format(" + {}", K * NY) : ""));
@@ -160,7 +150,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.setLane(L);
           for (size_t R = 0; R < NR; ++R)
             E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, L, Operand(R)));
-          PrologueLane(L);
+          for (size_t O : Prologue)
+            E.line(fmt::format("jf_sv{}.V[{}] = {};", O, L, PrologueValue(O)));
         }
         E.setLane(0);
         for (size_t O : Prologue)
@@ -173,7 +164,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.setVectorLoads(false);
           for (size_t R = 0; R < NR; ++R)
             E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, J, Operand(R)));
-          StorePrologue("col");
+          for (size_t O : Prologue)
+            E.line(fmt::format("out_{}[c0 * ncols + col] = {};", O, PrologueValue(O)));
           E.setVectorLoads(true);
           E.close();
           if (NR == 1) {
@@ -217,8 +209,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   // y = 0, 1, ...; then, with one split, stores; with several, stores its
   // split's partial and the tile's last block adds the splits in order.
   E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", NX));
-  E.line(fmt::format("{} tot{}[{}];", AT, NR == 1 ? "" : fmt::format("[{}]", NR),
-                     (Tile + Threads - 1) / Threads));
+  E.line(fmt::format("{} tot{}[{}];", AT, PerRed, (Tile + Threads - 1) / Threads));
   auto EachColumn = [&](const std::function<void(int)> &Body) {
     for (int I = 0; I * Threads < Tile; ++I) {
       std::string LC = I ? fmt::format("jf_t + {}", I * Threads) : "jf_t";

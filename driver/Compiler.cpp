@@ -278,8 +278,7 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
   for (const codegen::EmittedKernel &K : Eager)
     NumEager += K.Variants.size();
   unsigned Spare = NumEager < Threads ? Threads - static_cast<unsigned>(NumEager) : 0;
-  BackgroundThreads.fetch_add(1);
-  std::thread Worker([Cache = std::move(Cache), Key, Source, Rest = std::move(Rest), T, Threads, Spare,
+  auto Body = [Cache = std::move(Cache), Key, Source, Rest = std::move(Rest), T, Threads, Spare,
                First = FirstPromise.get_future().share(),
                Promise = std::move(Promise)]() mutable {
     pthread_setname_np(pthread_self(), "jitfuse-defer");
@@ -318,7 +317,17 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
       Cache.reset();
       Promise.set_exception(std::current_exception());
     }
-  });
+  };
+  // Counted from before the thread exists, so a caller never sees 0 while
+  // it is starting; a thread that fails to start is not counted.
+  BackgroundThreads.fetch_add(1);
+  std::thread Worker;
+  try {
+    Worker = std::thread(std::move(Body));
+  } catch (...) {
+    BackgroundThreads.fetch_sub(1);
+    throw;
+  }
   Out.Worker = joinedOnRelease(std::move(Worker));
   try {
     std::string Log;

@@ -8,6 +8,7 @@
 // case runs each fused and unfused against the fp64 reference.
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
 #include "GraphCheck.h"
 
 #include "compiler/Planner.h"
@@ -404,36 +405,14 @@ std::vector<ModelPattern> patterns() {
   // LayerNorm's backward pass from the saved statistics: dx per row, dw and
   // db column sums (two kernels by domain; the sums are siblings that do
   // not share a kernel yet).
-  P.push_back({"layernorm_backward", 3, [] {
-                 Graph G;
-                 Value X = G.input("x", DType::BF16, {"B", Hidden});
-                 Value Dy = cast(G.input("dy", DType::BF16, {"B", Hidden}), DType::F32);
-                 Value W = cast(G.input("w", DType::BF16, {Hidden}), DType::F32);
-                 Value Mean = G.input("mean", DType::F32, {"B", 1});
-                 Value Rstd = G.input("rstd", DType::F32, {"B", 1});
-                 Value Xh = (cast(X, DType::F32) - Mean) * Rstd;
-                 Value Wdy = W * Dy;
-                 G.output("dx", cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)),
-                                     DType::BF16));
-                 G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-                 G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
-                 return G;
-               },
+  P.push_back({"layernorm_backward", 3, [] { return layerNormBackward(Dim(Hidden)); },
                {"rstd"},
                {},
                2});
   // ReLU's backward pass and the bias gradient of the layer before it: the
   // stored dz and its column sum (one kernel would need a column
   // reduction storing its prologue's outputs).
-  P.push_back({"relu_backward_bias_grad", 2, [] {
-                 Graph G;
-                 Value Dy = G.input("dy", DType::BF16, {"B", Hidden});
-                 Value Z = G.input("z", DType::BF16, {"B", Hidden});
-                 Value Dz = Dy * cast(gt(Z, G.constant(0.0)), DType::BF16);
-                 G.output("dz", Dz);
-                 G.output("db", sum(cast(Dz, DType::F32), llvm::ArrayRef<int64_t>{0}));
-                 return G;
-               },
+  P.push_back({"relu_backward_bias_grad", 2, [] { return reluBackward(Dim(Hidden)); },
                {},
                {},
                1});

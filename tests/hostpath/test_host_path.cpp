@@ -12,6 +12,8 @@
 #include "FakeCuda.h"
 #include "HostPath.h"
 
+#include "../BackwardPatterns.h"
+
 #include "driver/Compiler.h"
 #include "ir/NN.h"
 #include "runtime/Driver.h"
@@ -135,12 +137,7 @@ TEST_CASE("ColumnReducePrologueOutputs: the [R, C] output's pointer picks the va
   requireFake();
   // ReLU backward + bias gradient in one column kernel: dz stored as 16-byte
   // vectors by the aligned variant, db ([1, C]) one element a thread.
-  Graph G;
-  Value Dy = G.input("dy", DType::BF16, {"B", H});
-  Value Z = G.input("z", DType::BF16, {"B", H});
-  Value Dz = Dy * cast(gt(Z, G.constant(0.0)), DType::BF16);
-  G.output("dz", Dz);
-  G.output("db", sum(cast(Dz, DType::F32), llvm::ArrayRef<int64_t>{0}));
+  Graph G = test::reluBackward(Dim(H));
   Compiler C;
   CompileOptions Opts;
   Opts.ColumnReducePrologueOutputs = true;
