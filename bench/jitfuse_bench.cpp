@@ -61,10 +61,8 @@ struct Options {
   bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
   bool NoRowCacheStageInputs = false;
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
-  bool FullReduceEpilogue = false;
-  bool RecomputeStoredValues = false;
-  bool SiblingColumnReductions = false;
-  bool ColumnReducePrologueOutputs = false;
+  bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
+  bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
   uint64_t Seed = 20261129;
 };
 
@@ -306,10 +304,10 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
     FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
-    FO.FullReduceEpilogue = Ctx.Opts.FullReduceEpilogue;
-    FO.RecomputeStoredValues = Ctx.Opts.RecomputeStoredValues;
-    FO.SiblingColumnReductions = Ctx.Opts.SiblingColumnReductions;
-    FO.ColumnReducePrologueOutputs = Ctx.Opts.ColumnReducePrologueOutputs;
+    FO.FullReduceEpilogue = !Ctx.Opts.NoFullReduceEpilogue;
+    FO.RecomputeStoredValues = !Ctx.Opts.NoRecomputeStoredValues;
+    FO.SiblingColumnReductions = !Ctx.Opts.NoSiblingColumnReductions;
+    FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -524,14 +522,18 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-column-reduce-epilogue", O.NoColumnReduceEpilogue,
                "CompileOptions::ColumnReduceEpilogue = false, fused, for a same-binary "
                "comparison");
-  App.add_flag("--full-reduce-epilogue", O.FullReduceEpilogue,
-               "CompileOptions::FullReduceEpilogue (fusion experiment), fused only");
-  App.add_flag("--recompute-stored-values", O.RecomputeStoredValues,
-               "CompileOptions::RecomputeStoredValues (fusion experiment), fused only");
-  App.add_flag("--sibling-column-reductions", O.SiblingColumnReductions,
-               "CompileOptions::SiblingColumnReductions (fusion experiment), fused only");
-  App.add_flag("--column-prologue-outputs", O.ColumnReducePrologueOutputs,
-               "CompileOptions::ColumnReducePrologueOutputs (fusion experiment), fused only");
+  App.add_flag("--no-full-reduce-epilogue", O.NoFullReduceEpilogue,
+               "CompileOptions::FullReduceEpilogue = false, fused, for a same-binary "
+               "comparison");
+  App.add_flag("--no-recompute-stored-values", O.NoRecomputeStoredValues,
+               "CompileOptions::RecomputeStoredValues = false, fused, for a same-binary "
+               "comparison");
+  App.add_flag("--no-sibling-column-reductions", O.NoSiblingColumnReductions,
+               "CompileOptions::SiblingColumnReductions = false, fused, for a same-binary "
+               "comparison");
+  App.add_flag("--no-column-prologue-outputs", O.NoColumnReducePrologueOutputs,
+               "CompileOptions::ColumnReducePrologueOutputs = false, fused, for a "
+               "same-binary comparison");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

@@ -17,17 +17,17 @@ struct FusionOptions {
   /// CompileOptions::FullReduceEpilogue: a full reduction takes
   /// element-wise work on its one-element result, done by the last block
   /// after the partials are combined.
-  bool FullReduceEpilogue = false;
+  bool FullReduceEpilogue = true;
   /// CompileOptions::RecomputeStoredValues: an intermediate a kernel
   /// stores only for other kernels is computed by them instead when that
   /// moves fewer bytes (compiler/Recompute.h).
-  bool RecomputeStoredValues = false;
+  bool RecomputeStoredValues = true;
   /// CompileOptions::SiblingColumnReductions: column reductions over one
   /// domain that share a load are one kernel (compiler/ColumnSiblings.h).
-  bool SiblingColumnReductions = false;
+  bool SiblingColumnReductions = true;
   /// CompileOptions::ColumnReducePrologueOutputs: a column reduction's
   /// kernel stores graph outputs of its [R, C] domain from its prologue.
-  bool ColumnReducePrologueOutputs = false;
+  bool ColumnReducePrologueOutputs = true;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -140,10 +140,21 @@ static int64_t tiledTranspose(const Graph &G, const Cluster &C, llvm::ArrayRef<D
 }
 
 
+/// Whether a tensor of shape \p Dims is one value a row of \p Domain (an
+/// [R, 1] beside [R, C]): read at the row's coordinates, one scalar load
+/// shared by a thread's columns. A width choice only: the launch still
+/// checks such a pointer for the kernel's widest vector.
+static bool valueARow(llvm::ArrayRef<Dim> Dims, llvm::ArrayRef<Dim> Domain) {
+  return Dims.size() == Domain.size() && !Dims.empty() && Dims.back().isStatic(1) &&
+         !Domain.back().isStatic(1);
+}
+
 /// A column reduction of [R, C] (codegen/ColumnReduce.h). Each thread owns
 /// 16 bytes of adjacent columns of the widest input that varies along the
-/// rows (the [C] output is stored once and does not set the width), so a
-/// warp reads 512 contiguous bytes of a row. The aligned variant needs C to
+/// columns (the [C] output is stored once, and a value a row such as
+/// LayerNorm backward's f32 [R, 1] mean and rstd is one scalar load a row
+/// shared by the thread's columns: neither sets the width), so a warp reads
+/// 512 contiguous bytes of a row. The aligned variant needs C to
 /// be a static multiple of that width and every pointer 16-byte aligned;
 /// the other one reads the same columns with scalar loads (a thread's
 /// columns 32 apart, still coalesced across the warp) and serves any offset
@@ -153,7 +164,7 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
   for (NodeId N : C.Inputs)
-    if (!isNumelOne(G.node(N).Dims))
+    if (!isNumelOne(G.node(N).Dims) && !valueARow(G.node(N).Dims, P.Domain))
       Bytes = std::max(Bytes, dtypeBytes(G.node(N).Type));
   int Width = std::max(1, launch::MaxVectorBytes / static_cast<int>(Bytes));
   P.ThreadsX = launch::ColumnThreads;

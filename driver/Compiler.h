@@ -318,32 +318,33 @@ struct CompileOptions {
   /// are combined, instead of a kernel of its own (one launch fewer; W20
   /// 125.1 -> 123.5 us). false: for same-run comparisons.
   bool ColumnReduceEpilogue = true;
-  /// Experiment (off until run on the GPU): a full reduction also takes
-  /// element-wise work on its one-element result (a mean loss's
-  /// `sum(loss * valid) / sum(valid)`, a norm's `sqrt(ssq)` stored), done by
-  /// the last block after the partials are combined, instead of a
-  /// one-element kernel of its own (docs/ARCHITECTURE.md, "Fusion gaps of
-  /// model patterns").
-  bool FullReduceEpilogue = false;
-  /// Experiment (off until run on the GPU): an intermediate that a kernel
-  /// stores only for other kernels (a bias gradient's f32 cast of dz, a
-  /// LayerNorm backward's `dy * xhat` for the weight gradient) is computed
-  /// by each reader from what the kernel loads or stores anyway, when that
-  /// moves fewer bytes (compiler/Recompute.h). ReLU backward + bias
-  /// gradient: 57344 -> 32768 bytes a row of 4096.
-  bool RecomputeStoredValues = false;
-  /// Experiment (off until run on the GPU): column reductions over one
-  /// [R, C] domain that share a load and do not read each other are one
-  /// kernel with several reductions (compiler/ColumnSiblings.h): LayerNorm
-  /// backward's dw and db read dy once (with RecomputeStoredValues, 3 -> 2
-  /// kernels and 49168 -> 40968 bytes a row of 4096).
-  bool SiblingColumnReductions = false;
-  /// Experiment (off until run on the GPU): a column reduction's kernel
-  /// also stores graph outputs of its [R, C] domain computed in its
-  /// prologue, as FullReducePrologueOutputs does for a full reduction:
-  /// ReLU backward + bias gradient (dz stored, its f32 column sum) is one
-  /// kernel, 6 bytes an element instead of 14.
-  bool ColumnReducePrologueOutputs = false;
+  /// A full reduction also takes element-wise work on its one-element
+  /// result (a mean loss's `sum(loss * valid) / sum(valid)`, a norm's
+  /// `sqrt(ssq)` stored), done by the last block after the partials are
+  /// combined, instead of a one-element kernel of its own (one launch fewer;
+  /// docs/ARCHITECTURE.md, "Fusion gaps of model patterns"). false: for
+  /// same-run comparisons.
+  bool FullReduceEpilogue = true;
+  /// An intermediate that a kernel stores only for other kernels (a bias
+  /// gradient's f32 cast of dz, a LayerNorm backward's `dy * xhat` for the
+  /// weight gradient) is computed by each reader from what the kernel loads
+  /// or stores anyway, when that moves fewer bytes (compiler/Recompute.h).
+  /// ReLU backward + bias gradient: 57344 -> 32768 bytes a row of 4096.
+  /// false: for same-run comparisons.
+  bool RecomputeStoredValues = true;
+  /// Column reductions over one [R, C] domain that share a load and do not
+  /// read each other are one kernel with several reductions
+  /// (compiler/ColumnSiblings.h): LayerNorm backward's dw and db read dy
+  /// once (with RecomputeStoredValues, 3 -> 2 kernels; W21 386.2 -> 177.9 us
+  /// on the H200 with all four of these options). false: for same-run
+  /// comparisons.
+  bool SiblingColumnReductions = true;
+  /// A column reduction's kernel also stores graph outputs of its [R, C]
+  /// domain computed in its prologue, as FullReducePrologueOutputs does for
+  /// a full reduction: ReLU backward + bias gradient (dz stored, its f32
+  /// column sum) is one kernel, 6 bytes an element instead of 14 (W22
+  /// 895.3 -> 404.0 us on the H200). false: for same-run comparisons.
+  bool ColumnReducePrologueOutputs = true;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -79,13 +79,13 @@ struct CheckOptions {
   /// CompileOptions::ColumnReduceEpilogue.
   bool ColumnReduceEpilogue = true;
   /// CompileOptions::FullReduceEpilogue.
-  bool FullReduceEpilogue = false;
+  bool FullReduceEpilogue = true;
   /// CompileOptions::RecomputeStoredValues.
-  bool RecomputeStoredValues = false;
+  bool RecomputeStoredValues = true;
   /// CompileOptions::SiblingColumnReductions.
-  bool SiblingColumnReductions = false;
+  bool SiblingColumnReductions = true;
   /// CompileOptions::ColumnReducePrologueOutputs.
-  bool ColumnReducePrologueOutputs = false;
+  bool ColumnReducePrologueOutputs = true;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

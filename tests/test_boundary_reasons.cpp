@@ -43,7 +43,18 @@ TEST_CASE("boundary reason: an FP8 scale's edges keep their own reasons", "[fusi
   Value Scale = 448.0 / Amax;
   Value Y = X32 * Scale;
   G.output("y", Y);
-  Partition P = fuseGraph(G);
+  // With FullReduceEpilogue (the default) the scale is computed once by
+  // the reduction's last block and read by the second pass: still three
+  // kernels. Without it, each thread of the second pass computes it.
+  {
+    Partition P = fuseGraph(G);
+    REQUIRE(P.Clusters.size() == 3);
+    CHECK(P.ClusterOf[Scale.id()] == P.ClusterOf[Amax.id()]);
+    CHECK(boundary(P, Scale.id(), Y.id()).Reason == BoundaryReason::ReductionResult);
+  }
+  FusionOptions NoEpilogue;
+  NoEpilogue.FullReduceEpilogue = false;
+  Partition P = fuseGraph(G, NoEpilogue);
   REQUIRE(P.Clusters.size() == 3);
   CHECK(P.ClusterOf[X32.id()] == P.ClusterOf[Abs.id()]);
   CHECK(P.ClusterOf[Scale.id()] == P.ClusterOf[Y.id()]);
@@ -129,7 +140,8 @@ TEST_CASE("boundary reason: RowDomainMismatch (a relabeled row reads a per-row v
 
 TEST_CASE("boundary reason: MultipleConsumers (a reduction's prologue)", "[fusion][boundary]") {
   // A full reduction stores a prologue output itself unless
-  // FullReducePrologueOutputs is off; a column reduction never does.
+  // FullReducePrologueOutputs is off; a column reduction unless
+  // ColumnReducePrologueOutputs is.
   Graph G;
   Value E = exp(G.input("x", f32, {"N"}));
   Value S = sum(E, ReduceScope::All);
@@ -149,7 +161,10 @@ TEST_CASE("boundary reason: MultipleConsumers (a reduction's prologue)", "[fusio
   Value CS = sum(CE, llvm::ArrayRef<int64_t>{0});
   C.output("e", CE);
   C.output("s", CS);
-  Partition CP = fuseGraph(C);
+  CHECK(fuseGraph(C).Clusters.size() == 1);
+  FusionOptions ColumnOff;
+  ColumnOff.ColumnReducePrologueOutputs = false;
+  Partition CP = fuseGraph(C, ColumnOff);
   REQUIRE(CP.Clusters.size() == 2);
   const FusionBoundary &CB = boundary(CP, CE.id(), CS.id());
   CHECK(CB.Reason == BoundaryReason::MultipleConsumers);

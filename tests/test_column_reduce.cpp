@@ -130,6 +130,28 @@ TEST_CASE("Column reduce: plan and launch of a bf16 column sum (W10)", "[column-
   CHECK_THAT(E.Variants[0].Text, Contains("atomicAdd(jf_counter + tile, 1u)"));
 }
 
+TEST_CASE("Column reduce: a value a row sets no width", "[column-reduce]") {
+  // sum(x * rstd) with bf16 x [R, 4096] and f32 rstd [R, 1] (a weight
+  // gradient's xhat): rstd is one scalar load a row, so the bf16 input's
+  // 16-byte vectors set the width, not 4 f32 columns.
+  Graph G;
+  Value X = G.input("x", bf16, {"R", 4096});
+  Value Rstd = G.input("rstd", f32, {"R", 1});
+  G.output("s", sum(cast(X, f32) * Rstd, {0}));
+  auto [K, E] = onlyKernel(G);
+  REQUIRE(K.Kind == KernelKind::ColumnReduce);
+  CHECK(K.ColumnWidth == 8);
+  CHECK(K.Vecs == std::vector<int>{8, 1});
+  CHECK_THAT(E.Variants[0].Text, Contains("jf_load<jf_bf16, 8>"));
+  // A [C] f32 weight varies along the columns: 16 bytes of it set 4.
+  Graph H;
+  Value Y = H.input("y", bf16, {"R", 4096});
+  Value W = H.input("w", f32, {4096});
+  H.output("s", sum(cast(Y, f32) * W, {0}));
+  auto [KH, EH] = onlyKernel(H);
+  CHECK(KH.ColumnWidth == 4);
+}
+
 TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-reduce]") {
   // f32, C dynamic: 4 columns a thread (128 a tile), scalar variant only.
   Graph G;
@@ -236,13 +258,20 @@ TEST_CASE("Column reduce: sum, mean, max and min compile with NVRTC for odd shap
       G.output("max", reduceMax(X, {0}));
       G.output("min", reduceMin(Y, {0}));
       INFO("dtype " << dtypeName(T).str() << " C=" << C);
-      Executable F = testCompiler().compile(G, cpuOptions(true));
+      // A kernel each with SiblingColumnReductions off; one with it (the
+      // default: every pair shares x or y).
+      CompileOptions Apart = cpuOptions(true);
+      Apart.SiblingColumnReductions = false;
+      Executable F = testCompiler().compile(G, Apart);
       CHECK(F.numKernels() == 4);
+      Executable M = testCompiler().compile(G, cpuOptions(true));
+      CHECK(M.numKernels() == 1);
       bool Aligned = C % (16 / dtypeBytes(T)) == 0;
-      for (const KernelInfo &K : F.kernels()) {
-        CHECK(K.Kind == KernelKind::ColumnReduce);
-        CHECK(K.Vecs.size() == (Aligned ? 2u : 1u));
-      }
+      for (const Executable *X : {&F, &M})
+        for (const KernelInfo &K : X->kernels()) {
+          CHECK(K.Kind == KernelKind::ColumnReduce);
+          CHECK(K.Vecs.size() == (Aligned ? 2u : 1u));
+        }
       CHECK_NOTHROW(testCompiler().compile(G, cpuOptions(false)));
     }
 }

@@ -1,6 +1,6 @@
 //===- tests/test_column_siblings.cpp - sibling column reductions ---------===//
 //
-// FusionOptions::SiblingColumnReductions (an experiment, off by default):
+// FusionOptions::SiblingColumnReductions (on by default since session 29):
 // column reductions over one [R, C] domain that share a load become one
 // kernel with several reductions (compiler/ColumnSiblings.h,
 // codegen/ColumnReduce.h). Plans and bytes, the refusals, the launch
@@ -45,6 +45,13 @@ FusionOptions siblings(bool StoredValues = false) {
   return O;
 }
 
+/// The defaults with SiblingColumnReductions off.
+FusionOptions apart() {
+  FusionOptions O;
+  O.SiblingColumnReductions = false;
+  return O;
+}
+
 CompileOptions cpuOptions() {
   CompileOptions O;
   O.Arch = "sm_90";
@@ -57,13 +64,14 @@ CompileOptions cpuOptions() {
 TEST_CASE("SiblingColumnReductions: four column reductions of x and y are one kernel",
           "[column-reduce][siblings]") {
   Graph G = fourReductions(bf16, Dim(4096));
-  CHECK(fuseGraph(G).Clusters.size() == 4);
+  CHECK(fuseGraph(G, apart()).Clusters.size() == 4);
+  CHECK(fuseGraph(G).Clusters.size() == 1); // on by default
   Partition P = fuseGraph(G, siblings());
   REQUIRE(P.Clusters.size() == 1);
   CHECK(P.Clusters[0].Kind == KernelKind::ColumnReduce);
   CHECK(P.Clusters[0].Outputs.size() == 4);
   // x and y read once: 4 B an element instead of 2 + 4 + 2 + 2.
-  CHECK(planTotal(G, FusionOptions{}) == "total: 4 kernels, 40960*R + 40960 bytes");
+  CHECK(planTotal(G, apart()) == "total: 4 kernels, 40960*R + 40960 bytes");
   CHECK(planTotal(G, siblings()) == "total: 1 kernel, 16384*R + 40960 bytes");
 
   KernelPlan K = scheduleCluster(G, P.Clusters[0], 0);
@@ -110,6 +118,17 @@ TEST_CASE("SiblingColumnReductions: LayerNorm backward's dw and db share a kerne
   REQUIRE(P.Clusters.size() == 2);
   CHECK(P.Clusters[1].Kind == KernelKind::ColumnReduce);
   CHECK(P.Clusters[1].Outputs.size() == 2);
+  // The f32 [B, 1] mean and rstd are scalars a row: bf16 x and dy set 8
+  // columns a thread (16-byte loads), not 4.
+  {
+    CompileOptions O = cpuOptions();
+    O.RecomputeStoredValues = true;
+    Executable F = testCompiler().compile(G, O);
+    REQUIRE(F.numKernels() == 2);
+    CHECK(F.kernels()[1].Kind == KernelKind::ColumnReduce);
+    CHECK(F.kernels()[1].Vecs == std::vector<int>{8, 1});
+    CHECK_THAT(F.kernels()[1].Source, Contains("jf_load<jf_bf16, 8>"));
+  }
 
   Graph Odd = layerNormBackward(Dim(1001));
   CompileOptions O = cpuOptions();
@@ -148,7 +167,7 @@ TEST_CASE("SiblingColumnReductions: what does not merge", "[column-reduce][sibli
     Value Lse = M + log(sum(exp(X - M), {0}));
     G.output("lse", Lse);
     G.output("total", sum(X, {0}));
-    CHECK(fuseGraph(G).Clusters.size() == 3);
+    CHECK(fuseGraph(G, apart()).Clusters.size() == 3);
     Partition P = fuseGraph(G, siblings());
     REQUIRE(P.Clusters.size() == 2);
     for (const Cluster &C : P.Clusters) {

@@ -148,21 +148,20 @@ std::string partitionInvariants(const Graph &G, const Partition &P) {
 std::string checkPipeline(const Graph &G) {
   try {
     G.verify();
-    // Unfused, fused, fused with FullReducePrologueOutputs and
-    // ColumnReduceEpilogue off (the partitions before session 27), and
-    // fused with the experiments on (FullReduceEpilogue,
-    // RecomputeStoredValues, SiblingColumnReductions,
-    // ColumnReducePrologueOutputs).
-    for (int Mode3 : {0, 1, 2, 3}) {
+    // Unfused, fused (the defaults), and fused with the reduction fusions
+    // of sessions 27 and 28 off (FullReducePrologueOutputs,
+    // ColumnReduceEpilogue, FullReduceEpilogue, RecomputeStoredValues,
+    // SiblingColumnReductions, ColumnReducePrologueOutputs: the partitions
+    // before them).
+    for (int Mode3 : {0, 1, 2}) {
       bool Fuse = Mode3 > 0;
       const char *Mode = Mode3 == 0   ? "unfused"
                          : Mode3 == 1 ? "fused"
-                         : Mode3 == 2 ? "fused (reduction edges kept apart)"
-                                      : "fused (experiments)";
+                                      : "fused (reduction edges kept apart)";
       FusionOptions FO;
-      FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = Mode3 != 2;
-      FO.FullReduceEpilogue = FO.RecomputeStoredValues = FO.SiblingColumnReductions =
-          FO.ColumnReducePrologueOutputs = Mode3 == 3;
+      FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = FO.FullReduceEpilogue =
+          FO.RecomputeStoredValues = FO.SiblingColumnReductions =
+              FO.ColumnReducePrologueOutputs = Mode3 != 2;
       Partition P = Fuse ? fuseGraph(G, FO) : partitionUnfused(G);
       verifyPartition(G, P);
       std::string Why = partitionInvariants(G, P);
@@ -332,36 +331,39 @@ TEST_CASE("Random graphs: a sample compiles with NVRTC for sm_90", "[random]") {
   }
 }
 
-TEST_CASE("Random graphs: the fusion experiments' plans compile with NVRTC", "[random]") {
+TEST_CASE("Random graphs: the reduction fusions' plans compile with NVRTC", "[random]") {
   // FullReduceEpilogue, RecomputeStoredValues, SiblingColumnReductions,
-  // ColumnReducePrologueOutputs (off by default): the CPU
-  // pipeline check runs them on every graph; here the first graphs whose
-  // plan they change are compiled, so their kernels are valid CUDA too.
+  // ColumnReducePrologueOutputs (on by default): the CPU pipeline check
+  // runs them on every graph; here the first graphs whose plan they change
+  // are compiled both ways, so the kernels of either plan are valid CUDA.
   unsigned Changed = 0;
   for (unsigned I = 0; I < 400 && Changed < 6; ++I) {
     Recipe R = randomRecipe(baseSeed() + 3000017 + I);
     Graph G = buildGraph(R);
-    PlanOptions Base, Exp;
-    Exp.Fusion.FullReduceEpilogue = Exp.Fusion.RecomputeStoredValues =
-        Exp.Fusion.SiblingColumnReductions = Exp.Fusion.ColumnReducePrologueOutputs = true;
-    if (planGraph(G, Base).PlanText == planGraph(G, Exp).PlanText)
+    PlanOptions Base, Off;
+    Off.Fusion.FullReduceEpilogue = Off.Fusion.RecomputeStoredValues =
+        Off.Fusion.SiblingColumnReductions = Off.Fusion.ColumnReducePrologueOutputs = false;
+    if (planGraph(G, Base).PlanText == planGraph(G, Off).PlanText)
       continue;
     ++Changed;
-    CompileOptions Opts;
-    Opts.Arch = "sm_90";
-    Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = Opts.SiblingColumnReductions =
-        Opts.ColumnReducePrologueOutputs = true;
-    try {
-      Executable X = testCompiler().compile(G, Opts);
-      CHECK(!X.source().empty());
-    } catch (const Error &E) {
-      FAIL("seed " << R.Seed << " fused (experiments): " << E.what() << "\n"
-                   << describeBindings(R) << "\n"
-                   << printAsCpp(G));
+    for (bool On : {true, false}) {
+      CompileOptions Opts;
+      Opts.Arch = "sm_90";
+      Opts.FullReduceEpilogue = Opts.RecomputeStoredValues = Opts.SiblingColumnReductions =
+          Opts.ColumnReducePrologueOutputs = On;
+      try {
+        Executable X = testCompiler().compile(G, Opts);
+        CHECK(!X.source().empty());
+      } catch (const Error &E) {
+        FAIL("seed " << R.Seed << " fused (session-28 fusions " << (On ? "on" : "off")
+                     << "): " << E.what() << "\n"
+                     << describeBindings(R) << "\n"
+                     << printAsCpp(G));
+      }
     }
   }
   // Random graphs hold column and full reductions often enough that the
-  // experiments change some plans among 400.
+  // options change some plans among 400.
   CHECK(Changed == 6);
 }
 
@@ -463,18 +465,14 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FlatRowBroadcast = !Late;
       Opts.FlatTailThreads = !Late;
       Opts.PeeledRowOccupancy = !Late;
-      // And the partitions before session 27: full reductions not storing
-      // their prologue's outputs, column reductions not computing on their
-      // result.
-      Opts.FullReducePrologueOutputs = !Late;
-      Opts.ColumnReduceEpilogue = !Late;
-      // The experiments of sessions 27 and 28: a full reduction's
-      // one-element epilogue in its last block, values stored only for
-      // other kernels computed by them.
-      Opts.FullReduceEpilogue = Late;
-      Opts.RecomputeStoredValues = Late;
-      Opts.SiblingColumnReductions = Late;
-      Opts.ColumnReducePrologueOutputs = Late;
+      // And the partitions before sessions 27 and 28: full reductions not
+      // storing their prologue's outputs nor computing on their result,
+      // column reductions not computing on their result, stored values
+      // not recomputed by their readers, sibling column reductions apart,
+      // column reductions not storing their prologue's outputs.
+      Opts.FullReducePrologueOutputs = Opts.ColumnReduceEpilogue = Opts.FullReduceEpilogue =
+          Opts.RecomputeStoredValues = Opts.SiblingColumnReductions =
+              Opts.ColumnReducePrologueOutputs = !Late;
       Executable X = testCompiler().compile(G, Opts);
       if (Fuse && Horizontal)
         FusedLaunches = X.numLaunches();
@@ -535,8 +533,9 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     }
     // Every fourth batch compiles with FastMath, against its own bound;
     // another fourth with StreamLoads (L2 hints on the loads), another with
-    // the experiment RowCacheLateEpilogue and without FlatRowBroadcast,
-    // FlatTailThreads and PeeledRowOccupancy.
+    // the experiment RowCacheLateEpilogue, without FlatRowBroadcast,
+    // FlatTailThreads and PeeledRowOccupancy, and with the reduction
+    // fusions of sessions 27 and 28 off.
     bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2, Late = Batches % 4 == 1;
     std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, Late, &Tally);
     if (Why.empty()) {

@@ -92,24 +92,35 @@ TEST_CASE("recompute: AdamW's (1 - beta1) is no 1-element kernel", "[fusion][rec
 TEST_CASE("recompute: a scalar expression of a full reduction is computed by its readers",
           "[fusion][recompute]") {
   // mean = sum(x) / 1000 read by kernels over [N] and [M, 8]: the reduction
-  // is a kernel, the division is not.
+  // is a kernel, the division is not. Without FullReduceEpilogue each
+  // reader computes the division; with it (the default) the sum's last
+  // block does, once, and stores the mean the readers load.
   Graph G;
   Value X = G.input("x", f32, {1000});
   Value Y = G.input("y", f32, {"M", 8});
   Value Mean = sum(X, ReduceScope::All) / 1000.0;
   G.output("centered", X - Mean);
   G.output("scaled", Y * Mean);
-  Partition P = fuseGraph(G);
-  CHECK(P.Clusters.size() == 3);
-  checkNoOneElementKernel(G, P);
-  int Readers = 0;
-  for (const Cluster &C : P.Clusters)
-    Readers += recomputedIn(C, Mean.id());
-  CHECK(Readers == 2);
+  for (bool Epilogue : {false, true}) {
+    INFO("FullReduceEpilogue " << Epilogue);
+    FusionOptions FO;
+    FO.FullReduceEpilogue = Epilogue;
+    Partition P = fuseGraph(G, FO);
+    CHECK(P.Clusters.size() == 3);
+    checkNoOneElementKernel(G, P);
+    int Readers = 0, Computing = 0;
+    for (const Cluster &C : P.Clusters) {
+      Readers += recomputedIn(C, Mean.id());
+      Computing += computes(C, Mean.id());
+    }
+    CHECK(Readers == (Epilogue ? 0 : 2));
+    CHECK(Computing == (Epilogue ? 1 : 2));
 
-  test::CheckOptions O;
-  O.ExpectFusedKernels = 3;
-  test::checkGraph(G, test::randomBindings(G, {{"M", 5}}, {}, O), O);
+    test::CheckOptions O;
+    O.FullReduceEpilogue = Epilogue;
+    O.ExpectFusedKernels = 3;
+    test::checkGraph(G, test::randomBindings(G, {{"M", 5}}, {}, O), O);
+  }
 }
 
 TEST_CASE("recompute: a cast shared by two kernels is computed in both", "[fusion][recompute]") {
@@ -281,11 +292,26 @@ TEST_CASE("recompute: an FP8 scale's cast runs in both passes", "[fusion][recomp
 
 namespace {
 
-/// The plan's total with RecomputeStoredValues on or off.
-std::string planTotal(const Graph &G, bool StoredValues) {
+/// RecomputeStoredValues on or off, with the column fusions that build on
+/// it (SiblingColumnReductions, ColumnReducePrologueOutputs; on by
+/// default) off: the pass alone.
+FusionOptions stored(bool On) {
   FusionOptions F;
-  F.RecomputeStoredValues = StoredValues;
-  return test::planTotal(G, F);
+  F.RecomputeStoredValues = On;
+  F.SiblingColumnReductions = F.ColumnReducePrologueOutputs = false;
+  return F;
+}
+
+/// Likewise for a run of the graph.
+test::CheckOptions storedCheck() {
+  test::CheckOptions O;
+  O.SiblingColumnReductions = O.ColumnReducePrologueOutputs = false;
+  return O;
+}
+
+/// The plan's total with RecomputeStoredValues on or off (stored()).
+std::string planTotal(const Graph &G, bool StoredValues) {
+  return test::planTotal(G, stored(StoredValues));
 }
 
 } // namespace
@@ -300,8 +326,7 @@ TEST_CASE("RecomputeStoredValues: the bias gradient reads dz, not a stored f32 c
   // On: the column sum casts dz itself: dy, z read, dz written, dz read
   // (8 B an element).
   CHECK(planTotal(G, true) == "total: 2 kernels, 32768*B + 16384 bytes");
-  FusionOptions FO;
-  FO.RecomputeStoredValues = true;
+  FusionOptions FO = stored(true);
   Partition P = fuseGraph(G, FO);
   REQUIRE(P.Clusters.size() == 2);
   NodeId Cast32 = G.node(G.outputs()[1].Id).Operands[0];
@@ -311,8 +336,7 @@ TEST_CASE("RecomputeStoredValues: the bias gradient reads dz, not a stored f32 c
   REQUIRE(P.Recomputes.size() == 1);
   CHECK(P.Recomputes[0].BytesSaved.str(G.dynamicDims()) == "24576*B");
 
-  test::CheckOptions O;
-  O.RecomputeStoredValues = true;
+  test::CheckOptions O = storedCheck();
   O.ExpectFusedKernels = 2;
   Graph Odd = test::reluBackward(Dim(1001));
   test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
@@ -326,16 +350,14 @@ TEST_CASE("RecomputeStoredValues: LayerNorm backward's weight gradient computes 
   Graph G = test::layerNormBackward(Dim(4096));
   CHECK(planTotal(G, false) == "total: 3 kernels, 90120*B + 40960 bytes");
   CHECK(planTotal(G, true) == "total: 3 kernels, 49168*B + 40960 bytes");
-  FusionOptions FO;
-  FO.RecomputeStoredValues = true;
+  FusionOptions FO = stored(true);
   Partition P = fuseGraph(G, FO);
   REQUIRE(P.Clusters.size() == 3);
   // The row kernel stores dx only.
   CHECK(P.Clusters[0].Outputs == std::vector<NodeId>{G.outputs()[0].Id});
   CHECK(P.Boundaries.empty());
 
-  test::CheckOptions O;
-  O.RecomputeStoredValues = true;
+  test::CheckOptions O = storedCheck();
   O.ExpectFusedKernels = 3;
   Graph Odd = test::layerNormBackward(Dim(1001));
   test::checkGraph(Odd, test::randomBindings(Odd, {{"B", 37}}, {}, O), O);
@@ -355,8 +377,7 @@ TEST_CASE("RecomputeStoredValues: taken only when the readers load fewer bytes",
     Value V = A * B + C;
     G.output("y", cast(V * V, T));
     G.output("s", sum(V, llvm::ArrayRef<int64_t>{0}));
-    FusionOptions FO;
-    FO.RecomputeStoredValues = true;
+    FusionOptions FO = stored(true);
     Partition P = fuseGraph(G, FO);
     REQUIRE(P.Clusters.size() == 2);
     if (T == f32) {
@@ -386,8 +407,7 @@ TEST_CASE("RecomputeStoredValues: a value a third kernel loads is not copied",
   Value V = fma(X1, X0, B);
   G.output("y0", tanh(V));
   G.output("y1", V - sum(B, ReduceScope::All));
-  FusionOptions FO;
-  FO.RecomputeStoredValues = true;
+  FusionOptions FO = stored(true);
   Partition P;
   REQUIRE_NOTHROW(P = fuseGraph(G, FO));
   REQUIRE_NOTHROW(verifyPartition(G, P));
