@@ -215,7 +215,7 @@ std::vector<Workload> allWorkloads() {
                {{"T", 4096}},
                {{"T", 37}},
                {}});
-  // Model-code patterns the fusion experiments target (docs/ARCHITECTURE.md,
+  // Model-code patterns the reduction fusions target (docs/ARCHITECTURE.md,
   // "Fusion gaps of model patterns"): mixed-precision unscale with its
   // non-finite flag (a full reduction whose prologue is also an output), and
   // per-channel fake quantization of a weight stored [in, out] (a column
@@ -244,8 +244,8 @@ std::vector<Workload> allWorkloads() {
                {{"K", 8192}},
                {{"K", 37}},
                {}});
-  // Backward passes whose gradients the RecomputeStoredValues experiment
-  // targets: values the row or element-wise kernel stores only for the
+  // Backward passes whose gradients RecomputeStoredValues (with the column
+  // fusions) targets: values the row or element-wise kernel stores only for the
   // column sums of the weight and bias gradients.
   W.push_back({"W21", "W21",
                "LayerNorm backward from the saved mean/rstd: dx, dw, db, bf16 [16384, 4096]",

@@ -12,7 +12,7 @@ namespace jitfuse {
 /// thread and a [NY][tile] shared array).
 inline constexpr unsigned MaxColumnSiblings = 4;
 
-/// FusionOptions::SiblingColumnReductions (an experiment): two column
+/// FusionOptions::SiblingColumnReductions (on by default): two column
 /// reduction clusters over one [R, C] domain that load a common tensor and
 /// do not read each other become one kernel with several reductions
 /// (codegen/ColumnReduce.h), so the tensor is loaded once: LayerNorm

@@ -34,7 +34,7 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// explains the refused ones on their boundaries (MultipleConsumers). Runs on
 /// a partition whose clusters hold only Nodes, before finalizePartition;
 /// rebuilds Boundaries and ClusterOf.
-/// \p StoredValues (FusionOptions::RecomputeStoredValues, an experiment):
+/// \p StoredValues (FusionOptions::RecomputeStoredValues, on by default):
 /// also an intermediate that a kernel stores only for other kernels is
 /// computed by each reader instead, from what the kernel loads or stores
 /// anyway, when that moves fewer bytes.

@@ -1,6 +1,6 @@
 //===- tests/BackwardPatterns.h - backward-pass graphs the fusion tests share -*- C++ -*-===//
 //
-// The graphs the fusion experiments of session 28 target (bench W21, W22),
+// The graphs the reduction fusions of session 28 target (bench W21, W22),
 // and the plan's total line, for the [stored], [siblings] and [prologue]
 // tests.
 //
