@@ -85,6 +85,7 @@ struct Options {
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;
+  unsigned ColumnBlocksPerSm = 0;
   unsigned RereadThreads = 0;
   unsigned RowChunksPerThread = 0;
   bool NoFewRows = false;
@@ -478,6 +479,8 @@ int run(const Options &O) {
           CO.RowChunksPerThread = O.RowChunksPerThread;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
+        if (O.ColumnBlocksPerSm > 0)
+          CO.ColumnBlocksPerSm = O.ColumnBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
         CO.DeferVariants = !O.CompileOnly;
         It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
@@ -638,6 +641,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-stream-read-only-rows", O.NoStreamReadOnlyRows,
                "CompileOptions::StreamReadOnlyRows = false (rows with per-row outputs load "
                "plainly at every row count, for comparisons)");
+  App.add_option("--column-blocks-per-sm", O.ColumnBlocksPerSm,
+                 "CompileOptions::ColumnBlocksPerSm (experiment: a column kernel's aligned "
+                 "variant compiled for at least this many blocks an SM)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", O.RowClusters,

@@ -54,9 +54,14 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   return Out;
 }
 
-std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled) {
-  const int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
-                               : P.MinBlocksPerSm;
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled,
+                          int Vec) {
+  int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
+                         : P.MinBlocksPerSm;
+  // A column kernel's bound (ColumnBlocksPerSm) is for its aligned variant:
+  // the scalar one's per-column index math spills under it.
+  if (P.Kind == KernelKind::ColumnReduce && Vec == 1)
+    MinBlocks = 0;
   return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
                      P.ThreadsX * P.RowsPerBlock,
                      MinBlocks > 0 ? fmt::format(", {}", MinBlocks) : "",
@@ -66,7 +71,7 @@ std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, b
 }
 
 std::string KernelWriter::signature() {
-  std::string S = kernelOpening(P, P.variantName(Vec, Peel, OutputLed), Peel);
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel, OutputLed), Peel, Vec);
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {

@@ -160,7 +160,8 @@ static bool valueARow(llvm::ArrayRef<Dim> Dims, llvm::ArrayRef<Dim> Domain) {
 /// columns 32 apart, still coalesced across the warp) and serves any offset
 /// and any C. Both cover the same tiles with the same split, so they sum in
 /// the same order.
-static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
+static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P,
+                                  const ScheduleOptions &Opts) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
   for (NodeId N : C.Inputs)
@@ -203,6 +204,14 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   }
   P.Why += "; each split's partials combined by the tile's last block in split order "
            "0, 1, ... (bitwise reproducible)";
+  // An experiment: the aligned variant's registers bounded for more blocks
+  // an SM (codegen::kernelOpening leaves the scalar variant unbounded).
+  if (Opts.ColumnBlocksPerSm > 0 && Aligned) {
+    P.MinBlocksPerSm = static_cast<int>(Opts.ColumnBlocksPerSm);
+    P.Why += fmt::format("; the aligned variant compiled for >= {} blocks an SM "
+                         "(ColumnBlocksPerSm)",
+                         P.MinBlocksPerSm);
+  }
   if (G.node(P.Outputs.front()).Kind == Op::ReduceMean)
     P.Why += "; the mean divides by R once, at the end";
   return P;
@@ -334,7 +343,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
 
   if (C.Kind == KernelKind::ColumnReduce)
-    return scheduleColumns(G, C, std::move(P));
+    return scheduleColumns(G, C, std::move(P), Opts);
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 
