@@ -159,8 +159,12 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
   std::vector<Point> Pts;
   std::set<std::string> Seen;
   std::vector<std::string> Patterns = kPatterns;
+  // An opt-in pattern joins when --only names it or an --ids point is one
+  // of its own (profiling one point needs no second flag).
   for (const std::string &P : kExtraPatterns)
-    if (std::find(O.Only.begin(), O.Only.end(), P) != O.Only.end())
+    if (llvm::is_contained(O.Only, P) || llvm::any_of(O.Ids, [&](const std::string &Id) {
+          return Id.starts_with(P + "/");
+        }))
       Patterns.push_back(P);
   auto Add = [&](Point P) {
     P.Rows = cappedRows(P.Rows, P.H, P.Type);
