@@ -56,12 +56,10 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
 
 std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled,
                           int Vec) {
-  int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
-                         : P.MinBlocksPerSm;
-  // A column kernel's bound (ColumnBlocksPerSm) is for its aligned variant:
-  // the scalar one's per-column index math spills under it.
-  if (P.Kind == KernelKind::ColumnReduce && Vec == 1)
-    MinBlocks = 0;
+  const int MinBlocks =
+      std::max(P.MinBlocksPerSm, Peeled    ? P.PeeledMinBlocksPerSm
+                                 : Vec > 1 ? P.VectorMinBlocksPerSm
+                                           : 0);
   return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
                      P.ThreadsX * P.RowsPerBlock,
                      MinBlocks > 0 ? fmt::format(", {}", MinBlocks) : "",

@@ -78,9 +78,9 @@ struct EmittedKernel {
 /// The opening of variant \p VariantName's definition up to its parameter
 /// list: `extern "C" __global__ void __launch_bounds__(threads[, blocks
 /// an SM]) [__cluster_dims__(...)] name(`; \p Peeled: the peeled variant's
-/// (KernelPlan::PeeledMinBlocksPerSm); \p Vec: the variant's width (a column
-/// kernel's scalar variant, 1, takes no bound). Horizontal fusion rewrites
-/// it.
+/// (KernelPlan::PeeledMinBlocksPerSm); \p Vec: the variant's width (an
+/// unpeeled one wider than 1: KernelPlan::VectorMinBlocksPerSm). Horizontal
+/// fusion rewrites it.
 std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled,
                           int Vec = 0);
 

@@ -205,12 +205,12 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   P.Why += "; each split's partials combined by the tile's last block in split order "
            "0, 1, ... (bitwise reproducible)";
   // An experiment: the aligned variant's registers bounded for more blocks
-  // an SM (codegen::kernelOpening leaves the scalar variant unbounded).
+  // an SM (the scalar variant stays unbounded).
   if (Opts.ColumnBlocksPerSm > 0 && Aligned) {
-    P.MinBlocksPerSm = static_cast<int>(Opts.ColumnBlocksPerSm);
+    P.VectorMinBlocksPerSm = static_cast<int>(Opts.ColumnBlocksPerSm);
     P.Why += fmt::format("; the aligned variant compiled for >= {} blocks an SM "
                          "(ColumnBlocksPerSm)",
-                         P.MinBlocksPerSm);
+                         P.VectorMinBlocksPerSm);
   }
   if (G.node(P.Outputs.front()).Kind == Op::ReduceMean)
     P.Why += "; the mean divides by R once, at the end";

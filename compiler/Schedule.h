@@ -82,8 +82,8 @@ struct ScheduleOptions {
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;
   /// A column reduction's aligned variant: at least this many blocks an SM
-  /// (CompileOptions::ColumnBlocksPerSm, KernelPlan::MinBlocksPerSm); 0:
-  /// none.
+  /// (CompileOptions::ColumnBlocksPerSm, KernelPlan::VectorMinBlocksPerSm);
+  /// 0: none.
   unsigned ColumnBlocksPerSm = 0;
   /// Peeled row kernels: an aligned copy of the chunk loops
   /// (CompileOptions::AlignedRowCopy).
