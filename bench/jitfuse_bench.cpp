@@ -56,7 +56,6 @@ struct Options {
   bool Ladder = false;
   bool NoHorizontal = false;
   std::optional<int64_t> HorizontalMaxBytes;
-  unsigned ColumnBlocksPerSm = 0;
   /// NAME=VALUE: the timed size of every selected workload with dim NAME.
   std::vector<std::string> SetDims;
   bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
@@ -299,8 +298,6 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
     FO.HorizontalMaxBytes = Ctx.Opts.HorizontalMaxBytes;
-    if (Ctx.Opts.ColumnBlocksPerSm > 0)
-      FO.ColumnBlocksPerSm = UO.ColumnBlocksPerSm = Ctx.Opts.ColumnBlocksPerSm;
     FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
     FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
@@ -499,9 +496,6 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-horizontal", O.NoHorizontal,
                "Give every fused kernel its own launch (CompileOptions::HorizontalFusion off) "
                "for a same-run comparison with horizontal launches");
-  App.add_option("--column-blocks-per-sm", O.ColumnBlocksPerSm,
-                 "CompileOptions::ColumnBlocksPerSm (experiment: a column kernel's aligned "
-                 "variant compiled for at least this many blocks an SM), fused and unfused");
   App.add_option("--horizontal-max-bytes", O.HorizontalMaxBytes,
                  "CompileOptions::HorizontalMaxBytes: a horizontal launch runs its kernels "
                  "one by one above these bytes (-1: never), for a same-run comparison")

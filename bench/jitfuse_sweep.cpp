@@ -24,6 +24,8 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -33,6 +35,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -85,7 +88,6 @@ struct Options {
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;
-  unsigned ColumnBlocksPerSm = 0;
   unsigned RereadThreads = 0;
   unsigned RowChunksPerThread = 0;
   bool NoFewRows = false;
@@ -145,6 +147,26 @@ bool validPoint(const Point &P) {
   return P.Offset % dtypeBytes(P.Type) == 0;
 }
 
+/// The point an id names (pattern/dtype/H<n>/R<n>/o<n>[f]), or none.
+std::optional<Point> parsePointId(llvm::StringRef Id) {
+  llvm::SmallVector<llvm::StringRef, 5> F;
+  Id.split(F, '/');
+  if (F.size() != 5 || !F[2].consume_front("H") || !F[3].consume_front("R") ||
+      !F[4].consume_front("o"))
+    return std::nullopt;
+  Point P;
+  P.Pattern = F[0].str();
+  std::optional<DType> T = parseDType(F[1]);
+  if (!T)
+    return std::nullopt;
+  P.Type = *T;
+  P.FirstOnly = F[4].consume_back("f");
+  if (F[2].getAsInteger(10, P.H) || F[3].getAsInteger(10, P.Rows) ||
+      F[4].getAsInteger(10, P.Offset) || P.H <= 0 || P.Rows <= 0 || P.Offset < 0)
+    return std::nullopt;
+  return P;
+}
+
 /// Rows capped so one row-shaped tensor stays within kMaxTensorBytes.
 int64_t cappedRows(int64_t Rows, int64_t H, DType T) {
   return std::max<int64_t>(1, std::min(Rows, kMaxTensorBytes / (H * dtypeBytes(T))));
@@ -196,6 +218,15 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
          AllRows[Pick(AllRows.size())], kOffsets[Pick(kOffsets.size())],
          kDTypes[Pick(kDTypes.size())]});
     Added += Pts.size() > Before;
+  }
+  // An --ids point off the grid (another row length, row count or offset):
+  // timed as named, rows not capped, so a rule can be checked on shapes
+  // the sweep was not built from.
+  for (const std::string &Id : O.Ids) {
+    std::optional<Point> P = parsePointId(Id);
+    if (P && llvm::is_contained(Patterns, P->Pattern) && validPoint(*P) &&
+        Seen.insert(P->id()).second)
+      Pts.push_back(*P);
   }
   if (!O.Only.empty())
     llvm::erase_if(Pts, [&](const Point &P) {
@@ -483,8 +514,6 @@ int run(const Options &O) {
           CO.RowChunksPerThread = O.RowChunksPerThread;
         if (O.RowBlocksPerSm > 0)
           CO.RowBlocksPerSm = O.RowBlocksPerSm;
-        if (O.ColumnBlocksPerSm > 0)
-          CO.ColumnBlocksPerSm = O.ColumnBlocksPerSm;
         // Compile-only runs report every variant's registers (no deferral).
         CO.DeferVariants = !O.CompileOnly;
         It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
@@ -556,7 +585,8 @@ int main(int Argc, char **Argv) {
                "the 16-byte vector does not divide)");
   App.add_option("--ids", O.Ids,
                  "Keep only these point ids, e.g. layernorm/f32/H32064/R2092/o0 (as --list "
-                 "prints them; for profiling single points)")
+                 "prints them; for profiling single points); an id off the grid is timed "
+                 "as named (any H, rows and offset)")
       ->delimiter(',');
   App.add_option("--budget-s", O.BudgetS,
                  "Stop timing after this many seconds (later points: skipped)");
@@ -645,9 +675,6 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-stream-read-only-rows", O.NoStreamReadOnlyRows,
                "CompileOptions::StreamReadOnlyRows = false (rows with per-row outputs load "
                "plainly at every row count, for comparisons)");
-  App.add_option("--column-blocks-per-sm", O.ColumnBlocksPerSm,
-                 "CompileOptions::ColumnBlocksPerSm (experiment: a column kernel's aligned "
-                 "variant compiled for at least this many blocks an SM)");
   App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", O.RowClusters,

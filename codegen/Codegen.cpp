@@ -54,12 +54,9 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   return Out;
 }
 
-std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled,
-                          int Vec) {
-  const int MinBlocks =
-      std::max(P.MinBlocksPerSm, Peeled    ? P.PeeledMinBlocksPerSm
-                                 : Vec > 1 ? P.VectorMinBlocksPerSm
-                                           : 0);
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled) {
+  const int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
+                               : P.MinBlocksPerSm;
   return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
                      P.ThreadsX * P.RowsPerBlock,
                      MinBlocks > 0 ? fmt::format(", {}", MinBlocks) : "",
@@ -69,7 +66,7 @@ std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, b
 }
 
 std::string KernelWriter::signature() {
-  std::string S = kernelOpening(P, P.variantName(Vec, Peel, OutputLed), Peel, Vec);
+  std::string S = kernelOpening(P, P.variantName(Vec, Peel, OutputLed), Peel);
   std::vector<std::string> Ps;
   for (const KernelParam &K : kernelParams(G, P)) {
     switch (K.K) {

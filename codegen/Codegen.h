@@ -78,11 +78,8 @@ struct EmittedKernel {
 /// The opening of variant \p VariantName's definition up to its parameter
 /// list: `extern "C" __global__ void __launch_bounds__(threads[, blocks
 /// an SM]) [__cluster_dims__(...)] name(`; \p Peeled: the peeled variant's
-/// (KernelPlan::PeeledMinBlocksPerSm); \p Vec: the variant's width (an
-/// unpeeled one wider than 1: KernelPlan::VectorMinBlocksPerSm). Horizontal
-/// fusion rewrites it.
-std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled,
-                          int Vec = 0);
+/// (KernelPlan::PeeledMinBlocksPerSm). Horizontal fusion rewrites it.
+std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled);
 
 /// The tensors a peeled variant of \p P aligns its chunks to (indices into
 /// P.Inputs and P.Outputs, -1 for none): the first input over the whole

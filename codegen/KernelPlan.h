@@ -223,11 +223,6 @@ struct KernelPlan {
   /// threads) set 1: with the thread bound alone ptxas kept 32 registers and
   /// spilled an f32 Welford row.
   int MinBlocksPerSm = 0;
-  /// An unpeeled vector variant's __launch_bounds__ blocks an SM when larger
-  /// than MinBlocksPerSm (CompileOptions::ColumnBlocksPerSm, an experiment
-  /// on column kernels: their scalar variant's per-column index math spills
-  /// under the same bound, 236-496 B a thread).
-  int VectorMinBlocksPerSm = 0;
   /// The peeled variant's __launch_bounds__ blocks an SM when larger than
   /// MinBlocksPerSm (ScheduleOptions::PeeledRowOccupancy): 64 registers a
   /// thread at most, the occupancy the aligned variant of a kept row has.

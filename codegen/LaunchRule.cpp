@@ -11,8 +11,10 @@ namespace jitfuse::codegen {
 int64_t columnSplits(int64_t Rows, int64_t Cols) {
   if (Rows <= 0 || Cols <= 0)
     return 1;
+  int64_t Combine = std::max(launch::ColumnCombineSplits,
+                             (launch::ColumnMinSplitColumns + Cols - 1) / Cols);
   int64_t S = std::min({launch::ColumnSplitWork / Cols, launch::ColumnMaxSplits,
-                        Rows / launch::ColumnMinSplitRows});
+                        Rows / launch::ColumnMinSplitRows, Combine});
   return std::max<int64_t>(S, 1);
 }
 

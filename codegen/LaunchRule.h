@@ -112,7 +112,22 @@ inline constexpr int ColumnUnroll = 4;
 inline constexpr int64_t ColumnSplitWork = int64_t(1) << 18;
 /// ... with at least this many rows a split (16 rows a thread) ...
 inline constexpr int64_t ColumnMinSplitRows = 128;
-/// ... and at most this many splits (the combine adds them in sequence).
+/// ... and at most this many splits while splits x columns reach
+/// ColumnMinSplitColumns: each tile's last block adds the splits' partials
+/// in sequence, 8 L2 round trips in flight, after every block of the tile
+/// is done, so the combine is a tail on a few SMs that grows with the
+/// split count. ncu (col_sum f16 16384 x 2048, 8 tiles, BENCHMARKS.md
+/// session 30): at 128 splits the busiest SM is active 11.3K cycles longer
+/// than the mean, at 64 splits 6.6K. Measured over the column-sum sweep
+/// (session 30): 128-256 -> 64 splits sped up rows of 768-2048 columns by
+/// 5-14%, except 16-bit rows of 768 (3 tiles: 192 blocks, 4% slower) ...
+inline constexpr int64_t ColumnCombineSplits = 64;
+/// ... which this floor avoids: more splits while splits x C < 2^16 (86
+/// at C = 768: 256 blocks of 256 16-bit columns), enough blocks for the
+/// bytes in flight (16-bit x 768 then 1.02x, 14 shapes the rule was not
+/// built from 1.11x median, 0.998x at worst).
+inline constexpr int64_t ColumnMinSplitColumns = int64_t(1) << 16;
+/// At most this many splits in any case (the scratch buffer's bound).
 inline constexpr int64_t ColumnMaxSplits = 256;
 /// Transpose tiles (KernelPlan::TransposeNode): TileDim x TileDim elements,
 /// TileWarp x TileRows threads, each (TileDim / TileWarp) x (TileDim /
@@ -146,6 +161,8 @@ inline int64_t concatRowGroup(int64_t Piece, int Vec) {
 }
 
 /// How many blocks share each column tile of a column reduction of [R, C]:
+/// min(ColumnSplitWork / C, R / ColumnMinSplitRows, ColumnMaxSplits,
+/// max(ColumnCombineSplits, ceil(ColumnMinSplitColumns / C))), at least 1;
 /// split s sums rows [s * K, min(R, (s + 1) * K)), K = ceil(R / splits).
 /// A function of the shape and the constants above only (not of the
 /// device, the dtype or the variant), so the summation order, and with it

@@ -160,8 +160,7 @@ static bool valueARow(llvm::ArrayRef<Dim> Dims, llvm::ArrayRef<Dim> Domain) {
 /// columns 32 apart, still coalesced across the warp) and serves any offset
 /// and any C. Both cover the same tiles with the same split, so they sum in
 /// the same order.
-static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P,
-                                  const ScheduleOptions &Opts) {
+static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P) {
   namespace launch = codegen::launch;
   unsigned Bytes = 1;
   for (NodeId N : C.Inputs)
@@ -186,8 +185,10 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
                               : fmt::format("scalar only ({} {} a multiple of {})", Cols.str(),
                                             Cols.isDynamic() ? "not known to be" : "not",
                                             Width));
-  std::string Rule = fmt::format("min({} / C, {}, R / {})", launch::ColumnSplitWork,
-                                 launch::ColumnMaxSplits, launch::ColumnMinSplitRows);
+  std::string Rule = fmt::format("min({} / C, R / {}, {}, max({}, ceil({} / C)))",
+                                 launch::ColumnSplitWork, launch::ColumnMinSplitRows,
+                                 launch::ColumnMaxSplits, launch::ColumnCombineSplits,
+                                 launch::ColumnMinSplitColumns);
   if (R.isDynamic() || Cols.isDynamic()) {
     P.Why += fmt::format("; the reduced axis split across max(1, {}) blocks a tile "
                          "(a function of R and C alone)",
@@ -204,14 +205,6 @@ static KernelPlan scheduleColumns(const Graph &G, const Cluster &C, KernelPlan P
   }
   P.Why += "; each split's partials combined by the tile's last block in split order "
            "0, 1, ... (bitwise reproducible)";
-  // An experiment: the aligned variant's registers bounded for more blocks
-  // an SM (the scalar variant stays unbounded).
-  if (Opts.ColumnBlocksPerSm > 0 && Aligned) {
-    P.VectorMinBlocksPerSm = static_cast<int>(Opts.ColumnBlocksPerSm);
-    P.Why += fmt::format("; the aligned variant compiled for >= {} blocks an SM "
-                         "(ColumnBlocksPerSm)",
-                         P.VectorMinBlocksPerSm);
-  }
   if (G.node(P.Outputs.front()).Kind == Op::ReduceMean)
     P.Why += "; the mean divides by R once, at the end";
   return P;
@@ -343,7 +336,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
 
   if (C.Kind == KernelKind::ColumnReduce)
-    return scheduleColumns(G, C, std::move(P), Opts);
+    return scheduleColumns(G, C, std::move(P));
   P.Flat = C.Kind != KernelKind::RowReduce &&
            (P.Domain.empty() || canFlatten(G, C, P.Domain));
 

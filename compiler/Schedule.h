@@ -81,10 +81,6 @@ struct ScheduleOptions {
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;
-  /// A column reduction's aligned variant: at least this many blocks an SM
-  /// (CompileOptions::ColumnBlocksPerSm, KernelPlan::VectorMinBlocksPerSm);
-  /// 0: none.
-  unsigned ColumnBlocksPerSm = 0;
   /// Peeled row kernels: an aligned copy of the chunk loops
   /// (CompileOptions::AlignedRowCopy).
   bool AlignedRowCopy = false;

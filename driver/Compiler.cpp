@@ -104,7 +104,6 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   S.WideRows = Opts.RowWideRows;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;
-  S.ColumnBlocksPerSm = Opts.ColumnBlocksPerSm.value_or(0);
   S.JointReduce = Opts.JointReduce;
   S.RowCacheStageInputs = Opts.RowCacheStageInputs;
   S.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;

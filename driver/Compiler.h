@@ -298,15 +298,6 @@ struct CompileOptions {
   /// memory so that at most this many blocks share an SM, and fewer rows
   /// compete for L2 between a row's reads. Unset or 0: no limit.
   std::optional<unsigned> RowBlocksPerSm;
-  /// Experiment (off until measured on the GPU): a column reduction's
-  /// aligned variant is compiled for at least this many blocks of 256
-  /// threads an SM (`__launch_bounds__`'s second argument), so ptxas keeps
-  /// its registers under 65536 / (256 x N). LayerNorm backward's merged dw/db
-  /// kernel (W21) holds 52 registers: 4 blocks an SM, 50% occupancy, DRAM at
-  /// 71% under ncu; at 5, 48 registers and no spill. The scalar variant keeps
-  /// no bound (its per-column index math spills under it: 236-496 B).
-  /// Unset or 0: no bound.
-  std::optional<unsigned> ColumnBlocksPerSm;
   /// Horizontal fusion: independent small kernels (no path between them;
   /// element-wise or row kernels moving at most HorizontalMaxPartBytes with
   /// the dynamic dims at 1) share one launch, one block range per kernel

@@ -137,39 +137,6 @@ TEST_CASE("SiblingColumnReductions: LayerNorm backward's dw and db share a kerne
   CHECK(F.numKernels() == 2);
 }
 
-TEST_CASE("ColumnBlocksPerSm: the aligned variant's registers bounded, the scalar one's not",
-          "[column-reduce][siblings]") {
-  // LayerNorm backward's dw/db kernel: two reductions' accumulators and
-  // loads in flight (52 registers with NVRTC 13.0, 4 blocks of 256 threads
-  // an SM). Compiled for 5 blocks an SM, ptxas must fit 65536 / (5 * 256)
-  // registers (48 after its granularity) without spilling; the scalar
-  // variant keeps no bound.
-  Graph G = layerNormBackward(Dim(4096));
-  CompileOptions O = cpuOptions();
-  O.DeferVariants = false;
-  Executable Plain = testCompiler().compile(G, O);
-  O.ColumnBlocksPerSm = 5;
-  Executable Bound = testCompiler().compile(G, O);
-  REQUIRE(Bound.numKernels() == 2);
-  const KernelInfo &K = Bound.kernels()[1];
-  REQUIRE(K.Kind == KernelKind::ColumnReduce);
-  CHECK_THAT(K.Source, Contains("__launch_bounds__(256, 5) jf_k1_sum_v8("));
-  CHECK_THAT(K.Source, Contains("__launch_bounds__(256) jf_k1_sum_v1("));
-  CHECK_THAT(Plain.kernels()[1].Source, Contains("__launch_bounds__(256) jf_k1_sum_v8("));
-  CHECK_THAT(Bound.plan(), Contains("compiled for >= 5 blocks an SM"));
-  auto Aligned = [](const Executable &E) {
-    for (const rt::KernelResources &R : E.kernelResources())
-      if (R.Name == "jf_k1_sum_v8")
-        return R;
-    FAIL("no ptxas report for jf_k1_sum_v8");
-    return rt::KernelResources{};
-  };
-  rt::KernelResources B = Aligned(Bound), P = Aligned(Plain);
-  CHECK(B.Registers <= 65536 / (5 * 256));
-  CHECK(B.SpillStoreBytes == 0);
-  CHECK(B.Registers <= P.Registers);
-}
-
 TEST_CASE("SiblingColumnReductions: what does not merge", "[column-reduce][siblings]") {
   // Different domains ([R, 64] and [K, 64]) sharing the [64] weight.
   {
