@@ -507,23 +507,32 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
 
 } // namespace
 
-TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
+/// Batches Part, Part + Parts, ... of the GPU random graphs (batch b: graphs
+/// 20 b .. 20 b + 19 of the count): the parts are test cases of their own,
+/// so `scripts/gpu-check run` with several processes runs them at once
+/// (one case of all 25 batches took 206 s on the H200 host in session 30,
+/// the tier's longest). Every part draws the graphs and options it drew as
+/// one case: the same seeds, B values and batch kinds.
+static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
   const unsigned PerBatch = 20;
   unsigned Count = countFromEnv(500);
   bool Gpu = haveGpu();
-  unsigned Checked = 0, Batches = 0, FailedGraphs = 0;
+  unsigned Checked = 0, Batches = 0, Mine = 0, FailedGraphs = 0;
   std::string Failures;
   BoundTally Tally;
   auto Start = std::chrono::steady_clock::now();
   for (unsigned First = 0; First < Count; First += PerBatch) {
+    unsigned Batch = Batches++;
+    if (Batch % Parts != Part)
+      continue;
     std::vector<Recipe> Rs;
     GenOptions GO;
-    GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batches % 6];
+    GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batch % 6];
     for (unsigned I = First; I < std::min(Count, First + PerBatch); ++I)
       Rs.push_back(randomRecipe(baseSeed() + 2000003 + I, GO));
+    Mine += static_cast<unsigned>(Rs.size());
     Recipe M = mergeRecipes(Rs);
     Graph G = buildGraph(M);
-    ++Batches;
     if (!Gpu) {
       // Compiling still exercises codegen + NVRTC on a merged graph.
       CompileOptions Opts;
@@ -536,7 +545,9 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
     // the experiment RowCacheLateEpilogue, without FlatRowBroadcast,
     // FlatTailThreads and PeeledRowOccupancy, and with the reduction
     // fusions of sessions 27 and 28 off.
-    bool Fast = Batches % 4 == 0, Stream = Batches % 4 == 2, Late = Batches % 4 == 1;
+    // (Batches counts from 1 here, as when one case ran them all.)
+    bool Fast = (Batch + 1) % 4 == 0, Stream = (Batch + 1) % 4 == 2,
+         Late = (Batch + 1) % 4 == 1;
     std::string Why = gpuMismatches(G, M, M.Ops.size(), Fast, Stream, Late, &Tally);
     if (Why.empty()) {
       Checked += static_cast<unsigned>(Rs.size());
@@ -568,14 +579,31 @@ TEST_CASE("GPU: random graphs fused vs unfused vs reference", "[gpu][random]") {
   }
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   std::fprintf(stderr,
-               "GPU random graphs: %u graphs passed in %u batches in %.1f s; of %lld "
+               "GPU random graphs, part %u of %u: %u graphs passed in %.1f s; of %lld "
                "compared elements (fused + unfused) %lld were unconstrained and %lld "
                "passed only within the reference's error bound\n",
-               Checked, Batches, Secs, static_cast<long long>(Tally.Elements),
+               Part + 1, Parts, Checked, Secs, static_cast<long long>(Tally.Elements),
                static_cast<long long>(Tally.Unconstrained),
                static_cast<long long>(Tally.PassedByBound));
   if (!Failures.empty())
-    FAIL(FailedGraphs << " of " << Count << " random graphs failed:\n" << Failures);
+    FAIL(FailedGraphs << " of " << Mine << " random graphs failed:\n" << Failures);
   if (Gpu)
-    CHECK(Checked == Count);
+    CHECK(Checked == Mine);
+}
+
+// Five parts of 5 batches each at the default count of 500.
+TEST_CASE("GPU: random graphs fused vs unfused vs reference, part 1 of 5", "[gpu][random]") {
+  gpuRandomGraphs(0, 5);
+}
+TEST_CASE("GPU: random graphs fused vs unfused vs reference, part 2 of 5", "[gpu][random]") {
+  gpuRandomGraphs(1, 5);
+}
+TEST_CASE("GPU: random graphs fused vs unfused vs reference, part 3 of 5", "[gpu][random]") {
+  gpuRandomGraphs(2, 5);
+}
+TEST_CASE("GPU: random graphs fused vs unfused vs reference, part 4 of 5", "[gpu][random]") {
+  gpuRandomGraphs(3, 5);
+}
+TEST_CASE("GPU: random graphs fused vs unfused vs reference, part 5 of 5", "[gpu][random]") {
+  gpuRandomGraphs(4, 5);
 }
