@@ -144,6 +144,26 @@ Coords Emitter::unflatten(const std::string &Lin, llvm::ArrayRef<Dim> S, bool La
 Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
   Coords D = C;
   D.Relabeled = false;
+  // KernelPlan::PrefixCoords: the leading dims S shares with the domain
+  // take the domain's coordinates; the rest are unflattened from the linear
+  // index of the domain's remaining dims alone (row-major: the full index
+  // is the prefix's times the suffix's element count plus the suffix's).
+  size_t K = 0;
+  if (P.PrefixCoords && !C.Flat && !C.Rank0)
+    while (K + 1 < S.size() && K + 1 < P.Domain.size() && S[K] == P.Domain[K])
+      ++K;
+  llvm::ArrayRef<Dim> SS = S.drop_front(K), DS = llvm::ArrayRef<Dim>(P.Domain).drop_front(K);
+  // (No erase of an empty range: llvm::SmallVector::erase moves the tail
+  // onto itself, and a self-moved std::string is left empty.)
+  Coords DSuffix = D;
+  if (K > 0)
+    DSuffix.Outer.erase(DSuffix.Outer.begin(), DSuffix.Outer.begin() + K);
+  auto WithPrefix = [&](Coords R) {
+    if (K > 0)
+      R.Outer.insert(R.Outer.begin(), C.Outer.begin(), C.Outer.begin() + K);
+    return R;
+  };
+  std::string Tag = K ? fmt::format("{}|", K) : std::string();
   // A whole chunk of the aligned variant starts at a multiple of Vec of the
   // linear index (the row length is one too); when S's last dim is also a
   // multiple, the chunk's lanes share every coordinate but the last. Then
@@ -152,22 +172,22 @@ Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
   // division per lane.
   if (!Peel && Vec > 1 && VectorLoads && C.ColRel && C.Off == 0 && !C.LaneDep &&
       !S.empty() && !S.back().isDynamic() && S.back().Size % Vec == 0) {
-    std::string Key = "lin0|";
-    for (const std::string &O : C.Outer)
+    std::string Key = "lin0|" + Tag;
+    for (const std::string &O : DSuffix.Outer)
       Key += O + ",";
     std::string Lin0 = lookup(Key);
     if (Lin0.empty()) {
       int Saved = Lane;
       Lane = 0;
       Lin0 = fresh("t");
-      line("const " + indexType() + " " + Lin0 + " = " + linearIndex(D, P.Domain) + ";");
+      line("const " + indexType() + " " + Lin0 + " = " + linearIndex(DSuffix, DS) + ";");
       Lane = Saved;
       remember(Key, Lin0);
     }
     // The lanes' last coordinates are consecutive from a multiple of Vec:
     // column-relative, so loads along it (through a permute that keeps the
     // innermost axis) stay vectors.
-    Coords R = unflatten(Lin0, S, /*LaneDep=*/false);
+    Coords R = WithPrefix(unflatten(Lin0, SS, /*LaneDep=*/false));
     R.ColRel = true;
     R.Off = 0;
     R.ColBase = R.Last;
@@ -176,14 +196,14 @@ Coords Emitter::realCoords(const Coords &C, llvm::ArrayRef<Dim> S) {
   }
   // One linear index per lane and coordinates, shared by the node's
   // broadcast operands (GroupNorm's weight and bias).
-  std::string LinKey = "lin|" + key(0, C);
+  std::string LinKey = "lin|" + Tag + key(0, C);
   std::string Lin = lookup(LinKey);
   if (Lin.empty()) {
     Lin = fresh("t");
-    line("const " + indexType() + " " + Lin + " = " + linearIndex(D, P.Domain) + ";");
+    line("const " + indexType() + " " + Lin + " = " + linearIndex(DSuffix, DS) + ";");
     remember(LinKey, Lin);
   }
-  return unflatten(Lin, S, /*LaneDep=*/true);
+  return WithPrefix(unflatten(Lin, SS, /*LaneDep=*/true));
 }
 
 Coords Emitter::operandCoords(const Coords &C, const Node &Nd, const Node &O) {

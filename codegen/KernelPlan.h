@@ -118,6 +118,9 @@ struct KernelPlan {
   /// every chunked tensor at the lead's alignment (jf_al;
   /// CompileOptions::AlignedRowCopy).
   bool AlignedRowCopy = false;
+  /// Reshapes of the domain that keep its leading dims keep their
+  /// coordinates (Emitter::realCoords; CompileOptions::PrefixCoords).
+  bool PrefixCoords = false;
   /// RowReduce, one block a row of more than a warp: the block reductions
   /// of each stage share two barriers (jf_block_partial, jf_block_combine;
   /// CompileOptions::JointReduce).

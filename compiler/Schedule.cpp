@@ -334,6 +334,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
     if (Used.count(D))
       P.DynDims.push_back(D);
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
+  P.PrefixCoords = Opts.PrefixCoords;
 
   if (C.Kind == KernelKind::ColumnReduce)
     return scheduleColumns(G, C, std::move(P));

@@ -34,6 +34,8 @@ struct ScheduleOptions {
   bool PieceWrapChunks = true;
   /// CompileOptions::RowPhaseLoop.
   bool RowPhaseLoop = false;
+  /// CompileOptions::PrefixCoords (KernelPlan::PrefixCoords).
+  bool PrefixCoords = false;
   /// CompileOptions::OutputLedVariant.
   bool OutputLedVariant = true;
   /// CompileOptions::WholeChunkPaths.

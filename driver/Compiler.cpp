@@ -113,6 +113,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   S.GroupStores = Opts.GroupStores;
   S.PieceWrapChunks = Opts.PieceWrapChunks;
   S.RowPhaseLoop = Opts.RowPhaseLoop;
+  S.PrefixCoords = Opts.PrefixCoords;
   S.OutputLedVariant = Opts.OutputLedVariant;
   S.WholeChunkPaths = Opts.WholeChunkPaths;
   S.FlatRowBroadcast = Opts.FlatRowBroadcast;

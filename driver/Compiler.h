@@ -231,6 +231,17 @@ struct CompileOptions {
   /// 0.93-0.96x on rows of 4095-11008. LayerNorm bf16 x 4096 at +2 B ran
   /// half the SM instructions (ncu: SM 80% -> 40% busy) in the same time.
   bool RowPhaseLoop = false;
+  /// A node read through a reshape of the kernel's domain that keeps the
+  /// domain's leading dims ([T, 32768] seen as [T, 8, 4096], W18's mean
+  /// pooling through its permute) takes those coordinates as they are and
+  /// unflattens only the trailing dims, from their own linear index (in a
+  /// column kernel a per-thread column: no division per row), instead of
+  /// dividing the whole linear index. An experiment, off: not yet run on
+  /// a GPU. Why (session 30): W18's column loop spends ~50 instructions of
+  /// 64-bit index math between its loads, which NVVM then issues one at a
+  /// time, so W18 loses 14-16% with the fewer splits that speed every
+  /// contiguous column sum (BENCHMARKS.md).
+  bool PrefixCoords = false;
   /// A row kernel's peeled variant is compiled twice: its chunks aligned to
   /// its first input over the whole row, and to its first such output; the
   /// launch runs the second when the two tensors' phases differ. A tensor

@@ -149,6 +149,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
     CO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
+    CO.PrefixCoords = Opts.PrefixCoords;
     CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
     CO.GroupStores = Opts.GroupStores;
     CO.PieceWrapChunks = Opts.PieceWrapChunks;

@@ -64,6 +64,8 @@ struct CheckOptions {
   bool RowCacheStageInputs = true;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
+  /// CompileOptions::PrefixCoords.
+  bool PrefixCoords = false;
   /// CompileOptions::RowCacheReadOnce.
   bool RowCacheReadOnce = true;
   /// CompileOptions::GroupStores.

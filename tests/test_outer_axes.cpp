@@ -13,6 +13,7 @@
 
 #include "compiler/LowerAxes.h"
 #include "compiler/Planner.h"
+#include "ir/NN.h"
 #include "ir/Printer.h"
 #include "reference/ErrorBound.h"
 #include "reference/Interpreter.h"
@@ -324,6 +325,79 @@ TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer
       test::checkGraph(G, test::randomBindings(G, {{"B", 3}, {"T", 5}}, {}));
       test::checkGraph(G, test::randomBindings(G, {{"B", 1}, {"T", 33}}, {}));
     }
+}
+
+/// The CUDA text of \p G's one kernel, compiled for sm_90 (no GPU needed).
+static std::string kernelText(const Graph &G, bool PrefixCoords) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.PrefixCoords = PrefixCoords;
+  Executable E = test::testCompiler().compile(G, O);
+  REQUIRE(E.numKernels() == 1);
+  return E.source();
+}
+
+TEST_CASE("PrefixCoords: a reshape keeping the domain's leading dims divides no row index",
+          "[reduce-axes][outer-axes][prefixcoords]") {
+  // W18's mean pooling: {1} of [8, T, 4096] is the column reduction of
+  // [T, 32768] read through a permute. Without the option each row's
+  // element is found from the domain's linear index (row * 32768 + col);
+  // with it the row coordinate is the domain's and only the column is
+  // unflattened (col / 4096 the batch, col % 4096 the channel).
+  Graph G;
+  Value X = G.input("x", bf16, {8, "T", 4096});
+  G.output("m", mean(cast(X, f32), {1}));
+  std::string Off = kernelText(G, false), On = kernelText(G, true);
+  CHECK_THAT(Off, Contains("c0 * 32768 + col"));
+  CHECK_THAT(On, !Contains("c0 * 32768"));
+  CHECK_THAT(On, Contains("(t0 / 4096) * (d_0 * 4096) + c0 * 4096) + (t0 % 4096)"));
+  CHECK_THAT(On, Contains("const long long t0 = (col);"));
+  // Rows seen through a reshape that keeps the leading dim (per-head RMS
+  // norm of [T, 4096] as [T, 32, 128]) compile too, and a reshape that
+  // keeps none ([6, 10] as [4, 15]) is as without the option.
+  Graph H;
+  Value Y = H.input("y", bf16, {"T", 4096});
+  Value Heads = reshape(Y, {"T", 32, 128});
+  H.output("n", nn::rmsNorm(Heads, H.input("w", bf16, {128}), H.constant(1e-6)));
+  CHECK_NOTHROW(kernelText(H, true));
+  Graph F;
+  Value Z = F.input("z", f32, {6, 10});
+  F.output("r", reshape(Z, {4, 15}) * 2.0);
+  CHECK(kernelText(F, true) == kernelText(F, false));
+}
+
+TEST_CASE("PrefixCoords: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes][prefixcoords]") {
+  if (!test::haveGpu())
+    return;
+  // The outer-axes shapes of the case above with the option on (every
+  // axis set, aligned and misaligned), and reshaped rows.
+  const std::vector<std::vector<int64_t>> Shapes = {{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40}};
+  for (DType T : {f32, bf16})
+    for (const std::vector<int64_t> &S : Shapes)
+      for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
+        Graph G;
+        Value X = G.input("x", T, Shape(S.begin(), S.end()));
+        G.output("sum", sum(cast(X, f32), Axes));
+        G.output("max", reduceMax(X, Axes));
+        INFO(dtypeName(T).str() << " axes " << axesStr(Axes) << " of " << shapeStr(G.node(0).Dims));
+        test::CheckOptions O;
+        O.PrefixCoords = true;
+        test::checkGraph(G, test::randomBindings(G, {}, {}), O);
+        O.MisalignEach = {1, 3};
+        test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
+      }
+  Graph G;
+  Value X = G.input("x", bf16, {3, "T", 264});
+  G.output("m", mean(cast(X, f32), {1}));
+  test::CheckOptions O;
+  O.PrefixCoords = true;
+  test::checkGraph(G, test::randomBindings(G, {{"T", 301}}, {}), O);
+  Graph H;
+  Value Y = H.input("y", bf16, {"T", 4096});
+  H.output("n", reshape(nn::rmsNorm(reshape(Y, {"T", 32, 128}), H.input("w", bf16, {128}),
+                                    H.constant(1e-6)),
+                        {"T", 4096}));
+  test::checkGraph(H, test::randomBindings(H, {{"T", 37}}, {}), O);
 }
 
 TEST_CASE("outer axes: the README's snippet plans as it says", "[reduce-axes][outer-axes]") {

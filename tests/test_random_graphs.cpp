@@ -167,9 +167,13 @@ std::string checkPipeline(const Graph &G) {
       std::string Why = partitionInvariants(G, P);
       if (!Why.empty())
         return fmt::format("{} partition: {}", Mode, Why);
+      // The third mode also emits with the experiment PrefixCoords (reshapes
+      // of the domain keeping its leading coordinates).
+      ScheduleOptions SO;
+      SO.PrefixCoords = Mode3 == 2;
       std::vector<KernelPlan> Plans;
       for (unsigned I = 0; I < P.Clusters.size(); ++I)
-        Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
+        Plans.push_back(scheduleCluster(G, P.Clusters[I], I, SO));
       std::string A = codegen::emitProgram(G, Plans);
       std::string B = codegen::emitProgram(G, Plans);
       if (A.empty())
@@ -465,6 +469,9 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FlatRowBroadcast = !Late;
       Opts.FlatTailThreads = !Late;
       Opts.PeeledRowOccupancy = !Late;
+      // And the experiment PrefixCoords (not on by default: these batches
+      // are its GPU check).
+      Opts.PrefixCoords = Late;
       // And the partitions before sessions 27 and 28: full reductions not
       // storing their prologue's outputs nor computing on their result,
       // column reductions not computing on their result, stored values
@@ -543,8 +550,8 @@ static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
     // Every fourth batch compiles with FastMath, against its own bound;
     // another fourth with StreamLoads (L2 hints on the loads), another with
     // the experiment RowCacheLateEpilogue, without FlatRowBroadcast,
-    // FlatTailThreads and PeeledRowOccupancy, and with the reduction
-    // fusions of sessions 27 and 28 off.
+    // FlatTailThreads and PeeledRowOccupancy, with the reduction fusions of
+    // sessions 27 and 28 off, and with the experiment PrefixCoords.
     // (Batches counts from 1 here, as when one case ran them all.)
     bool Fast = (Batch + 1) % 4 == 0, Stream = (Batch + 1) % 4 == 2,
          Late = (Batch + 1) % 4 == 1;
