@@ -495,7 +495,11 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
                                                      : Horizontal ? "fused"
                                                                   : "fused, one launch per kernel",
                                                      std::string(FastMath ? " fast-math" : "") +
-                                                         (Stream ? " streamed loads" : ""),
+                                                         (Stream ? " streamed loads" : "") +
+                                                         (Late ? " (late batch: RowCacheLateEpilogue, "
+                                                                 "PrefixCoords on, session 27-28 "
+                                                                 "fusions off)"
+                                                               : ""),
                                                      O.Name));
         if (Tally) {
           Tally->Elements += static_cast<int64_t>(Ref.Values.at(O.Name).Data.size());
