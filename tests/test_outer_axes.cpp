@@ -285,6 +285,28 @@ TEST_CASE("outer axes: a reduction over size-1 axes only is a kernel that writes
   }
 }
 
+/// Every axis set of a \p T tensor of shape \p S: a sum, a mean, a max and
+/// a min over it, fused and unfused against the reference, aligned and
+/// with the inputs off by 1 and 3 elements, under \p Base's options.
+static void checkAxisSets(DType T, const std::vector<int64_t> &S,
+                          const test::CheckOptions &Base) {
+  for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
+    Graph G;
+    Value X = G.input("x", T, Shape(S.begin(), S.end()));
+    Value Y = G.input("y", T, Shape(S.begin(), S.end()));
+    Value R = sum(cast(X, f32), Axes);
+    G.output("sum", R);
+    G.output("mean", mean(X * Y, Axes));
+    G.output("max", reduceMax(X, Axes));
+    G.output("min", reduceMin(Y, Axes) * 2.0);
+    INFO(dtypeName(T).str() << " axes " << axesStr(Axes) << " of " << shapeStr(G.node(0).Dims));
+    test::checkGraph(G, test::randomBindings(G, {}, {}), Base);
+    test::CheckOptions O = Base;
+    O.MisalignEach = {1, 3};
+    test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
+  }
+}
+
 TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes]") {
   if (!test::haveGpu())
     return;
@@ -297,23 +319,8 @@ TEST_CASE("outer axes: fused vs unfused vs reference", "[gpu][reduce-axes][outer
                                                     {300, 3, 17}, {7, 1, 50}};
   for (DType T : {f32, bf16, f16})
     for (const std::vector<int64_t> &S : Shapes)
-      for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
-        if (T == f16 && S != Shapes.front())
-          continue;
-        Graph G;
-        Value X = G.input("x", T, Shape(S.begin(), S.end()));
-        Value Y = G.input("y", T, Shape(S.begin(), S.end()));
-        Value R = sum(cast(X, f32), Axes);
-        G.output("sum", R);
-        G.output("mean", mean(X * Y, Axes));
-        G.output("max", reduceMax(X, Axes));
-        G.output("min", reduceMin(Y, Axes) * 2.0);
-        INFO(dtypeName(T).str() << " axes " << axesStr(Axes) << " of " << shapeStr(G.node(0).Dims));
-        test::checkGraph(G, test::randomBindings(G, {}, {}));
-        test::CheckOptions O;
-        O.MisalignEach = {1, 3};
-        test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
-      }
+      if (T != f16 || S == Shapes.front())
+        checkAxisSets(T, S, test::CheckOptions{});
   // Dynamic dims merged with static ones ("41*B", "B*T"): every axis set.
   for (DType T : {f32, bf16})
     for (const std::vector<int64_t> &Axes : allAxisSets(4)) {
@@ -369,28 +376,17 @@ TEST_CASE("PrefixCoords: a reshape keeping the domain's leading dims divides no 
 TEST_CASE("PrefixCoords: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes][prefixcoords]") {
   if (!test::haveGpu())
     return;
-  // The outer-axes shapes of the case above with the option on (every
-  // axis set, aligned and misaligned), and reshaped rows.
-  const std::vector<std::vector<int64_t>> Shapes = {{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40}};
+  // Three outer-axes shapes of the case above with the option on, and
+  // reshaped rows.
+  test::CheckOptions O;
+  O.PrefixCoords = true;
   for (DType T : {f32, bf16})
-    for (const std::vector<int64_t> &S : Shapes)
-      for (const std::vector<int64_t> &Axes : allAxisSets(S.size())) {
-        Graph G;
-        Value X = G.input("x", T, Shape(S.begin(), S.end()));
-        G.output("sum", sum(cast(X, f32), Axes));
-        G.output("max", reduceMax(X, Axes));
-        INFO(dtypeName(T).str() << " axes " << axesStr(Axes) << " of " << shapeStr(G.node(0).Dims));
-        test::CheckOptions O;
-        O.PrefixCoords = true;
-        test::checkGraph(G, test::randomBindings(G, {}, {}), O);
-        O.MisalignEach = {1, 3};
-        test::checkGraph(G, test::randomBindings(G, {}, {}, O), O);
-      }
+    for (const std::vector<int64_t> &S :
+         std::vector<std::vector<int64_t>>{{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40}})
+      checkAxisSets(T, S, O);
   Graph G;
   Value X = G.input("x", bf16, {3, "T", 264});
   G.output("m", mean(cast(X, f32), {1}));
-  test::CheckOptions O;
-  O.PrefixCoords = true;
   test::checkGraph(G, test::randomBindings(G, {{"T", 301}}, {}), O);
   Graph H;
   Value Y = H.input("y", bf16, {"T", 4096});
