@@ -63,7 +63,7 @@ struct Options {
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
-  bool PrefixCoords = false;
+  bool NoPrefixCoords = false;
   uint64_t Seed = 20261129;
 };
 
@@ -303,7 +303,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
     FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
     FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
-    FO.PrefixCoords = UO.PrefixCoords = Ctx.Opts.PrefixCoords;
+    FO.PrefixCoords = UO.PrefixCoords = !Ctx.Opts.NoPrefixCoords;
     FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
     FO.FullReduceEpilogue = !Ctx.Opts.NoFullReduceEpilogue;
@@ -536,9 +536,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-column-prologue-outputs", O.NoColumnReducePrologueOutputs,
                "CompileOptions::ColumnReducePrologueOutputs = false, fused, for a "
                "same-binary comparison");
-  App.add_flag("--prefix-coords", O.PrefixCoords,
-               "CompileOptions::PrefixCoords (experiment: reshapes of the domain keep its "
-               "leading coordinates), fused and unfused, for a same-binary comparison");
+  App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
+               "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
+               "linear index), fused and unfused, for a same-binary comparison");
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");

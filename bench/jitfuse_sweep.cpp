@@ -102,7 +102,7 @@ struct Options {
   bool NoGroupStores = false;
   bool NoPieceWrapChunks = false;
   bool RowPhaseLoop = false;
-  bool PrefixCoords = false;
+  bool NoPrefixCoords = false;
   bool NoOutputLedVariant = false;
   bool WholeChunkPaths = false;
   bool NoFlatRowBroadcast = false;
@@ -503,7 +503,7 @@ int run(const Options &O) {
         CO.GroupStores = !O.NoGroupStores;
         CO.PieceWrapChunks = !O.NoPieceWrapChunks;
         CO.RowPhaseLoop = O.RowPhaseLoop;
-        CO.PrefixCoords = O.PrefixCoords;
+        CO.PrefixCoords = !O.NoPrefixCoords;
         CO.OutputLedVariant = !O.NoOutputLedVariant;
         CO.WholeChunkPaths = O.WholeChunkPaths;
         CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
@@ -647,9 +647,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--row-phase-loop", O.RowPhaseLoop,
                "CompileOptions::RowPhaseLoop (experiment: a kept row's peeled variant loops "
                "over rows of one phase, its 16-bit row vector loaded once a block)");
-  App.add_flag("--prefix-coords", O.PrefixCoords,
-               "CompileOptions::PrefixCoords (experiment: reshapes of the domain keep its "
-               "leading coordinates)");
+  App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
+               "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
+               "linear index, for comparisons)");
   App.add_flag("--no-output-led-variant", O.NoOutputLedVariant,
                "CompileOptions::OutputLedVariant = false (one peeled variant of a row kernel, "
                "led by its input at any output phase, for comparisons)");

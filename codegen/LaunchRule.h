@@ -103,13 +103,18 @@ inline constexpr int ColumnThreads = 32;
 inline constexpr int ColumnRowThreads = 8;
 inline constexpr int ColumnUnroll = 4;
 /// The reduced axis is split across blocks (columnSplits) until columns x
-/// splits reaches this: 2^18 = 1024 blocks of 256 bf16 columns (2048 of
-/// 128 f32 ones), about 8 a SM of the H200, so enough bytes are in flight
-/// whatever C is, with splits long enough that each thread's loop, not the
-/// block's start and combine, dominates. Measured (BENCHMARKS.md, session
-/// 27): 2^19 -> 2^18 sped up W10 4.7%, W18 3.3%, W20's column amax 6.9%,
-/// no measured shape slower; 2^17 lost 12% on W18 (512 blocks).
-inline constexpr int64_t ColumnSplitWork = int64_t(1) << 18;
+/// splits reaches this: 2^17 = 512 blocks of 256 bf16 columns (1024 of
+/// 128 f32 ones), about 4 a SM of the H200, enough bytes in flight when a
+/// thread's loop issues its 4 rows' loads back to back, with splits long
+/// enough that each thread's loop, not the block's start and the combine
+/// (the last block of a tile adds the splits in sequence), dominates.
+/// Measured (BENCHMARKS.md, sessions 27, 30, 31): 2^19 -> 2^18 sped up W10
+/// 4.7%, W18 3.3%; 2^18 -> 2^17 sped up the column sums it changes by 2.3%
+/// median (0.976x-1.10x over 51 shapes, the wide 16-bit ones most), W10 and
+/// W21 2-3%, once reshapes of the domain kept their leading coordinates
+/// (CompileOptions::PrefixCoords): before that W18, whose loop divided a
+/// 64-bit index each row, lost 14-16% with it.
+inline constexpr int64_t ColumnSplitWork = int64_t(1) << 17;
 /// ... with at least this many rows a split (16 rows a thread) ...
 inline constexpr int64_t ColumnMinSplitRows = 128;
 /// ... and at most this many splits while splits x columns reach

@@ -35,7 +35,7 @@ struct ScheduleOptions {
   /// CompileOptions::RowPhaseLoop.
   bool RowPhaseLoop = false;
   /// CompileOptions::PrefixCoords (KernelPlan::PrefixCoords).
-  bool PrefixCoords = false;
+  bool PrefixCoords = true;
   /// CompileOptions::OutputLedVariant.
   bool OutputLedVariant = true;
   /// CompileOptions::WholeChunkPaths.

@@ -236,12 +236,15 @@ struct CompileOptions {
   /// pooling through its permute) takes those coordinates as they are and
   /// unflattens only the trailing dims, from their own linear index (in a
   /// column kernel a per-thread column: no division per row), instead of
-  /// dividing the whole linear index. An experiment, off: not yet run on
-  /// a GPU. Why (session 30): W18's column loop spends ~50 instructions of
-  /// 64-bit index math between its loads, which NVVM then issues one at a
-  /// time, so W18 loses 14-16% with the fewer splits that speed every
-  /// contiguous column sum (BENCHMARKS.md).
-  bool PrefixCoords = false;
+  /// dividing the whole linear index. Why (session 30): W18's column loop
+  /// spent ~50 instructions of 64-bit index math between its loads (219
+  /// SASS instructions a 4-row iteration, 99 with this), which NVVM then
+  /// issued one latency apart, so W18 lost 14-16% with the fewer splits
+  /// that speed every contiguous column sum. Measured on the H200
+  /// (BENCHMARKS.md, session 31): W18 1.015x, W10-W22 unchanged at the
+  /// same splits; with launch::ColumnSplitWork at 2^17, W18 1.015x instead
+  /// of 0.86x. false: the whole linear index divided, for comparisons.
+  bool PrefixCoords = true;
   /// A row kernel's peeled variant is compiled twice: its chunks aligned to
   /// its first input over the whole row, and to its first such output; the
   /// launch runs the second when the two tensors' phases differ. A tensor

@@ -65,7 +65,7 @@ struct CheckOptions {
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
   /// CompileOptions::PrefixCoords.
-  bool PrefixCoords = false;
+  bool PrefixCoords = true;
   /// CompileOptions::RowCacheReadOnce.
   bool RowCacheReadOnce = true;
   /// CompileOptions::GroupStores.

@@ -83,9 +83,9 @@ float kernelOrderSum(const std::vector<float> &Col, int64_t Cols, int64_t &Depth
 TEST_CASE("Column reduce: the split of the reduced axis depends on the shape only",
           "[column-reduce]") {
   using codegen::columnSplits;
-  // bf16 [65536, 4096] (W10): 16 tiles of 256 columns x 64 splits of 1024
-  // rows = 1024 blocks.
-  CHECK(columnSplits(65536, 4096) == 64);
+  // bf16 [65536, 4096] (W10): 16 tiles of 256 columns x 32 splits of 2048
+  // rows = 512 blocks.
+  CHECK(columnSplits(65536, 4096) == 32);
   // Short columns: at least 128 rows a split.
   CHECK(columnSplits(1000, 4096) == 7);
   CHECK(columnSplits(127, 4096) == 1);
@@ -94,9 +94,9 @@ TEST_CASE("Column reduce: the split of the reduced axis depends on the shape onl
   // One column: capped at 256 splits.
   CHECK(columnSplits(65537, 1) == 256);
   // Wide enough to fill the GPU with column tiles alone: no split.
-  CHECK(columnSplits(65536, 1 << 18) == 1);
-  CHECK(columnSplits(65536, (1 << 17) + 1) == 1);
-  CHECK(columnSplits(65536, 1 << 17) == 2);
+  CHECK(columnSplits(65536, 1 << 17) == 1);
+  CHECK(columnSplits(65536, (1 << 16) + 1) == 1);
+  CHECK(columnSplits(65536, 1 << 16) == 2);
   // Narrow rows: at most 64 splits (the tile's last block adds them in
   // sequence) while splits x columns reach 2^16 ...
   CHECK(columnSplits(16384, 2048) == 64);
@@ -122,18 +122,18 @@ TEST_CASE("Column reduce: plan and launch of a bf16 column sum (W10)", "[column-
   CHECK(E.Variants[0].Name == "jf_k0_sum_v8");
   CHECK(E.Variants[1].Name == "jf_k0_sum_v1");
   CHECK_THAT(K.Why, Contains("column tiles of 256 = 32 threads x 8 adjacent columns"));
-  CHECK_THAT(K.Why, Contains("16 tiles x 64 splits of 1024 rows"));
+  CHECK_THAT(K.Why, Contains("16 tiles x 32 splits of 2048 rows"));
   CHECK_THAT(K.Why, Contains("split order 0, 1, ..."));
-  // Both variants: 16 x 64 blocks of 32 x 8 threads.
+  // Both variants: 16 x 32 blocks of 32 x 8 threads.
   for (int Vec : {8, 1}) {
     auto S = E.Launch.shape({65536LL * 4096, 65536, 4096}, Vec, 132);
     REQUIRE(S);
-    CHECK(S->GridX == 1024);
+    CHECK(S->GridX == 512);
     CHECK(S->BlockX == 32);
     CHECK(S->BlockY == 8);
   }
   // The partials of one split a column (static shape), a counter a tile.
-  CHECK(E.Launch.partialsBytes(132) == size_t(64) * 4096 * 8);
+  CHECK(E.Launch.partialsBytes(132) == size_t(32) * 4096 * 8);
   CHECK(E.Launch.counters() == 16);
   CHECK_THAT(E.Variants[0].Text, Contains("jf_load<jf_bf16, 8>(in_0 + (c0 * 4096) + col)"));
   CHECK_THAT(E.Variants[0].Text, Contains("atomicAdd(jf_counter + tile, 1u)"));
@@ -170,12 +170,12 @@ TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-
   CHECK(K.ColumnWidth == 4);
   CHECK(K.Vecs == std::vector<int>{1});
   CHECK_THAT(K.Why, Contains("scalar only (C not known to be a multiple of 4)"));
-  CHECK_THAT(K.Why, Contains("min(262144 / C, R / 128, 256, max(64, ceil(65536 / C)))"));
+  CHECK_THAT(K.Why, Contains("min(131072 / C, R / 128, 256, max(64, ceil(65536 / C)))"));
   CHECK_THAT(K.Why, Contains("the mean divides by R once, at the end"));
-  // [65537, 4097]: 33 tiles x 63 splits.
+  // [65537, 4097]: 33 tiles x 31 splits.
   auto S = E.Launch.shape({65537LL * 4097, 65537, 4097}, 1, 132);
   REQUIRE(S);
-  CHECK(S->GridX == 33 * 63);
+  CHECK(S->GridX == 33 * 31);
   // [3, 7]: one tile, no split.
   S = E.Launch.shape({21, 3, 7}, 1, 132);
   REQUIRE(S);
@@ -186,9 +186,9 @@ TEST_CASE("Column reduce: launch geometry for odd and dynamic shapes", "[column-
   REQUIRE(S);
   CHECK(S->GridX == 1);
   CHECK_FALSE(E.Launch.shape({0, 7, 0}, 1, 132));
-  // Sized for any shape: S * C <= 2^18 whenever S > 1.
-  CHECK(E.Launch.partialsBytes(132) == size_t((1 << 18) + 256 * 128) * 8);
-  CHECK(E.Launch.counters() == (1 << 17) / 128 + 1);
+  // Sized for any shape: S * C <= 2^17 whenever S > 1.
+  CHECK(E.Launch.partialsBytes(132) == size_t((1 << 17) + 256 * 128) * 8);
+  CHECK(E.Launch.counters() == (1 << 16) / 128 + 1);
   // An odd static C: scalar only, and no partials when nothing splits.
   Graph H;
   Value Y = H.input("y", f16, {100, 4097});
@@ -215,7 +215,7 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
       INFO("R=" << R << " C=" << C);
       CHECK(columnSummationDepth(R, C) == Depth);
     }
-  CHECK(columnSummationDepth(65536, 4096) == 127 + 7 + 63);
+  CHECK(columnSummationDepth(65536, 4096) == 255 + 7 + 31);
   CHECK(columnSummationDepth(65536, 1 << 19) == 8191 + 7);
 }
 
@@ -311,7 +311,7 @@ TEST_CASE("Column reduce: fused vs unfused vs reference, odd and misaligned",
         checkGraph(G, randomBindings(G, {{"R", R}}, {}, O), O);
       }
     }
-  // Many tiles and many splits at once, an odd C: 9 tiles x 64 splits.
+  // Many tiles and many splits at once, an odd C: 9 tiles x 63 splits.
   Graph G;
   Value X = G.input("x", bf16, {"R", 2049});
   G.output("sumf", sum(cast(X, f32), {0}));
@@ -324,7 +324,7 @@ TEST_CASE("Column reduce: a split column sum is bitwise reproducible and the sam
           "[gpu][column-reduce]") {
   if (!haveGpu())
     return;
-  // [16384, 512]: 2 tiles x 128 splits, twice W10's split count (W10 itself,
+  // [16384, 512]: 2 tiles x 128 splits, four times W10's split count (W10 itself,
   // 2^28 elements held as doubles on the host and checked against the fp64
   // reference, took the [gpu] tier past its time limit).
   Graph G;

@@ -680,7 +680,7 @@ TEST_CASE("GPU: ColumnReduceEpilogue matches the reference, odd columns, many sp
           "[gpu][models][epilogue]") {
   for (DType T : {DType::F32, DType::BF16})
     for (int64_t C : {int64_t(1), int64_t(7), int64_t(384), int64_t(4097)})
-      // Rows 1000 already split 4097 columns seven ways; 65537 rows (128
+      // Rows 1000 already split 4097 columns seven ways; 65537 rows (171-256
       // splits) only on the narrow tiles, so the fp64 reference stays small.
       for (int64_t R : {int64_t(1), int64_t(1000), C <= 384 ? int64_t(65537) : int64_t(3001)}) {
         INFO(dtypeName(T).str() << " " << R << " x " << C);

@@ -376,24 +376,27 @@ TEST_CASE("PrefixCoords: a reshape keeping the domain's leading dims divides no 
 TEST_CASE("PrefixCoords: fused vs unfused vs reference", "[gpu][reduce-axes][outer-axes][prefixcoords]") {
   if (!test::haveGpu())
     return;
-  // Three outer-axes shapes of the case above with the option on, and
-  // reshaped rows.
-  test::CheckOptions O;
-  O.PrefixCoords = true;
-  for (DType T : {f32, bf16})
-    for (const std::vector<int64_t> &S :
-         std::vector<std::vector<int64_t>>{{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40}})
-      checkAxisSets(T, S, O);
-  Graph G;
-  Value X = G.input("x", bf16, {3, "T", 264});
-  G.output("m", mean(cast(X, f32), {1}));
-  test::checkGraph(G, test::randomBindings(G, {{"T", 301}}, {}), O);
-  Graph H;
-  Value Y = H.input("y", bf16, {"T", 4096});
-  H.output("n", reshape(nn::rmsNorm(reshape(Y, {"T", 32, 128}), H.input("w", bf16, {128}),
-                                    H.constant(1e-6)),
-                        {"T", 4096}));
-  test::checkGraph(H, test::randomBindings(H, {{"T", 37}}, {}), O);
+  // Three outer-axes shapes of the case above and reshaped rows, with the
+  // option on (the default) and off.
+  for (bool On : {true, false}) {
+    INFO("PrefixCoords " << On);
+    test::CheckOptions O;
+    O.PrefixCoords = On;
+    for (DType T : {f32, bf16})
+      for (const std::vector<int64_t> &S :
+           std::vector<std::vector<int64_t>>{{7, 33, 41}, {3, 129, 8}, {2, 5, 3, 40}})
+        checkAxisSets(T, S, O);
+    Graph G;
+    Value X = G.input("x", bf16, {3, "T", 264});
+    G.output("m", mean(cast(X, f32), {1}));
+    test::checkGraph(G, test::randomBindings(G, {{"T", 301}}, {}), O);
+    Graph H;
+    Value Y = H.input("y", bf16, {"T", 4096});
+    H.output("n", reshape(nn::rmsNorm(reshape(Y, {"T", 32, 128}), H.input("w", bf16, {128}),
+                                      H.constant(1e-6)),
+                          {"T", 4096}));
+    test::checkGraph(H, test::randomBindings(H, {{"T", 37}}, {}), O);
+  }
 }
 
 TEST_CASE("outer axes: the README's snippet plans as it says", "[reduce-axes][outer-axes]") {

@@ -167,10 +167,10 @@ std::string checkPipeline(const Graph &G) {
       std::string Why = partitionInvariants(G, P);
       if (!Why.empty())
         return fmt::format("{} partition: {}", Mode, Why);
-      // The third mode also emits with the experiment PrefixCoords (reshapes
-      // of the domain keeping its leading coordinates).
+      // The third mode also emits without PrefixCoords (reshapes of the
+      // domain dividing the whole linear index, as before session 31).
       ScheduleOptions SO;
-      SO.PrefixCoords = Mode3 == 2;
+      SO.PrefixCoords = Mode3 != 2;
       std::vector<KernelPlan> Plans;
       for (unsigned I = 0; I < P.Clusters.size(); ++I)
         Plans.push_back(scheduleCluster(G, P.Clusters[I], I, SO));
@@ -469,9 +469,9 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
       Opts.FlatRowBroadcast = !Late;
       Opts.FlatTailThreads = !Late;
       Opts.PeeledRowOccupancy = !Late;
-      // And the experiment PrefixCoords (not on by default: these batches
-      // are its GPU check).
-      Opts.PrefixCoords = Late;
+      // And without PrefixCoords (on by default since session 31: these
+      // batches keep the whole-index division checked).
+      Opts.PrefixCoords = !Late;
       // And the partitions before sessions 27 and 28: full reductions not
       // storing their prologue's outputs nor computing on their result,
       // column reductions not computing on their result, stored values
@@ -497,7 +497,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
                                                      std::string(FastMath ? " fast-math" : "") +
                                                          (Stream ? " streamed loads" : "") +
                                                          (Late ? " (late batch: RowCacheLateEpilogue, "
-                                                                 "PrefixCoords on, session 27-28 "
+                                                                 "PrefixCoords off, session 27-28 "
                                                                  "fusions off)"
                                                                : ""),
                                                      O.Name));
@@ -555,7 +555,7 @@ static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
     // another fourth with StreamLoads (L2 hints on the loads), another with
     // the experiment RowCacheLateEpilogue, without FlatRowBroadcast,
     // FlatTailThreads and PeeledRowOccupancy, with the reduction fusions of
-    // sessions 27 and 28 off, and with the experiment PrefixCoords.
+    // sessions 27 and 28 off, and without PrefixCoords.
     // (Batches counts from 1 here, as when one case ran them all.)
     bool Fast = (Batch + 1) % 4 == 0, Stream = (Batch + 1) % 4 == 2,
          Late = (Batch + 1) % 4 == 1;
