@@ -97,6 +97,7 @@ struct Options {
   bool NoWideRows = false;
   bool NoRowCacheStageInputs = false;
   bool RowCacheLateEpilogue = false;
+  bool RowCacheLatePeeled = false;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
@@ -498,6 +499,7 @@ int run(const Options &O) {
         CO.RowWideRows = !O.NoWideRows;
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
         CO.RowCacheLateEpilogue = O.RowCacheLateEpilogue;
+        CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
@@ -665,6 +667,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--row-cache-late-epilogue", O.RowCacheLateEpilogue,
                "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
                "stage inputs in the form for many rows; experiment)");
+  App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
+               "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
+               "variants only; experiment)");
   App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
                "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
                "every row input, a norm's weight too, for comparisons)");

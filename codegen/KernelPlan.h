@@ -135,6 +135,9 @@ struct KernelPlan {
   /// (the whole row would fit): WideRows holds the kernel the default rule
   /// makes, for runs of at most SMs rows.
   bool LateEpilogue = false;
+  /// ... for the peeled variants only (ScheduleOptions::RowCacheLatePeeled):
+  /// the aligned variant keeps every row load, as without LateEpilogue.
+  bool LatePeeledOnly = false;
   /// With CacheRow: the row is read once (ScheduleOptions::RowCacheReadOnce):
   /// the cache only puts its loads ahead of the reduction.
   bool CacheReadOnce = false;

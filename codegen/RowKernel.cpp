@@ -529,7 +529,8 @@ void KernelWriter::rowBody() {
         // RowCacheInputs: an epilogue-only input is loaded where it is used;
         // RowCacheValuesOnly: every input is (the values are kept instead).
         if (P.RowCacheValuesOnly ||
-            (!P.RowCacheInputs.empty() && !llvm::is_contained(P.RowCacheInputs, L.InputIdx)))
+            (!P.RowCacheInputs.empty() && (Peel || !P.LatePeeledOnly) &&
+             !llvm::is_contained(P.RowCacheInputs, L.InputIdx)))
           continue;
         Decl = fmt::format("jf_vec<{}, {}> {}[{}];", ST, Vec, Var, Iters);
       }

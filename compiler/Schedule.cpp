@@ -486,7 +486,7 @@ static KernelPlan scheduleForms(const Graph &G, const Cluster &C, unsigned Index
     // Runs of at most SMs rows launch what the default rule makes (its own
     // few-rows and wide forms, or the kernel itself as the wide form).
     ScheduleOptions Rule = Opts;
-    Rule.RowCacheLateEpilogue = false;
+    Rule.RowCacheLateEpilogue = Rule.RowCacheLatePeeled = false;
     KernelPlan Old = scheduleCluster(G, C, Index, Rule);
     P.FewRows = Old.FewRows;
     std::string Wide;
@@ -500,15 +500,17 @@ static KernelPlan scheduleForms(const Graph &G, const Cluster &C, unsigned Index
       P.WideRows = std::make_shared<const KernelPlan>(std::move(Old));
     }
     P.Why += fmt::format("; the epilogue loads the other inputs where it uses them "
-                         "(RowCacheLateEpilogue); when a run's rows <= SMs{}: kernel {} "
+                         "({}); when a run's rows <= SMs{}: kernel {} "
                          "instead, the default rule's",
+                         P.LatePeeledOnly ? "RowCacheLatePeeled, peeled variants"
+                                          : "RowCacheLateEpilogue",
                          P.FewRows ? " and the few-rows form does not run" : "", Wide);
     return P;
   }
   // The few-rows forms keep the default rule's register cache.
   attachRowForms(P, Opts, [&](const ScheduleOptions &O) {
     ScheduleOptions Rule = O;
-    Rule.RowCacheLateEpilogue = false;
+    Rule.RowCacheLateEpilogue = Rule.RowCacheLatePeeled = false;
     return scheduleOne(G, C, Index, Rule);
   });
   return P;

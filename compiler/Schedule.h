@@ -19,6 +19,9 @@ struct ScheduleOptions {
   /// CompileOptions::RowCacheLateEpilogue: a row kept whole in registers
   /// keeps only its stage inputs in the form for many rows as well.
   bool RowCacheLateEpilogue = false;
+  /// CompileOptions::RowCacheLatePeeled: the same for the peeled variants
+  /// only (KernelPlan::LatePeeledOnly).
+  bool RowCacheLatePeeled = false;
   /// CompileOptions::RowCacheWideThreads.
   bool RowCacheWideThreads = true;
   /// CompileOptions::PeeledRowOccupancy, for rows kept at these bytes a thread.

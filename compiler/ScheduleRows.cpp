@@ -48,14 +48,17 @@ static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
 /// inputs, and what all of them would take (\p AllBytes a thread; within
 /// the budget when RowCacheLateEpilogue chose it, \p Late).
 static std::string stageOnlyWhy(const Cluster &C, llvm::ArrayRef<unsigned> Staged,
-                                int64_t AllBytes, bool Late) {
+                                int64_t AllBytes, bool Late, bool PeeledOnly) {
   std::vector<NodeId> Nodes;
   for (unsigned I : Staged)
     Nodes.push_back(C.Inputs[I]);
   return fmt::format(" of the inputs its stages read, {}; the epilogue loads the others: {} B "
                      "with them {}",
                      nodeList(Nodes), AllBytes,
-                     Late ? "would fit, RowCacheLateEpilogue" : "> RowCacheBytes");
+                     !Late        ? "> RowCacheBytes"
+                     : PeeledOnly ? "would fit, RowCacheLatePeeled: in the peeled variants; "
+                                    "the aligned variant keeps every input"
+                                  : "would fit, RowCacheLateEpilogue");
 }
 
 /// The inputs (indices into C.Inputs) a row kernel reads in a reduction
@@ -315,8 +318,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   const int StageThreads = P.ThreadsX; // what StageBytes is counted at
   // RowCacheLateEpilogue: rows that fit whole too, in the form for many
   // rows (scheduleCluster gives runs of few rows the default kernel).
-  const bool Late = Opts.RowCacheLateEpilogue && AllBytes <= Opts.RowCacheBytes &&
-                    StageBytes < AllBytes;
+  const bool PeeledOnly = !Opts.RowCacheLateEpilogue && Opts.RowCacheLatePeeled && P.Peel;
+  const bool Late = (Opts.RowCacheLateEpilogue || PeeledOnly) &&
+                    AllBytes <= Opts.RowCacheBytes && StageBytes < AllBytes;
   const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
                          !Opts.ForceCluster && (AllBytes > Opts.RowCacheBytes || Late) &&
                          StageBytes > 0 && StageBytes <= Opts.RowCacheBytes;
@@ -357,6 +361,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   if (P.CacheRow && StageOnly) {
     P.RowCacheInputs = Staged;
     P.LateEpilogue = Late;
+    P.LatePeeledOnly = Late && PeeledOnly;
   }
   // RowCacheValues: a row read again whose stage inputs do not fit keeps
   // the values its loops compute from them instead, when those fit and are
@@ -478,7 +483,8 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                ? fmt::format("row kept in registers ({} B a thread{}){}", Bytes,
                              Opts.ForceRowCache ? ", forced"
                              : StageOnly
-                                 ? stageOnlyWhy(C, Staged, BytesOf(Iters, false), P.LateEpilogue)
+                                 ? stageOnlyWhy(C, Staged, BytesOf(Iters, false), P.LateEpilogue,
+                                                P.LatePeeledOnly)
                                  : "",
                              P.CachedValues.empty()
                                  ? ""

@@ -107,6 +107,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor
   S.JointReduce = Opts.JointReduce;
   S.RowCacheStageInputs = Opts.RowCacheStageInputs;
   S.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
+  S.RowCacheLatePeeled = Opts.RowCacheLatePeeled;
   S.RowCacheWideThreads = Opts.RowCacheWideThreads;
   S.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
   S.RowCacheReadOnce = Opts.RowCacheReadOnce;

@@ -166,6 +166,14 @@ struct CompileOptions {
   /// rows launch the kernel the default rule makes (RowCacheStageInputs
   /// lost up to 0.84x there when applied to every row).
   bool RowCacheLateEpilogue = false;
+  /// Experiment: RowCacheLateEpilogue for the peeled variants only (odd
+  /// rows, offset pointers); the aligned variant keeps every input in
+  /// registers as the default rule does. Why (BENCHMARKS.md, session 31):
+  /// with RowCacheLateEpilogue, odd-row LayerNorms (peeled, 70-94
+  /// registers) ran 1.06-1.11x faster, while aligned rows of 4096 ran
+  /// 0.97-0.98x. Off until measured over the sweep's odd rows and offsets
+  /// (it keeps the short rows' losses, 0.885x at bf16 x 1021 +2 B).
+  bool RowCacheLatePeeled = false;
   /// A static row kept in registers that fills more than half the budget
   /// at 512 threads a row runs one block of 1024 threads a row (half the
   /// registers a thread; `__launch_bounds__(1024, 1)`). Kept at 512

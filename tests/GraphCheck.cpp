@@ -147,6 +147,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowWideRows = Opts.WideRows;
     CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
     CO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
+    CO.RowCacheLatePeeled = Opts.RowCacheLatePeeled;
     CO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
     CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
     CO.PrefixCoords = Opts.PrefixCoords;

@@ -98,6 +98,8 @@ struct CheckOptions {
   bool RowCacheValues = true;
   /// CompileOptions::RowCacheLateEpilogue.
   bool RowCacheLateEpilogue = false;
+  /// CompileOptions::RowCacheLatePeeled.
+  bool RowCacheLatePeeled = false;
   /// CompileOptions::PeeledRowOccupancy.
   bool PeeledRowOccupancy = true;
   /// CompileOptions::StreamLoads and StreamReadOnlyRows (their defaults).

@@ -3,7 +3,8 @@
 // A row that fits the register budget whole keeps only the inputs its
 // reduction stages read in the form for many rows; the epilogue loads a
 // norm's weight and bias where it uses them. Runs of at most SMs rows
-// launch the kernel the default rule makes.
+// launch the kernel the default rule makes. RowCacheLatePeeled does so in
+// the peeled variants only.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
@@ -18,10 +19,11 @@ using namespace jitfuse::test;
 
 namespace {
 
-Executable compileLate(const Graph &G, bool Late) {
+Executable compileLate(const Graph &G, bool Late, bool PeeledOnly = false) {
   CompileOptions Opts;
   Opts.Arch = "sm_90";
   Opts.RowCacheLateEpilogue = Late;
+  Opts.RowCacheLatePeeled = PeeledOnly;
   return testCompiler().compile(G, Opts);
 }
 
@@ -77,6 +79,41 @@ TEST_CASE("RowCacheLateEpilogue: the many-rows form keeps the stage inputs, few 
   CHECK(compileLate(S, true).plan().find("RowCacheLateEpilogue") == std::string::npos);
 }
 
+TEST_CASE("RowCacheLatePeeled: the peeled variants keep the stage inputs, the aligned one "
+          "every input",
+          "[codegen][rowcache][late]") {
+  // LayerNorm f32 x 4096: x, w and b kept (192 B a thread) by the rule; its
+  // aligned (_v4), peeled (_p4) and output-led (_o4) variants.
+  Graph L = layerNorm(DType::F32, 4096);
+  Executable Rule = compileLate(L, false), Peeled = compileLate(L, false, true);
+  INFO(Peeled.plan());
+  REQUIRE(Peeled.kernels().size() == 1);
+  const std::string &Name = Peeled.kernels()[0].Name;
+  CHECK(Peeled.plan().find("RowCacheLatePeeled") != std::string::npos);
+  CHECK(Peeled.plan().find("the aligned variant keeps every input") != std::string::npos);
+  std::string KRule = kernelSource(Rule), KPeeled = kernelSource(Peeled);
+  for (const char *V : {"_v4", "_p4", "_o4"}) {
+    INFO(V);
+    REQUIRE(!kernelText(KRule, Name + V).empty());
+    CHECK(cacheArrays(kernelText(KRule, Name + V)) == 3);
+  }
+  CHECK(cacheArrays(kernelText(KPeeled, Name + "_v4")) == 3);
+  CHECK(cacheArrays(kernelText(KPeeled, Name + "_p4")) == 1);
+  CHECK(cacheArrays(kernelText(KPeeled, Name + "_o4")) == 1);
+  // The aligned variant is the rule's, character for character.
+  CHECK(kernelText(KPeeled, Name + "_v4") == kernelText(KRule, Name + "_v4"));
+  // Few rows: the rule's own wide form, as with RowCacheLateEpilogue.
+  REQUIRE(!Rule.kernels()[0].WideRowsName.empty());
+  CHECK(Peeled.kernels()[0].WideRowsName == Rule.kernels()[0].WideRowsName);
+  // Without a peeled variant (the ladder) the option changes nothing.
+  CompileOptions Ladder;
+  Ladder.Arch = "sm_90";
+  Ladder.PeelAlignment = false;
+  Ladder.RowCacheLatePeeled = true;
+  CHECK(testCompiler().compile(L, Ladder).plan().find("RowCacheLatePeeled") ==
+        std::string::npos);
+}
+
 TEST_CASE("GPU: late epilogue loads match the reference, both forms, any offset",
           "[gpu][rowcache][late]") {
   // Runs of 7 rows launch the rule's kernel, 300 the late form (an H200
@@ -88,11 +125,16 @@ TEST_CASE("GPU: late epilogue loads match the reference, both forms, any offset"
         for (int64_t Rows : {int64_t(7), int64_t(300)})
           for (unsigned Off : {0u, 1u}) {
             INFO(dtypeName(T).str() << " rows " << Rows << " x " << H << " offset " << Off);
-            CheckOptions CO;
-            CO.RowCacheLateEpilogue = true;
-            CO.MisalignElems = Off;
-            CO.SpecialValues = Off == 1;
-            checkGraph(G, randomBindings(G, {{"B", Rows}}, {{"eps", 1e-5}}, CO), CO);
+            // RowCacheLateEpilogue, then RowCacheLatePeeled (the aligned
+            // variant with every input kept, the peeled ones without).
+            for (bool PeeledOnly : {false, true}) {
+              CheckOptions CO;
+              CO.RowCacheLateEpilogue = !PeeledOnly;
+              CO.RowCacheLatePeeled = PeeledOnly;
+              CO.MisalignElems = Off;
+              CO.SpecialValues = Off == 1;
+              checkGraph(G, randomBindings(G, {{"B", Rows}}, {{"eps", 1e-5}}, CO), CO);
+            }
           }
     }
   }
