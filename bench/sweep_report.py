@@ -15,7 +15,8 @@ the same id and key (the latest measurement of each point), for the peers
 each point keeps its fastest time over the files. --baseline adds a table of
 the change against another jitfuse run of the same points (run in the same
 device call: per pattern, median, minimum and maximum of baseline time /
-jitfuse time, > 1 means faster now) and the slowest-down points.
+jitfuse time, > 1 means faster now), the points slowed down most and those
+sped up most, each with its kernel variants' registers before -> after.
 
     python3 bench/sweep_report.py --jitfuse J.jsonl [J2.jsonl ...] --torch T.jsonl [...]
         [--baseline OLD.jsonl] [--md M] [--png P]
@@ -24,6 +25,7 @@ jitfuse time, > 1 means faster now) and the slowest-down points.
 import argparse
 import json
 import math
+import os
 import sys
 
 BIG = 64 << 20
@@ -148,16 +150,42 @@ def markdown(rows, summ, hm):
     return "\n".join(lines) + "\n"
 
 
+def registers_change(old, new):
+    """The registers (and spills) of the variants both records compiled,
+    "suffix old->new" in the new record's order; the suffix is the variant's
+    name after the prefix the new record's variants share, up to its last
+    "_" (p8, o8, t256_p8 of jf_k0_cast_*). Empty when no variant is in both.
+    What an A/B of a schedule option changes first, and what explains its
+    time."""
+    before = {v.get("name"): v for v in old.get("variants") or []}
+    names = [v.get("name") or "" for v in new.get("variants") or []]
+    common = os.path.commonprefix(names) if names else ""
+    cut = common.rfind("_") + 1
+    parts = []
+    for v in new.get("variants") or []:
+        o = before.get(v.get("name"))
+        if o is None:
+            continue
+        text = f"{v['name'][cut:]} {o.get('registers')}->{v.get('registers')}"
+        if o.get("spill_bytes") or v.get("spill_bytes"):
+            text += f" (spills {o.get('spill_bytes', 0)}->{v.get('spill_bytes', 0)} B)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
 def change(jf, base, worst=10):
     """Per pattern: the points timed by both runs and the median, minimum
-    and maximum of base time / jitfuse time; and the `worst` points overall
-    (the largest slowdowns)."""
+    and maximum of base time / jitfuse time; up to `worst` points slower
+    now (the largest slowdowns first) and up to `worst` faster (the largest
+    first), each with its variants' registers before and after
+    (registers_change)."""
     pairs = []
     for pid, j in jf.items():
         b = base.get(pid, {})
         us, bus = j.get("us"), b.get("us")
         if isinstance(us, (int, float)) and us > 0 and isinstance(bus, (int, float)) and bus > 0:
-            pairs.append((bus / us, pid, j.get("pattern", pid.split("/")[0]), bus, us))
+            pairs.append((bus / us, pid, j.get("pattern", pid.split("/")[0]), bus, us,
+                          registers_change(b, j)))
     per = {}
     for p in pairs:
         per.setdefault(p[2], []).append(p)
@@ -167,10 +195,13 @@ def change(jf, base, worst=10):
         n = len(ps)
         med = ps[n // 2][0] if n % 2 else (ps[n // 2 - 1][0] + ps[n // 2][0]) / 2
         out[pat] = {"n": n, "median": med, "min": ps[0], "max": ps[-1]}
-    return out, sorted(pairs)[:worst]
+    ranked = sorted(pairs)
+    slow = [p for p in ranked[:worst] if p[0] < 1]
+    fast = [p for p in reversed(ranked[-worst:]) if p[0] > 1] if worst else []
+    return out, slow, fast
 
 
-def change_markdown(per, worst):
+def change_markdown(per, worst, best=()):
     lines = ["", "Change against the baseline run (baseline time / jitfuse time; > 1: faster now):",
              "", "| pattern | points | median | min | at | max | at |",
              "|---|---:|---:|---:|---|---:|---|"]
@@ -178,9 +209,15 @@ def change_markdown(per, worst):
         c = per[pat]
         lines.append(f"| {pat} | {c['n']} | {fmt_ratio(c['median'])} | {fmt_ratio(c['min'][0])} | "
                      f"{c['min'][1]} | {fmt_ratio(c['max'][0])} | {c['max'][1]} |")
+    def item(r):
+        regs = f"; registers {r[5]}" if len(r) > 5 and r[5] else ""
+        return f"- {r[1]}: {r[3]:.1f} -> {r[4]:.1f} us ({fmt_ratio(r[0])}{regs})"
     if worst:
         lines += ["", "Largest slowdowns:", ""]
-        lines += [f"- {r[1]}: {r[3]:.1f} -> {r[4]:.1f} us ({fmt_ratio(r[0])})" for r in worst]
+        lines += [item(r) for r in worst]
+    if best:
+        lines += ["", "Largest speedups:", ""]
+        lines += [item(r) for r in best]
     return "\n".join(lines) + "\n"
 
 

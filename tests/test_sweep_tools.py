@@ -131,6 +131,35 @@ class Report(unittest.TestCase):
         row = [l for l in text.splitlines() if l.startswith("| layernorm |")][0]
         self.assertIn("| 1 | 1.16x |", row)
 
+    def test_change_lists_speedups_with_registers(self):
+        # Each listed point names its variants' registers before -> after
+        # (those both runs compiled; spills when there are any), by the
+        # suffix after the names' shared prefix; speedups get their list.
+        def var(name, regs, spill=0):
+            return {"name": name, "threads": 128, "registers": regs, "stack_bytes": 0,
+                    "spill_bytes": spill}
+        a = point("layernorm", "bf16", 4999, 16384)
+        c = point("layernorm", "bf16", 1021, 16384, offset=2)
+        with tempfile.TemporaryDirectory() as d:
+            base = self.write(d, "a.jsonl", [
+                dict(a, us=100.8, variants=[var("jf_k0_cast_p8", 84), var("jf_k0_cast_o8", 94),
+                                            var("jf_k0_cast_t256_p8", 64)]),
+                dict(c, us=24.8, variants=[var("jf_k0_cast_p8", 72)])])
+            new = self.write(d, "b.jsonl", [
+                dict(a, us=93.3, variants=[var("jf_k0_cast_p8", 56), var("jf_k0_cast_o8", 52)]),
+                dict(c, us=28.0, variants=[var("jf_k0_cast_p8", 52, spill=8)])])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", new, "--baseline", base, "--md", md])
+            with open(md) as f:
+                text = f.read()
+        slow, fast = text.split("Largest speedups:")
+        self.assertIn(f"- {c['id']}: 24.8 -> 28.0 us (0.89x; registers p8 72->52 "
+                      "(spills 0->8 B))", slow)
+        self.assertIn(f"- {a['id']}: 100.8 -> 93.3 us (1.08x; registers p8 84->56, o8 94->52)",
+                      fast)
+        self.assertNotIn(c["id"], fast)
+        self.assertNotIn(a["id"], slow.split("Largest slowdowns:")[1])
+
 
 if __name__ == "__main__":
     unittest.main()
