@@ -347,6 +347,12 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
 
 } // namespace
 
+GraphPlan Compiler::plan(const Graph &G, const CompileOptions &Opts) {
+  Target T = chooseTarget(Opts);
+  auto [SmMajor, SmMinor] = parseArch(T.Arch);
+  return planGraph(G, planOptions(Opts, T, SmMajor, SmMinor));
+}
+
 Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   Clock::time_point Start = Clock::now();
   Settings Env = Settings::fromEnv();

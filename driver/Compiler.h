@@ -1,6 +1,7 @@
 //===- driver/Compiler.h - compile(): graph in, Executable out --*- C++ -*-===//
 #pragma once
 
+#include "compiler/Planner.h"
 #include "exec/Executable.h"
 #include "ir/Graph.h"
 #include "runtime/KernelCache.h"
@@ -398,6 +399,13 @@ public:
   /// cache) and loads. Throws jitfuse::Error with the plan when a fusion
   /// contract is not met.
   Executable compile(const Graph &G, const CompileOptions &Opts = {});
+
+  /// compile()'s first stage alone: the partition and each kernel's
+  /// schedule, for the same target (the device's, or Opts.Arch; sm_90 with
+  /// neither), with no code generated, compiled or loaded. Needs no GPU.
+  /// Throws what that stage of compile() throws (an invalid graph or
+  /// option, an unmet fusion contract).
+  static GraphPlan plan(const Graph &G, const CompileOptions &Opts = {});
 
   rt::KernelCache &cache() { return *Cache; }
   rt::CacheStats cacheStats() const { return Cache->stats(); }

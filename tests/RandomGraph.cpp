@@ -197,6 +197,8 @@ private:
   Graph G;
   std::vector<Value> Vals;
   std::vector<Entry> Pool;
+  /// Values that are outputs whatever the draw (GenOptions::SiblingColumns).
+  std::vector<unsigned> Keep;
   Shape Domain;
   unsigned NumInputs = 0;
 };
@@ -627,6 +629,24 @@ void Generator::step() {
     }
     double B = Rop.O == Op::ReduceSum ? E.Bound * static_cast<double>(Len) : E.Bound;
     const Entry *R = add(Rop, B);
+    if (R && Rop.A0 >= 8 && Opts.SiblingColumns && chance(0.5)) {
+      unsigned First = R->Idx; // before add() grows the pool
+      RecipeOp Sq;
+      Sq.K = RKind::Binary;
+      Sq.O = Op::Mul;
+      Sq.Args = {E.Idx, E.Idx};
+      if (const Entry *S = add(Sq, E.Bound * E.Bound)) {
+        RecipeOp Sib = Rop;
+        Sib.O = oneOf({Op::ReduceSum, Op::ReduceMax});
+        Sib.Args = {S->Idx};
+        double SB = Sib.O == Op::ReduceSum ? S->Bound * static_cast<double>(Len) : S->Bound;
+        if (const Entry *T = add(Sib, SB)) {
+          Keep.push_back(First);
+          Keep.push_back(T->Idx);
+        }
+      }
+      return;
+    }
     // Broadcast the reduced value back over the row (normalization epilogue).
     if (R && (Rop.A0 == 0 || Rop.A0 >= 8) && chance(0.6)) {
       RecipeOp Epi;
@@ -663,6 +683,7 @@ Recipe Generator::run() {
       continue;
     Chosen.insert(E.Idx);
   }
+  Chosen.insert(Keep.begin(), Keep.end());
   unsigned K = 0;
   for (unsigned Idx : Chosen) {
     std::string Name = fmt::format("y{}", K++);

@@ -73,6 +73,12 @@ struct GenOptions {
   /// the register budget, so row kernels re-read them, keep them in shared
   /// memory or split them over a cluster); MaxRow does not apply.
   bool LongRows = false;
+  /// A reduction over outer axes (a column reduction once lowered) now and
+  /// then gets a sibling: the same axes reduced over the square of its
+  /// operand, both outputs (BatchNorm's statistics; fusion puts the two in
+  /// one column kernel, SiblingColumnReductions). Off: the seeds draw the
+  /// recipes they drew before the option existed.
+  bool SiblingColumns = false;
 };
 
 /// A random, numerically well-conditioned graph (values stay bounded, exp

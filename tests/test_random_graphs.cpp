@@ -274,7 +274,11 @@ TEST_CASE("Random graphs: partition invariants, schedule, deterministic codegen"
   auto Start = std::chrono::steady_clock::now();
   unsigned Interpreted = 0, Nodes = 0;
   for (unsigned I = 0; I < Count; ++I) {
-    Recipe R = randomRecipe(baseSeed() + I);
+    // Every other graph with sibling column reductions now and then, as
+    // the GPU batches draw them.
+    GenOptions GO;
+    GO.SiblingColumns = I % 2 == 1;
+    Recipe R = randomRecipe(baseSeed() + I, GO);
     Graph G = buildGraph(R);
     Nodes += static_cast<unsigned>(G.size());
     std::string Why = checkPipeline(G);
@@ -539,6 +543,8 @@ static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
     std::vector<Recipe> Rs;
     GenOptions GO;
     GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batch % 6];
+    // Sibling column reductions too (tests/test_random_coverage.cpp).
+    GO.SiblingColumns = true;
     for (unsigned I = First; I < std::min(Count, First + PerBatch); ++I)
       Rs.push_back(randomRecipe(baseSeed() + 2000003 + I, GO));
     Mine += static_cast<unsigned>(Rs.size());
