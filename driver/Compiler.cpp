@@ -70,7 +70,8 @@ struct Target {
   std::vector<std::string> NvrtcOptions;
 };
 
-PlanOptions planOptions(const CompileOptions &Opts, const Target &T, int SmMajor, int SmMinor) {
+PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
+  auto [SmMajor, SmMinor] = parseArch(T.Arch);
   PlanOptions P;
   P.Fuse = Opts.Fuse;
   P.Fusion.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
@@ -348,9 +349,7 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
 } // namespace
 
 GraphPlan Compiler::plan(const Graph &G, const CompileOptions &Opts) {
-  Target T = chooseTarget(Opts);
-  auto [SmMajor, SmMinor] = parseArch(T.Arch);
-  return planGraph(G, planOptions(Opts, T, SmMajor, SmMinor));
+  return planGraph(G, planOptions(Opts, chooseTarget(Opts)));
 }
 
 Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
@@ -359,8 +358,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
 
   // Stage "plan" (for the target's architecture: row clusters need sm_90).
   Target T = chooseTarget(Opts);
-  auto [SmMajor, SmMinor] = parseArch(T.Arch);
-  PlanOptions PO = planOptions(Opts, T, SmMajor, SmMinor);
+  PlanOptions PO = planOptions(Opts, T);
   GraphPlan Plan = planGraph(G, PO);
   double PlanMs = msSince(Start);
 

@@ -715,4 +715,14 @@ Recipe randomRecipe(uint64_t Seed, const GenOptions &Opts) {
   return Generator(Seed, Opts).run();
 }
 
+std::vector<Recipe> gpuBatchRecipes(uint64_t FirstSeed, unsigned Batch, unsigned Count) {
+  GenOptions GO;
+  GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batch % 6];
+  GO.SiblingColumns = true;
+  std::vector<Recipe> Rs;
+  for (unsigned I = 0; I < Count; ++I)
+    Rs.push_back(randomRecipe(FirstSeed + I, GO));
+  return Rs;
+}
+
 } // namespace jitfuse::test

@@ -99,6 +99,16 @@ Bindings recipeBindings(const Graph &G, const Recipe &R, uint64_t Seed);
 /// Dynamic dims with the same name must have the same value.
 Recipe mergeRecipes(llvm::ArrayRef<Recipe> Rs);
 
+/// Recipes a GPU random-graph batch merges (test_random_graphs.cpp).
+inline constexpr unsigned GpuBatchSize = 20;
+/// GPU batch \p Batch's members (merged with mergeRecipes): the recipes of
+/// seeds FirstSeed .. FirstSeed + Count - 1, B cycling through 1, 3, 7, 33,
+/// 130, 257 by batch, sibling column reductions on. The GPU tier runs such
+/// batches and test_random_coverage.cpp plans them: one definition keeps
+/// them alike.
+std::vector<Recipe> gpuBatchRecipes(uint64_t FirstSeed, unsigned Batch,
+                                    unsigned Count = GpuBatchSize);
+
 /// Interprets arbitrary bytes as a recipe (for fuzzing); may be invalid.
 Recipe recipeFromBytes(llvm::ArrayRef<uint8_t> Bytes);
 

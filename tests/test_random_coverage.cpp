@@ -66,18 +66,12 @@ std::vector<std::string> features(const KernelPlan &K) {
 
 TEST_CASE("Random graphs: the GPU tier's batches reach each schedule", "[random]") {
   // 50 batches of the GPU tier's kind, fixed seeds (twice the tier's 25).
-  const unsigned Batches = 50, PerBatch = 20;
+  const unsigned Batches = 50;
   const uint64_t Seed0 = 20261204;
   std::map<std::string, unsigned> Hits;
   unsigned Kernels = 0;
   for (unsigned Batch = 0; Batch < Batches; ++Batch) {
-    GenOptions GO;
-    GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batch % 6];
-    GO.SiblingColumns = true;
-    std::vector<Recipe> Rs;
-    for (unsigned I = 0; I < PerBatch; ++I)
-      Rs.push_back(randomRecipe(Seed0 + Batch * PerBatch + I, GO));
-    Graph G = buildGraph(mergeRecipes(Rs));
+    Graph G = buildGraph(mergeRecipes(gpuBatchRecipes(Seed0 + Batch * GpuBatchSize, Batch)));
     CompileOptions Opts;
     Opts.Arch = "sm_90";
     GraphPlan P = Compiler::plan(G, Opts);

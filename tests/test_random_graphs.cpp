@@ -529,7 +529,7 @@ std::string gpuMismatches(const Graph &G, const Recipe &Values, uint64_t Seed, b
 /// the tier's longest). Every part draws the graphs and options it drew as
 /// one case: the same seeds, B values and batch kinds.
 static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
-  const unsigned PerBatch = 20;
+  const unsigned PerBatch = GpuBatchSize;
   unsigned Count = countFromEnv(500);
   bool Gpu = haveGpu();
   unsigned Checked = 0, Batches = 0, Mine = 0, FailedGraphs = 0;
@@ -540,13 +540,8 @@ static void gpuRandomGraphs(unsigned Part, unsigned Parts) {
     unsigned Batch = Batches++;
     if (Batch % Parts != Part)
       continue;
-    std::vector<Recipe> Rs;
-    GenOptions GO;
-    GO.BValue = std::vector<int64_t>{1, 3, 7, 33, 130, 257}[Batch % 6];
-    // Sibling column reductions too (tests/test_random_coverage.cpp).
-    GO.SiblingColumns = true;
-    for (unsigned I = First; I < std::min(Count, First + PerBatch); ++I)
-      Rs.push_back(randomRecipe(baseSeed() + 2000003 + I, GO));
+    std::vector<Recipe> Rs = gpuBatchRecipes(baseSeed() + 2000003 + First, Batch,
+                                             std::min(Count, First + PerBatch) - First);
     Mine += static_cast<unsigned>(Rs.size());
     Recipe M = mergeRecipes(Rs);
     Graph G = buildGraph(M);
