@@ -63,7 +63,7 @@ struct Options {
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
-  bool NoPrefixCoords = false;
+  bool NoPrefixCoords = false, MixOrderColumns = false;
   uint64_t Seed = 20261129;
 };
 
@@ -310,6 +310,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.RecomputeStoredValues = !Ctx.Opts.NoRecomputeStoredValues;
     FO.SiblingColumnReductions = !Ctx.Opts.NoSiblingColumnReductions;
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
+    FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -536,6 +537,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-column-prologue-outputs", O.NoColumnReducePrologueOutputs,
                "CompileOptions::ColumnReducePrologueOutputs = false, fused, for a "
                "same-binary comparison");
+  App.add_flag("--mix-order-columns", O.MixOrderColumns,
+               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
+               "reductions of its rows (W21: 1 kernel), fused, for a same-binary comparison");
   App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
                "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
                "linear index), fused and unfused, for a same-binary comparison");

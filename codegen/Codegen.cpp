@@ -50,6 +50,9 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
   if (P.Kind == KernelKind::FullReduce || P.Kind == KernelKind::ColumnReduce) {
     Out.push_back({KernelParam::Partials, 0, G.node(reductionOf(G, P)).Type});
     Out.push_back({KernelParam::Counter, 0, DType::I32});
+  } else if (!P.MixColumns.empty()) {
+    Out.push_back({KernelParam::Partials, 0, G.node(P.MixColumns.front()).Type});
+    Out.push_back({KernelParam::Counter, 0, DType::I32});
   }
   return Out;
 }
@@ -727,6 +730,8 @@ static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
                                 kernelKindNameImpl(P.Kind).str());
   for (NodeId N : P.Nodes)
     Out += "//   " + sanitizeComment(printNode(G, N)) + "\n";
+  for (NodeId N : P.MixColumns)
+    Out += "//   " + sanitizeComment(printNode(G, N)) + " (column partials)\n";
   for (size_t I = 0; I < P.Inputs.size(); ++I) {
     const Node &Nd = G.node(P.Inputs[I]);
     Out += fmt::format("// in_{} <- %{}{}\n", I, P.Inputs[I],

@@ -100,6 +100,16 @@ struct KernelPlan {
   /// ColumnReduce: reductions the kernel computes (more than one:
   /// SiblingColumnReductions), each with its own partials.
   int ColumnReductions = 1;
+  /// RowReduce with FusionOptions::MixOrderColumns (compiler/MixColumns.h):
+  /// column reductions (axis 0 of the row domain [R, C]) whose operands the
+  /// row kernel computes from its own loads. Not in Nodes; their results
+  /// are the last entries of Outputs. Each block sums a group of
+  /// consecutive rows' terms per column in shared memory; the launch's last
+  /// blocks add the groups' partials in group order (codegen/MixColumns.cpp,
+  /// launch::mixGroups).
+  std::vector<NodeId> MixColumns;
+  /// Bytes of their accumulator type (4: f32, 8: f64 or i64).
+  int MixAccBytes = 0;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

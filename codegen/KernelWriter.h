@@ -128,6 +128,15 @@ private:
   void transposeBody();
   void transposeVectorBody();
   void epilogueValues();
+  /// KernelPlan::MixColumns (codegen/MixColumns.cpp): the block's ticket,
+  /// the combining blocks' body, the group's accumulators and its row loop
+  /// (opened); each chunk's terms; the group's partials (after the loop).
+  void mixBegin();
+  void mixAdds();
+  void mixEnd();
+  void mixCombine();
+  /// The accumulator slot of column \p Col (an expression).
+  std::string mixSlot(const std::string &Col) const;
 
   const Graph &G;
   const KernelPlan &P;

@@ -45,6 +45,13 @@ LaunchRule::LaunchRule(const KernelPlan &P)
   PieceWrap = P.PieceWrapChunks;
   PhaseLoop = P.RowPhaseLoop;
   FlatTail = P.FlatTailThreads;
+  if (!P.MixColumns.empty()) {
+    JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && !P.Domain.back().isDynamic(),
+                  "column partials ride on a row kernel of a static row length");
+    MixReductions = static_cast<int>(P.MixColumns.size());
+    MixCols = P.Domain.back().Size;
+    MixAccBytes = P.MixAccBytes;
+  }
 }
 
 
@@ -58,6 +65,8 @@ unsigned LaunchRule::maxBlocks(int SmCount) const {
 static constexpr size_t PartialBytes = 8;
 
 size_t LaunchRule::partialsBytes(int SmCount) const {
+  if (MixReductions > 0)
+    return size_t(launch::MixMaxGroups * MixCols * MixReductions * MixAccBytes);
   if (Kind == KernelKind::FullReduce)
     return size_t(maxBlocks(SmCount)) * PartialBytes;
   if (Kind != KernelKind::ColumnReduce)
@@ -77,6 +86,8 @@ size_t LaunchRule::partialsBytes(int SmCount) const {
 }
 
 size_t LaunchRule::counters() const {
+  if (MixReductions > 0)
+    return 3; // block tickets, groups stored, combiners done
   if (Kind == KernelKind::FullReduce)
     return 1;
   if (Kind != KernelKind::ColumnReduce || partialsBytes(0) == 0)
@@ -139,6 +150,17 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     return L;
   }
   case KernelKind::RowReduce:
+    if (MixReductions > 0) {
+      // Launched with no rows too: an empty column still writes its
+      // identity. A block a group of rows, then the combining blocks.
+      JITFUSE_CHECK(RowsPerBlock == 1 && ClusterX == 1 && !PhaseLoop,
+                    "column partials take a block a row");
+      L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
+      L.GridX = gridBlocks(launch::mixGroups(S.Rows) +
+                               launch::mixCombiners(MixCols, MixReductions),
+                           1);
+      return L;
+    }
     if (S.Rows == 0)
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);

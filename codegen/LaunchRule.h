@@ -134,6 +134,53 @@ inline constexpr int64_t ColumnCombineSplits = 64;
 inline constexpr int64_t ColumnMinSplitColumns = int64_t(1) << 16;
 /// At most this many splits in any case (the scratch buffer's bound).
 inline constexpr int64_t ColumnMaxSplits = 256;
+/// Column reductions computed by a row kernel (KernelPlan::MixColumns): the
+/// rows are cut into at most MixMaxGroups groups of consecutive rows
+/// (mixRowsPerGroup, mixGroups); a block takes a group, adding each row's
+/// terms to its columns' accumulators in shared memory in row order, and
+/// stores them as the group's partials ([reduction][group][column]). Then
+/// mixCombiners(C, reductions) more blocks of the same launch, each one
+/// reduction's tile of MixCombineLanes columns, add the groups' partials:
+/// MixCombineRows threads down a column (thread y the groups y, y + 8, ...
+/// in order, whatever the block's size), then those in order. A function
+/// of the shape alone, as columnSplits is, so every bit is reproducible.
+/// 512 groups: one block a group fills the H200 (132 SMs x 4 blocks of 512
+/// threads) and reads the partials (2 x C x 4 bytes a group and reduction,
+/// written and read once) in well under the row kernel's time at 16384
+/// rows of 4096; the same cut as Inductor's mix-order reduction of
+/// LayerNorm backward (1024 blocks of 16 rows; ncu, BENCHMARKS.md session
+/// 30). Not yet measured here (CompileOptions::MixOrderColumns is off).
+inline constexpr int64_t MixMaxGroups = 512;
+inline constexpr int MixCombineLanes = 32;
+inline constexpr int MixCombineRows = 8;
+/// The accumulators of a mixed row kernel, reductions x C x the
+/// accumulator's size, are at most this many bytes of static shared memory
+/// (the block reductions' scratch beside them stays under the 48 KB a
+/// kernel may declare statically).
+inline constexpr int64_t MixMaxSharedBytes = 32768;
+/// Columns a row kernel may take the column reductions of: at least 2048
+/// (at one 16-byte chunk a thread, CompileOptions::RowChunksPerThread,
+/// 256 threads a row or more: MixMaxGroups blocks of them hold the GPU's
+/// threads) and one f32 accumulator a column within MixMaxSharedBytes.
+inline constexpr int64_t MixMinColumns = 2048;
+inline bool mixColumns(int64_t Cols) {
+  return Cols >= MixMinColumns && Cols * 4 <= MixMaxSharedBytes;
+}
+/// Rows a group: ceil(Rows / MixMaxGroups), at least 1.
+inline int64_t mixRowsPerGroup(int64_t Rows) {
+  return Rows <= MixMaxGroups ? 1 : (Rows + MixMaxGroups - 1) / MixMaxGroups;
+}
+/// Groups that hold rows: ceil(Rows / mixRowsPerGroup(Rows)) (0 for none).
+inline int64_t mixGroups(int64_t Rows) {
+  if (Rows <= 0)
+    return 0;
+  int64_t K = mixRowsPerGroup(Rows);
+  return (Rows + K - 1) / K;
+}
+/// The combining blocks: a tile of MixCombineLanes columns a reduction.
+inline int64_t mixCombiners(int64_t Cols, int Reductions) {
+  return Reductions * ((Cols + MixCombineLanes - 1) / MixCombineLanes);
+}
 /// Transpose tiles (KernelPlan::TransposeNode): TileDim x TileDim elements,
 /// TileWarp x TileRows threads, each (TileDim / TileWarp) x (TileDim /
 /// TileRows) elements a phase. Measured on W15 (BENCHMARKS.md schedule
@@ -257,11 +304,14 @@ public:
   unsigned maxBlocks(int SmCount) const;
   /// Bytes of the partials buffer a launch needs on \p SmCount SMs (full
   /// reductions: one value a block; column reductions: one value a column
-  /// a split, for the largest split any run can make), allocated once;
+  /// a split, for the largest split any run can make; a row kernel with
+  /// column partials: one value a column, reduction and group, for
+  /// MixMaxGroups groups), allocated once;
   /// 0 when the kernel takes none.
   size_t partialsBytes(int SmCount) const;
   /// How many zeroed unsigned counters it needs beside them (full
-  /// reductions: 1; column reductions: one a column tile).
+  /// reductions: 1; column reductions: one a column tile; a row kernel
+  /// with column partials: 3, codegen/MixColumns.cpp).
   size_t counters() const;
   /// Column reductions: columns a block covers.
   int64_t columnTile() const { return int64_t(ThreadsX) * ColumnWidth; }
@@ -297,6 +347,10 @@ private:
   int64_t ConcatPiece = 0; // KernelPlan::ConcatPiece
   bool PieceWrap = false;   // KernelPlan::PieceWrapChunks
   bool PhaseLoop = false;   // KernelPlan::RowPhaseLoop
+  /// KernelPlan::MixColumns: their count, the static row length and the
+  /// accumulator's bytes (0 reductions: none).
+  int MixReductions = 0;
+  int64_t MixCols = 0, MixAccBytes = 0;
 };
 
 } // namespace jitfuse::codegen

@@ -441,6 +441,9 @@ void KernelWriter::rowBody() {
     for (auto &[N, S] : Stages)
       E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));
   E.line("const int tx = threadIdx.x;");
+  const bool Mix = !P.MixColumns.empty();
+  if (Mix)
+    mixBegin();
   // RowPhaseLoop: the block's rows are gridDim.x apart, a multiple of Vec
   // (codegen::launch::rowLoopGrid) or more than the rows, so they share
   // the first row's phase, and the row vectors' chunks are loaded once.
@@ -454,6 +457,8 @@ void KernelWriter::rowBody() {
     E.line("const unsigned jf_rank = jf_cluster_rank();");
   } else if (Loop) {
     E.line(fmt::format("const {0} jf_row0 = ({0})blockIdx.x;", IT));
+  } else if (Mix) {
+    E.line(fmt::format("const {} row = jf_mr;", IT));
   } else {
     E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
                        P.RowsPerBlock));
@@ -626,7 +631,11 @@ void KernelWriter::rowBody() {
   E.open("if (rowOk)");
   if (!P.RowReadBack.empty())
     StoreOnly = readBackMask(false);
-  rowLoop([&] { storeChunk("rowc * R + col"); });
+  rowLoop([&] {
+    storeChunk("rowc * R + col");
+    if (Mix)
+      mixAdds();
+  });
   StoreOnly.clear();
   E.setL2Hint(P.StreamLoads ? 2 : 0);
   // Per-row outputs ([outer..., 1]) are written once per row.
@@ -636,8 +645,8 @@ void KernelWriter::rowBody() {
   bool Any = false;
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     const Node &Nd = G.node(P.Outputs[O]);
-    if (sameNumel(Nd.Dims, P.Domain))
-      continue; // stored by the row loop
+    if (sameNumel(Nd.Dims, P.Domain) || llvm::is_contained(P.MixColumns, P.Outputs[O]))
+      continue; // stored by the row loop, or column partials' results
     if (!Any)
       E.open("if (" + rankZero("tx == 0") + ")");
     Any = true;
@@ -653,12 +662,16 @@ void KernelWriter::rowBody() {
   if (Any)
     E.close();
   E.close();
-  if (Loop) {
+  if (Loop || Mix) {
     // The next row's block reductions reuse the scratch this row's last
-    // one may still be reading (JointReduce leaves out that barrier).
+    // one may still be reading (JointReduce leaves out that barrier); the
+    // next row's column terms go to slots another thread added this row's
+    // to (a peeled row's chunks move with its phase).
     E.line("__syncthreads();");
     E.close();
   }
+  if (Mix)
+    mixEnd();
   // No block of the cluster leaves while another may still read its
   // shared memory.
   if (P.ClusterX > 1)
@@ -721,6 +734,11 @@ void KernelWriter::epilogueValues() {
   for (NodeId N : P.Outputs)
     if (sameNumel(G.node(N).Dims, P.Domain))
       E.value(N, E.domainCoordsOf(N));
+  // Column partials read their operands in the last loop too.
+  for (NodeId N : P.MixColumns) {
+    NodeId A = G.node(N).Operands[0];
+    E.value(A, E.domainCoordsOf(A));
+  }
 }
 
 } // namespace jitfuse::codegen

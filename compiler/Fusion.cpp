@@ -621,7 +621,8 @@ Partition Fuser::run() {
                               R.Detail});
     }
   }
-  recomputeCheapProducers(G, P, Opts.RecomputeStoredValues, Opts.SiblingColumnReductions);
+  recomputeCheapProducers(G, P, Opts.RecomputeStoredValues, Opts.SiblingColumnReductions,
+                          Opts.MixOrderColumns);
   finalizePartition(G, P);
   return P;
 }

@@ -28,6 +28,9 @@ struct FusionOptions {
   /// CompileOptions::ColumnReducePrologueOutputs: a column reduction's
   /// kernel stores graph outputs of its [R, C] domain from its prologue.
   bool ColumnReducePrologueOutputs = true;
+  /// CompileOptions::MixOrderColumns: a row kernel computes the column
+  /// reductions of its own loads (compiler/MixColumns.h).
+  bool MixOrderColumns = false;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

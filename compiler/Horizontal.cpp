@@ -9,6 +9,10 @@ namespace jitfuse {
 bool horizontalCandidate(const KernelPlan &K, const SizeSum &Bytes, size_t NumDynDims) {
   if (K.Kind != KernelKind::Elementwise && K.Kind != KernelKind::RowReduce)
     return false;
+  // Column partials: its blocks take their roles from a ticket over the
+  // whole grid (codegen/MixColumns.cpp).
+  if (!K.MixColumns.empty())
+    return false;
   if ((K.ThreadsX * K.RowsPerBlock) % 32 != 0)
     return false;
   // A cluster shape is the launch's: a split row's blocks cannot share a

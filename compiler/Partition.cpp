@@ -52,6 +52,7 @@ NodeUses nodeUses(const Graph &G) {
 
 static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
   KernelKind K = KernelKind::Elementwise;
+  bool Column = false;
   for (NodeId N : Nodes) {
     const Node &Nd = G.node(N);
     if (!isReduction(Nd.Kind))
@@ -59,10 +60,13 @@ static KernelKind kindOf(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
     if (Nd.scope() == ReduceScope::All)
       return KernelKind::FullReduce;
     if (isColumnReduction(Nd))
-      return KernelKind::ColumnReduce;
-    K = KernelKind::RowReduce;
+      Column = true;
+    else
+      K = KernelKind::RowReduce;
   }
-  return K;
+  // Row and column reductions together: a row kernel with column partials
+  // (compiler/MixColumns.h).
+  return Column && K != KernelKind::RowReduce ? KernelKind::ColumnReduce : K;
 }
 
 void finalizePartition(const Graph &G, Partition &P) {

@@ -12,6 +12,7 @@
 #include "compiler/Recompute.h"
 
 #include "compiler/ColumnSiblings.h"
+#include "compiler/MixColumns.h"
 
 #include <fmt/format.h>
 
@@ -53,8 +54,10 @@ bool isNumelOne(const Node &N) {
 
 class Recomputer {
 public:
-  Recomputer(const Graph &G, Partition &P, bool StoredValues, bool SiblingColumns)
-      : G(G), P(P), StoredValues(StoredValues), SiblingColumns(SiblingColumns) {}
+  Recomputer(const Graph &G, Partition &P, bool StoredValues, bool SiblingColumns,
+             bool MixColumns)
+      : G(G), P(P), StoredValues(StoredValues), SiblingColumns(SiblingColumns),
+        MixColumns(MixColumns) {}
   void run();
 
 private:
@@ -76,7 +79,7 @@ private:
 
   const Graph &G;
   Partition &P;
-  bool StoredValues, SiblingColumns;
+  bool StoredValues, SiblingColumns, MixColumns;
   std::vector<std::vector<NodeId>> Users;
   std::vector<bool> IsOutput;
   std::vector<std::set<NodeId>> Members;    // per cluster
@@ -374,6 +377,11 @@ void Recomputer::run() {
     mergeColumnSiblings(G, P.Clusters, Recomputed);
     rebuildWhere();
   }
+  // Then a row kernel may take the column reductions of its own loads.
+  if (MixColumns) {
+    mergeRowColumns(G, P.Clusters, Recomputed);
+    rebuildWhere();
+  }
 
   // Drop the dissolved clusters; name each recomputed node's first kernel.
   std::vector<int> NewIndex(P.Clusters.size(), -1);
@@ -432,8 +440,8 @@ void Recomputer::run() {
 } // namespace
 
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues,
-                             bool SiblingColumns) {
-  Recomputer(G, P, StoredValues, SiblingColumns).run();
+                             bool SiblingColumns, bool MixColumns) {
+  Recomputer(G, P, StoredValues, SiblingColumns, MixColumns).run();
 }
 
 } // namespace jitfuse

@@ -41,7 +41,10 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// \p SiblingColumns (FusionOptions::SiblingColumnReductions, an
 /// experiment): then sibling column reductions share a kernel
 /// (compiler/ColumnSiblings.h).
+/// \p MixColumns (FusionOptions::MixOrderColumns, an experiment): then a
+/// row cluster takes the column reductions of its loads
+/// (compiler/MixColumns.h).
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false,
-                             bool SiblingColumns = false);
+                             bool SiblingColumns = false, bool MixColumns = false);
 
 } // namespace jitfuse

@@ -8,14 +8,19 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Schedule.h"
+#include "compiler/MixColumns.h"
+#include "compiler/ReduceAxes.h"
 #include "compiler/RowForms.h"
 #include "compiler/ScheduleRows.h"
 
 #include "codegen/LaunchRule.h"
+#include "codegen/Spelling.h"
+#include "support/Error.h"
 
 #include <llvm/ADT/STLExtras.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cassert>
@@ -516,8 +521,62 @@ static KernelPlan scheduleForms(const Graph &G, const Cluster &C, unsigned Index
   return P;
 }
 
+/// A row cluster with column reductions (compiler/MixColumns.h): the row
+/// kernel as the rule schedules the cluster without them, a block a row of
+/// registers or re-reads and no other form, then the column reductions
+/// (KernelPlan::MixColumns) and their results as the last outputs.
+static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index,
+                                const ScheduleOptions &Opts) {
+  Cluster Rows = C;
+  std::vector<NodeId> Columns;
+  Rows.Nodes.clear();
+  for (NodeId N : C.Nodes) {
+    const Node &Nd = G.node(N);
+    if (isReduction(Nd.Kind) && isColumnReduction(Nd))
+      Columns.push_back(N);
+    else
+      Rows.Nodes.push_back(N);
+  }
+  Rows.Outputs.clear();
+  for (NodeId N : C.Outputs)
+    if (!llvm::is_contained(Columns, N))
+      Rows.Outputs.push_back(N);
+  JITFUSE_CHECK(!Rows.Outputs.empty(), "a row kernel with column partials stores its rows");
+  ScheduleOptions O = Opts;
+  O.RowCacheLateEpilogue = O.RowCacheLatePeeled = false;
+  O.RowPhaseLoop = O.AlignedRowCopy = O.Clusters = O.FewRowsClusters = O.WideRows = false;
+  O.ForceCluster.reset();
+  O.RowSharedBytes = O.RowPadSharedBytes = 0;
+  // A chunk a thread (up to MaxRowThreads): the groups' blocks are the
+  // launch's threads (launch::MixMinColumns).
+  O.RowChunksPerThread = 1;
+  KernelPlan P = scheduleOne(G, Rows, Index, O);
+  outputLedVariants(G, P, O);
+  JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.RowsPerBlock == 1 && P.ClusterX == 1 &&
+                    !P.RowPhaseLoop && !P.FewRows && !P.WideRows &&
+                    P.RowSharedElemBytes == 0 && !P.Domain.back().isDynamic() &&
+                    P.ThreadsX % codegen::launch::MixCombineLanes == 0,
+                "a row kernel with column partials is a block a row of a static length");
+  P.MixColumns = Columns;
+  P.MixAccBytes = codegen::computeType(G.node(Columns.front()).Type) == "float" ? 4 : 8;
+  for (NodeId N : Columns)
+    P.Outputs.push_back(N);
+  P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
+                       "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
+                       "terms to its columns in shared memory; then {} more blocks, each {} "
+                       "columns of one reduction, add the groups' partials in group order",
+                       fmt::format("%{}", fmt::join(Columns, ", %")),
+                       codegen::launch::MixMaxGroups,
+                       codegen::launch::mixCombiners(P.Domain.back().Size,
+                                                     static_cast<int>(Columns.size())),
+                       codegen::launch::MixCombineLanes);
+  return P;
+}
+
 KernelPlan scheduleCluster(const Graph &G, const Cluster &C, unsigned Index,
                            const ScheduleOptions &Opts) {
+  if (C.Kind == KernelKind::RowReduce && mixesColumns(G, C.Nodes))
+    return scheduleMixed(G, C, Index, Opts);
   KernelPlan P = scheduleForms(G, C, Index, Opts);
   outputLedVariants(G, P, Opts);
   return P;

@@ -80,6 +80,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   P.Fusion.RecomputeStoredValues = Opts.RecomputeStoredValues;
   P.Fusion.SiblingColumnReductions = Opts.SiblingColumnReductions;
   P.Fusion.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
+  P.Fusion.MixOrderColumns = Opts.MixOrderColumns;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

@@ -368,6 +368,13 @@ struct CompileOptions {
   /// column sum) is one kernel, 6 bytes an element instead of 14 (W22
   /// 895.3 -> 404.0 us on the H200). false: for same-run comparisons.
   bool ColumnReducePrologueOutputs = true;
+  /// Experiment (off): a row kernel computes the column reductions of its
+  /// own loads over the same [R, C] rows (compiler/MixColumns.h), each block
+  /// summing a group of consecutive rows in shared memory and the launch's
+  /// last blocks adding the groups' partials in order: LayerNorm backward's
+  /// dx, dw and db read x and dy once (W21: 2 kernels -> 1). Not yet
+  /// measured on a GPU.
+  bool MixOrderColumns = false;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -47,7 +47,14 @@ int64_t summationDepth(int64_t L);
 /// column, Cols = C; codegen/ColumnReduce.h): sequential runs per thread of
 /// each split of the rows (codegen::columnSplits(R, C)), the threads'
 /// partials, then the splits' partials, each in order.
+/// For column lengths a row kernel may take the columns of
+/// (codegen::launch::mixColumns; CompileOptions::MixOrderColumns), the
+/// larger of that and mixColumnSummationDepth(L).
 int64_t columnSummationDepth(int64_t L, int64_t Cols);
+
+/// The same for the column partials of a row kernel (codegen/MixColumns.cpp):
+/// groups of consecutive rows, then the groups' partials.
+int64_t mixColumnSummationDepth(int64_t L);
 
 /// Documented maximum error of the CUDA library function the device code
 /// calls for Op (in ulp, relative to the correctly rounded result) in the

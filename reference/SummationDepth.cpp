@@ -28,7 +28,25 @@ int64_t columnSummationDepth(int64_t L, int64_t Cols) {
   int64_t S = codegen::columnSplits(L, Cols);
   int64_t K = (L + S - 1) / S;
   int64_t D = (K + N - 1) / N - 1 + (std::min(N, K) - 1) + ((L + K - 1) / K - 1);
+  // A row kernel may compute the column instead (CompileOptions::
+  // MixOrderColumns, for the row lengths launch::mixColumns allows): the
+  // bound holds for either plan.
+  if (codegen::launch::mixColumns(Cols))
+    D = std::max(D, mixColumnSummationDepth(L));
   return std::min<int64_t>(L - 1, D);
+}
+
+int64_t mixColumnSummationDepth(int64_t L) {
+  // codegen/MixColumns.cpp: each group's Kg = mixRowsPerGroup(L) rows in
+  // order (Kg - 1 roundings), then MixCombineRows threads each every 8th of
+  // the Ng = mixGroups(L) groups' partials (ceil(Ng / 8) - 1), then those in
+  // order (min(8, Ng) - 1).
+  namespace launch = codegen::launch;
+  constexpr int64_t M = launch::MixCombineRows;
+  if (L <= 1)
+    return 0;
+  int64_t Kg = launch::mixRowsPerGroup(L), Ng = launch::mixGroups(L);
+  return std::min<int64_t>(L - 1, Kg - 1 + (Ng + M - 1) / M - 1 + (std::min(M, Ng) - 1));
 }
 
 int64_t summationDepth(int64_t L) {

@@ -161,6 +161,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
     CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
     CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
+    CO.MixOrderColumns = Opts.MixOrderColumns;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;

@@ -88,6 +88,8 @@ struct CheckOptions {
   bool SiblingColumnReductions = true;
   /// CompileOptions::ColumnReducePrologueOutputs.
   bool ColumnReducePrologueOutputs = true;
+  /// CompileOptions::MixOrderColumns.
+  bool MixOrderColumns = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -78,6 +78,42 @@ float kernelOrderSum(const std::vector<float> &Col, int64_t Cols, int64_t &Depth
   return Tot.V;
 }
 
+/// The same column added as a row kernel with column partials adds it
+/// (codegen/MixColumns.cpp): groups of consecutive rows in order, then
+/// MixCombineRows threads each every 8th group's partial, then those.
+float mixOrderSum(const std::vector<float> &Col, int64_t &Depth) {
+  const int64_t R = static_cast<int64_t>(Col.size());
+  namespace launch = codegen::launch;
+  const int64_t Kg = launch::mixRowsPerGroup(R), Ng = launch::mixGroups(R);
+  std::vector<float> Group(static_cast<size_t>(Ng), 0.0f);
+  std::vector<int64_t> GD(static_cast<size_t>(Ng), 0);
+  for (int64_t Gi = 0; Gi < Ng; ++Gi)
+    for (int64_t Row = Gi * Kg, I = 0; Row < std::min(R, (Gi + 1) * Kg); ++Row, ++I) {
+      Group[Gi] = I ? Group[Gi] + Col[Row] : Col[Row];
+      GD[Gi] = I; // I roundings after I + 1 terms
+    }
+  float Tot = 0;
+  int64_t TD = 0;
+  bool Any = false;
+  for (int64_t Y = 0; Y < launch::MixCombineRows; ++Y) {
+    float A = 0;
+    int64_t AD = 0;
+    bool Has = false;
+    for (int64_t Gi = Y; Gi < Ng; Gi += launch::MixCombineRows) {
+      AD = Has ? std::max(AD, GD[Gi]) + 1 : GD[Gi];
+      A = Has ? A + Group[Gi] : Group[Gi];
+      Has = true;
+    }
+    if (!Has)
+      continue;
+    TD = Any ? std::max(TD, AD) + 1 : AD;
+    Tot = Any ? Tot + A : A;
+    Any = true;
+  }
+  Depth = TD;
+  return Tot;
+}
+
 } // namespace
 
 TEST_CASE("Column reduce: the split of the reduced axis depends on the shape only",
@@ -210,13 +246,27 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   for (int64_t C : {1, 7, 4096, 1 << 19})
     for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
       std::vector<float> Col(static_cast<size_t>(R), 1.0f);
-      int64_t Depth = 0;
+      int64_t Depth = 0, MixDepth = 0;
       kernelOrderSum(Col, C, Depth);
+      mixOrderSum(Col, MixDepth);
       INFO("R=" << R << " C=" << C);
-      CHECK(columnSummationDepth(R, C) == Depth);
+      CHECK(mixColumnSummationDepth(R) == MixDepth);
+      // Rows of 2048 to 8192 columns may be summed by a row kernel's column
+      // partials (CompileOptions::MixOrderColumns): the bound takes the deeper.
+      CHECK(columnSummationDepth(R, C) ==
+            (codegen::launch::mixColumns(C) ? std::max(Depth, MixDepth) : Depth));
     }
   CHECK(columnSummationDepth(65536, 4096) == 255 + 7 + 31);
   CHECK(columnSummationDepth(65536, 1 << 19) == 8191 + 7);
+  // 1000 rows of 4096: 7 splits (17 + 7 + 6) or 500 groups of 2 rows
+  // (1 + 62 + 7).
+  CHECK(mixColumnSummationDepth(1000) == 1 + 62 + 7);
+  CHECK(columnSummationDepth(1000, 4096) == 70);
+  CHECK(columnSummationDepth(1000, 7) == 30);
+  // 16384 rows (W21): 512 groups of 32 rows, 31 + 63 + 7; the column kernel's
+  // 32 splits of 512 rows, 63 + 7 + 31.
+  CHECK(mixColumnSummationDepth(16384) == 101);
+  CHECK(columnSummationDepth(16384, 4096) == 101);
 }
 
 TEST_CASE("Column reduce: the bound holds for the kernel's order and not for a "

@@ -1,0 +1,178 @@
+//===- codegen/MixColumns.cpp - column partials in a row kernel -----------===//
+//
+// KernelPlan::MixColumns: the row kernel also reduces columns of its rows.
+// Blocks take their role from a ticket (atomicAdd at their start), not from
+// blockIdx: tickets below the group count each sum a group of consecutive
+// rows, the others combine. A combining block waits until every group has
+// stored its partials; the groups' tickets were all taken before its own,
+// by blocks already running, which never wait, so the wait ends (the
+// argument of decoupled look-back scans). Which block gets which ticket
+// picks who adds, never the order: each column's sum runs over the rows of
+// a group in row order, then over the groups in a fixed order
+// (launch::mixGroups), so the bits are reproducible.
+//
+// A group's accumulators live in shared memory, one a column and
+// reduction, at slot (col % Vec) * ceil(C / Vec) + col / Vec: the threads of
+// a warp adding lane K of consecutive chunks hit consecutive words (no bank
+// conflict), in the aligned variant and at any phase of the peeled one.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelWriter.h"
+#include "codegen/LaunchRule.h"
+#include "codegen/Spelling.h"
+#include "support/Error.h"
+
+#include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
+
+namespace jitfuse::codegen {
+
+namespace {
+/// Output index of \p N among the plan's outputs.
+size_t outputIndex(const KernelPlan &P, NodeId N) {
+  auto It = llvm::find(P.Outputs, N);
+  JITFUSE_CHECK(It != P.Outputs.end(), "a column partial's result is an output");
+  return static_cast<size_t>(It - P.Outputs.begin());
+}
+} // namespace
+
+std::string KernelWriter::mixSlot(const std::string &Col) const {
+  int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
+  if (Vec == 1)
+    return Col;
+  return fmt::format("(int)(({0}) % {1}) * {2} + (int)(({0}) / {1})", Col, Vec, CV);
+}
+
+void KernelWriter::mixBegin() {
+  std::string IT = E.indexType();
+  int64_t C = P.Domain.back().Size;
+  int64_t CV = (C + Vec - 1) / Vec;
+  size_t NR = P.MixColumns.size();
+  std::string AT = computeType(G.node(P.MixColumns.front()).Type);
+  JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop,
+                "column partials take a block a row");
+  E.line(fmt::format("__shared__ {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
+  E.line("__shared__ unsigned jf_ticket;");
+  E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
+  // launch::mixRowsPerGroup and mixGroups.
+  E.line(fmt::format("const {0} jf_rg = nrows <= {1} ? ({0})1 : (nrows + {2}) / {1};", IT,
+                     launch::MixMaxGroups, launch::MixMaxGroups - 1));
+  E.line(fmt::format("const {0} jf_ng = nrows > 0 ? (nrows + jf_rg - 1) / jf_rg : ({0})0;", IT));
+  E.line("if (threadIdx.x == 0) jf_ticket = atomicAdd(jf_counter, 1u);");
+  E.line("__syncthreads();");
+  E.line(fmt::format("const {0} jf_b = ({0})jf_ticket;", IT));
+  E.open("if (jf_b >= jf_ng)");
+  mixCombine();
+  E.line("return;");
+  E.close();
+  for (size_t R = 0; R < NR; ++R) {
+    const Node &Red = G.node(P.MixColumns[R]);
+    E.line(fmt::format("for (int i = threadIdx.x; i < {}; i += {}) jf_macc[{} + i] = {};",
+                       int64_t(Vec) * CV, P.ThreadsX, int64_t(R) * Vec * CV,
+                       reduceIdentity(Red.Kind, Red.Type)));
+  }
+  E.line("__syncthreads();");
+  E.line(fmt::format("const {} jf_r1 = nrows - jf_b * jf_rg < jf_rg ? nrows : (jf_b + 1) * jf_rg;",
+                     IT));
+  E.open(fmt::format("for ({} jf_mr = jf_b * jf_rg; jf_mr < jf_r1; ++jf_mr)", IT));
+}
+
+void KernelWriter::mixAdds() {
+  int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
+  lanes(true, [&](int K) {
+    for (size_t R = 0; R < P.MixColumns.size(); ++R) {
+      const Node &Red = G.node(P.MixColumns[R]);
+      std::string V = promoteValue(G.node(Red.Operands[0]).Type, Red.Type,
+                                   E.value(Red.Operands[0], E.domainCoordsOf(Red.Operands[0])));
+      std::string Slot = fmt::format("{} + {}", int64_t(R) * Vec * CV,
+                                     mixSlot(K ? fmt::format("col + {}", K) : "col"));
+      E.line(fmt::format("jf_macc[{0}] = {1}(jf_macc[{0}], {2});", Slot,
+                         reduceFunctor(Red.Kind), V));
+    }
+  });
+}
+
+void KernelWriter::mixEnd() {
+  // The group's rows are added: its partials, by reduction, group, column.
+  std::string IT = E.indexType();
+  int64_t C = P.Domain.back().Size;
+  int64_t CV = (C + Vec - 1) / Vec;
+  E.line("__syncthreads();");
+  for (size_t R = 0; R < P.MixColumns.size(); ++R)
+    E.line(fmt::format("for (int c = threadIdx.x; c < {0}; c += {1}) jf_partials[({2} * jf_ng + "
+                       "jf_b) * {0} + c] = jf_macc[{3} + {4}];",
+                       C, P.ThreadsX, fmt::format("({}){}", IT, R), int64_t(R) * Vec * CV,
+                       mixSlot("c")));
+  E.line("__threadfence();");
+  E.line("__syncthreads();");
+  E.line("if (threadIdx.x == 0) atomicAdd(jf_counter + 1, 1u);");
+}
+
+void KernelWriter::mixCombine() {
+  // One reduction's tile of MixCombineLanes columns: MixCombineRows virtual
+  // rows of threads, y adding groups y, y + MixCombineRows, ... in order,
+  // then the rows in order.
+  std::string IT = E.indexType();
+  int64_t C = P.Domain.back().Size;
+  int NR = static_cast<int>(P.MixColumns.size());
+  constexpr int NX = launch::MixCombineLanes, NY = launch::MixCombineRows;
+  JITFUSE_CHECK(P.ThreadsX % NX == 0, "a combining block is whole warps");
+  int64_t Tiles = (C + NX - 1) / NX;
+  std::string AT = computeType(G.node(P.MixColumns.front()).Type);
+  E.line(fmt::format("__shared__ {} jf_mct[{}][{}];", AT, NY, NX));
+  E.line(fmt::format("const int jf_t = (int)(jf_b - jf_ng);"));
+  E.line(fmt::format("const int jf_red = jf_t / {};", Tiles));
+  E.line(fmt::format("const int jf_lane = threadIdx.x % {};", NX));
+  E.line(fmt::format("const int jf_c = (jf_t % {}) * {} + jf_lane;", Tiles, NX));
+  // Every group's partials are stored (the groups' blocks fence, then
+  // count); read them from L2, never from this SM's L1.
+  E.open("if (threadIdx.x == 0)");
+  E.line("while (*(volatile unsigned *)(jf_counter + 1) < (unsigned)jf_ng) __nanosleep(256);");
+  E.line("__threadfence();");
+  E.close();
+  E.line("__syncthreads();");
+  auto EachReduction = [&](const std::function<void(int)> &Body) {
+    for (int R = 0; R < NR; ++R) {
+      E.open(NR == 1 ? std::string("") : fmt::format("if (jf_red == {})", R));
+      Body(R);
+      E.close();
+    }
+  };
+  E.open(fmt::format("for (int y = threadIdx.x / {}; y < {}; y += {})", NX, NY, P.ThreadsX / NX));
+  EachReduction([&](int R) {
+    const Node &Red = G.node(P.MixColumns[R]);
+    E.line(fmt::format("{} a = {};", AT, reduceIdentity(Red.Kind, Red.Type)));
+    E.open(fmt::format("if (jf_c < {})", C));
+    E.line("#pragma unroll 4");
+    E.open(fmt::format("for ({} g = y; g < jf_ng; g += {})", IT, NY));
+    E.line(fmt::format("a = {}(a, __ldcg(jf_partials + (({}){} * jf_ng + g) * {} + jf_c));",
+                       reduceFunctor(Red.Kind), IT, R, C));
+    E.close();
+    E.close();
+    E.line("jf_mct[y][jf_lane] = a;");
+  });
+  E.close();
+  E.line("__syncthreads();");
+  E.open(fmt::format("if (threadIdx.x < {} && jf_c < {})", NX, C));
+  EachReduction([&](int R) {
+    const Node &Red = G.node(P.MixColumns[R]);
+    E.line(fmt::format("{} tot = jf_mct[0][jf_lane];", AT));
+    E.line(fmt::format("for (int y = 1; y < {}; ++y) tot = {}(tot, jf_mct[y][jf_lane]);", NY,
+                       reduceFunctor(Red.Kind)));
+    std::string V = Red.Kind == Op::ReduceMean ? fmt::format("tot / ({})nrows", AT) : "tot";
+    E.line(fmt::format("out_{}[jf_c] = {};", outputIndex(P, P.MixColumns[R]),
+                       storeConvert(Red.Type, V)));
+  });
+  E.close();
+  // The last combining block leaves the counters at 0 for the next launch:
+  // every block has taken its ticket and every group has counted.
+  E.line("__syncthreads();");
+  E.open(fmt::format("if (threadIdx.x == 0 && atomicAdd(jf_counter + 2, 1u) == {}u)",
+                     launch::mixCombiners(C, NR) - 1));
+  E.line("jf_counter[0] = 0u;");
+  E.line("jf_counter[1] = 0u;");
+  E.line("jf_counter[2] = 0u;");
+  E.close();
+}
+
+} // namespace jitfuse::codegen

@@ -1,0 +1,32 @@
+//===- compiler/MixColumns.h - column reductions inside a row kernel -*- C++ -*-===//
+#pragma once
+
+#include "compiler/Partition.h"
+
+#include <set>
+#include <vector>
+
+namespace jitfuse {
+
+/// FusionOptions::MixOrderColumns (an experiment, off by default): a column
+/// reduction cluster over [R, C] whose loads a row-reduction cluster over
+/// the same [R, C] domain loads too joins that cluster, which then computes
+/// the column terms from the rows it holds (KernelPlan::MixColumns,
+/// codegen/MixColumns.cpp): LayerNorm backward's dw and db from the dx
+/// kernel's reads of x and dy, one read of each instead of two (W21: 640 ->
+/// 384 MiB plus the groups' partials). Only column clusters whose outputs
+/// are their reductions (sum, mean, max, min; no prologue outputs, views or
+/// epilogue), of a static C that launch::mixColumns allows (2048 to 8192
+/// columns, accumulators within launch::MixMaxSharedBytes), and neither
+/// cluster reading the other. Moves
+/// the nodes into the row cluster's place or the column cluster's, where
+/// every cluster between allows it, and leaves the other empty (the caller
+/// drops empty clusters); \p Recomputed moves along.
+void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
+                     std::vector<std::set<NodeId>> &Recomputed);
+
+/// Whether \p Nodes (a cluster) hold both row and column reductions: a row
+/// kernel with column partials.
+bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes);
+
+} // namespace jitfuse

@@ -1,0 +1,276 @@
+//===- tests/test_mix_columns.cpp - column partials in a row kernel -------===//
+//
+// CompileOptions::MixOrderColumns (an experiment, off): a row kernel takes
+// the column reductions of its own rows (compiler/MixColumns.h,
+// codegen/MixColumns.cpp). Plans, refusals, the launch rule, the source
+// through NVRTC, and on a GPU fused vs unfused vs the fp64 reference (odd
+// rows, offsets, no rows, repeated launches).
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
+#include "GraphCheck.h"
+
+#include "codegen/Codegen.h"
+#include "codegen/LaunchRule.h"
+#include "compiler/Planner.h"
+#include "compiler/ReduceAxes.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+FusionOptions mixed(bool On = true) {
+  FusionOptions O;
+  O.MixOrderColumns = On;
+  return O;
+}
+
+CompileOptions cpuOptions(bool On = true) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixOrderColumns = On;
+  return O;
+}
+
+GraphPlan planOf(const Graph &G, bool On = true) {
+  PlanOptions O;
+  O.Fusion = mixed(On);
+  return planGraph(G, O);
+}
+
+/// RMSNorm backward from the saved rstd: dx per row, the weight gradient
+/// a column sum of dy * x * rstd (one reduction: rows up to 8192 fit).
+Graph rmsNormBackward(DType T, Dim H) {
+  Graph G;
+  Value X = cast(G.input("x", T, {"B", H}), f32);
+  Value Dy = cast(G.input("dy", T, {"B", H}), f32);
+  Value W = cast(G.input("w", T, {H}), f32);
+  Value Rstd = G.input("rstd", f32, {"B", 1});
+  Value Xh = X * Rstd;
+  Value Wdy = W * Dy;
+  G.output("dx", cast(Rstd * (Wdy - Xh * mean(Wdy * Xh)), T));
+  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("MixOrderColumns: LayerNorm backward is one kernel", "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(4096));
+  // Off (the default): the row kernel and the column kernel each read x
+  // and dy. On: the row kernel computes dw and db too.
+  CHECK(planTotal(G, mixed(false)) == "total: 2 kernels, 40976*B + 40960 bytes");
+  CHECK(planTotal(G, mixed()) == "total: 1 kernel, 24584*B + 40960 bytes");
+  GraphPlan P = planOf(G);
+  REQUIRE(P.Kernels.size() == 1);
+  const KernelPlan &K = P.Kernels[0];
+  CHECK(K.Kind == KernelKind::RowReduce);
+  REQUIRE(K.MixColumns.size() == 2);
+  CHECK(K.MixAccBytes == 4);
+  // The column reductions are not among the row kernel's nodes; their
+  // results are its last outputs, in the order of MixColumns.
+  for (NodeId N : K.MixColumns) {
+    CHECK(isColumnReduction(P.planned(G).node(N)));
+    CHECK_FALSE(llvm::is_contained(K.Nodes, N));
+  }
+  REQUIRE(K.Outputs.size() == 3);
+  CHECK(K.Outputs[1] == K.MixColumns[0]);
+  CHECK(K.Outputs[2] == K.MixColumns[1]);
+  CHECK(K.RowsPerBlock == 1);
+  CHECK(K.ClusterX == 1);
+  CHECK_FALSE(K.FewRows);
+  CHECK_FALSE(K.WideRows);
+  CHECK_THAT(K.Why, Contains("(MixOrderColumns): a block a group of ceil(R / ceil(R / 512)) "
+                             "consecutive rows"));
+  CHECK_THAT(K.Why, Contains("then 256 more blocks, each 32 columns of one reduction"));
+  CHECK_THAT(P.PlanText, Contains("writes %21 -> output \"db\" f32[1,4096]"));
+}
+
+TEST_CASE("MixOrderColumns: the mixed kernel compiles with NVRTC for odd shapes",
+          "[mix-columns]") {
+  for (int64_t H : {2048, 2051, 4095, 4096}) {
+    INFO("LayerNorm backward H=" << H);
+    Executable F = testCompiler().compile(layerNormBackward(Dim(H)), cpuOptions());
+    REQUIRE(F.numKernels() == 1);
+    CHECK(F.kernels()[0].Kind == KernelKind::RowReduce);
+    CHECK_THAT(F.kernels()[0].Source, Contains("__shared__ float jf_macc["));
+    CHECK_THAT(F.kernels()[0].Source, Contains("atomicAdd(jf_counter, 1u)"));
+  }
+  for (DType T : {bf16, f16})
+    for (int64_t H : {4099, 8192}) {
+      INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H);
+      Executable F = testCompiler().compile(rmsNormBackward(T, Dim(H)), cpuOptions());
+      REQUIRE(F.numKernels() == 1);
+      CHECK_THAT(F.kernels()[0].Source, Contains("jf_macc"));
+    }
+}
+
+TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
+  auto Kernels = [](const Graph &G) { return planOf(G).Kernels.size(); };
+  // Rows under 2048 (too few threads a block at MixMaxGroups blocks), and
+  // two f32 accumulators a column past 32 KiB (4097 x 2 x 4 bytes).
+  CHECK(Kernels(layerNormBackward(Dim(2047))) == 2);
+  CHECK(Kernels(layerNormBackward(Dim(2048))) == 1);
+  CHECK(Kernels(layerNormBackward(Dim(4097))) == 2);
+  CHECK(Kernels(rmsNormBackward(bf16, Dim(8192))) == 1);
+  CHECK(Kernels(rmsNormBackward(bf16, Dim(8193))) == 2);
+  // f32 RMSNorm backward: the row kernel stores dy * xhat for the column
+  // kernel (recomputing it there would load x and dy, as many bytes as the
+  // store and its load: RecomputeStoredValues keeps it), so the column
+  // kernel reads the row kernel's value. The mix would save more; the
+  // recompute rule does not count it.
+  CHECK(Kernels(rmsNormBackward(f32, Dim(4096))) == 2);
+  // A row length known at run time.
+  Graph Dyn = layerNormBackward(Dim("H"));
+  CHECK(Kernels(Dyn) == planOf(Dyn, false).Kernels.size());
+  for (const KernelPlan &K : planOf(Dyn).Kernels)
+    CHECK(K.MixColumns.empty());
+  auto Base = [](Graph &G, Value &Dy, Value &Xh) {
+    Value X = cast(G.input("x", bf16, {"B", 2560}), f32);
+    Dy = cast(G.input("dy", bf16, {"B", 2560}), f32);
+    Value Rstd = G.input("rstd", f32, {"B", 1});
+    Xh = X * Rstd;
+    G.output("dx", cast(Rstd * (Dy - Xh * mean(Dy * Xh)), bf16));
+  };
+  {
+    // The column sum reads z, which the row kernel does not load.
+    Graph G;
+    Value Dy, Xh;
+    Base(G, Dy, Xh);
+    Value Z = cast(G.input("z", bf16, {"B", 2560}), f32);
+    G.output("dw", sum(Z * Xh, llvm::ArrayRef<int64_t>{0}));
+    CHECK(Kernels(G) == 2);
+  }
+  {
+    // Element-wise work on the column result (its epilogue).
+    Graph G;
+    Value Dy, Xh;
+    Base(G, Dy, Xh);
+    G.output("dw2", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}) * G.constant(2.0));
+    CHECK(Kernels(G) == 2);
+  }
+  {
+    // A value both kernels compute, stored by the row kernel: the column
+    // kernel recomputes it from x, dy and rstd, which the row kernel loads.
+    Graph G;
+    Value Dy, Xh;
+    Base(G, Dy, Xh);
+    Value T = Dy * Xh;
+    G.output("t", cast(T, bf16));
+    G.output("dw", sum(T, llvm::ArrayRef<int64_t>{0}));
+    CHECK(Kernels(G) == 1);
+  }
+  {
+    // The column sum over the row kernel's output (reads the other cluster).
+    Graph G;
+    Value Dy, Xh;
+    Base(G, Dy, Xh);
+    Value Dx = Dy - Xh * mean(Dy * Xh);
+    G.output("ddx", sum(Dx, llvm::ArrayRef<int64_t>{0}));
+    GraphPlan P = planOf(G);
+    for (const KernelPlan &K : P.Kernels)
+      CHECK(K.MixColumns.empty());
+  }
+  {
+    // The merge is what allows it: the same graph merges.
+    Graph G;
+    Value Dy, Xh;
+    Base(G, Dy, Xh);
+    G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+    CHECK(Kernels(G) == 1);
+  }
+}
+
+TEST_CASE("MixOrderColumns: the launch rule", "[mix-columns]") {
+  namespace launch = codegen::launch;
+  // Groups of consecutive rows: at most 512 of them, by the shape alone.
+  CHECK(launch::mixRowsPerGroup(1) == 1);
+  CHECK(launch::mixGroups(0) == 0);
+  CHECK(launch::mixGroups(1) == 1);
+  CHECK(launch::mixGroups(512) == 512);
+  CHECK(launch::mixRowsPerGroup(513) == 2);
+  CHECK(launch::mixGroups(513) == 257);
+  CHECK(launch::mixRowsPerGroup(16384) == 32);
+  CHECK(launch::mixGroups(16384) == 512);
+  CHECK(launch::mixRowsPerGroup(16385) == 33);
+  CHECK(launch::mixGroups(16385) == 497);
+  CHECK(launch::mixCombiners(4096, 2) == 256);
+  CHECK(launch::mixCombiners(4095, 1) == 128);
+  CHECK(launch::mixCombiners(2049, 1) == 65);
+
+  GraphPlan P = planOf(layerNormBackward(Dim(4096)));
+  REQUIRE(P.Kernels.size() == 1);
+  codegen::LaunchRule L(P.Kernels[0]);
+  CHECK(L.partialsBytes(132) == size_t(512) * 4096 * 2 * 4);
+  CHECK(L.counters() == 3);
+  for (int V : P.Kernels[0].Vecs) {
+    // No rows: the combining blocks still write the identity.
+    auto S0 = L.shape({0, 0, 4096}, V, 132, false);
+    REQUIRE(S0);
+    CHECK(S0->GridX == 256);
+    auto S = L.shape({int64_t(16384) * 4096, 16384, 4096}, V, 132, false);
+    REQUIRE(S);
+    CHECK(S->GridX == 512 + 256);
+    CHECK(S->BlockX == static_cast<unsigned>(P.Kernels[0].ThreadsX));
+    CHECK(S->BlockY == 1);
+    auto S1 = L.shape({513 * 4096, 513, 4096}, V, 132, true);
+    REQUIRE(S1);
+    CHECK(S1->GridX == 257 + 256);
+  }
+}
+
+TEST_CASE("GPU: column partials match the reference", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  // Rows in one group each, groups of 2 and of 33 (the last one short),
+  // no rows; odd rows and offsets take the peeled variants.
+  for (int64_t H : {2051, 4095, 4096}) {
+    Graph G = layerNormBackward(Dim(H));
+    for (int64_t B : {0, 1, 37, 513, 16385}) {
+      INFO("LayerNorm backward H=" << H << " B=" << B);
+      CheckOptions O;
+      O.MixOrderColumns = true;
+      O.ExpectFusedKernels = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+      O.MisalignEach = {1, 3, 0, 2};
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+    }
+  }
+  for (DType T : {bf16, f16})
+    for (int64_t H : {4099, 8192}) {
+      Graph G = rmsNormBackward(T, Dim(H));
+      for (int64_t B : {3, 2049}) {
+        INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H << " B=" << B);
+        CheckOptions O;
+        O.MixOrderColumns = true;
+        O.ExpectFusedKernels = 1;
+        O.SpecialValues = B == 3;
+        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+      }
+    }
+}
+
+TEST_CASE("GPU: column partials are reproducible launch to launch", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  // The counters reset by the last combining block: a second and third
+  // launch of the same executable give the same bits.
+  Graph G = layerNormBackward(Dim(4096));
+  Executable F = testCompiler().compile(G, [] {
+    CompileOptions O;
+    O.MixOrderColumns = true;
+    return O;
+  }());
+  REQUIRE(F.numKernels() == 1);
+  Bindings B = randomBindings(G, {{"B", 1500}}, {});
+  std::map<std::string, HostTensor> First = runOnDevice(F, B);
+  for (int I = 0; I < 2; ++I) {
+    std::map<std::string, HostTensor> Again = runOnDevice(F, B);
+    for (const char *Out : {"dx", "dw", "db"})
+      CHECK(Again.at(Out).Data == First.at(Out).Data);
+  }
+}
