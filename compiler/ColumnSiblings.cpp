@@ -10,6 +10,7 @@
 #include "compiler/ColumnSiblings.h"
 
 #include "codegen/Spelling.h"
+#include "compiler/ClusterMerge.h"
 #include "compiler/ReduceAxes.h"
 
 #include <algorithm>
@@ -74,16 +75,6 @@ ColumnInfo infoOf(const Graph &G, const Cluster &C) {
   return I;
 }
 
-/// Whether cluster C reads a value computed in cluster From.
-bool reads(const Graph &G, const Cluster &C, const Cluster &From) {
-  std::set<NodeId> Made(From.Nodes.begin(), From.Nodes.end());
-  for (NodeId N : C.Nodes)
-    for (NodeId Op : G.node(N).Operands)
-      if (Made.count(Op) && !std::binary_search(C.Nodes.begin(), C.Nodes.end(), Op))
-        return true;
-  return false;
-}
-
 } // namespace
 
 void mergeColumnSiblings(const Graph &G, std::vector<Cluster> &Clusters,
@@ -104,25 +95,9 @@ void mergeColumnSiblings(const Graph &G, std::vector<Cluster> &Clusters,
           continue;
         bool Shares = std::any_of(IA.Loads.begin(), IA.Loads.end(),
                                   [&](NodeId N) { return IB.Loads.count(N) != 0; });
-        if (!Shares || reads(G, Clusters[B], Clusters[A]))
+        if (!Shares || clusterReads(G, Clusters[B], Clusters[A]) ||
+            !mergeClusters(G, Clusters, Recomputed, A, B))
           continue;
-        // At B's place: nothing between reads A. At A's: B reads nothing
-        // computed from A on.
-        bool AtB = true, AtA = true;
-        for (unsigned K = A + 1; K < B; ++K) {
-          AtB &= !reads(G, Clusters[K], Clusters[A]);
-          AtA &= !reads(G, Clusters[B], Clusters[K]);
-        }
-        if (!AtB && !AtA)
-          continue;
-        unsigned Into = AtB ? B : A, From = AtB ? A : B;
-        Cluster &I = Clusters[Into];
-        I.Nodes.insert(I.Nodes.end(), Clusters[From].Nodes.begin(), Clusters[From].Nodes.end());
-        std::sort(I.Nodes.begin(), I.Nodes.end());
-        I.Nodes.erase(std::unique(I.Nodes.begin(), I.Nodes.end()), I.Nodes.end());
-        Recomputed[Into].insert(Recomputed[From].begin(), Recomputed[From].end());
-        Clusters[From].Nodes.clear();
-        Recomputed[From].clear();
         Changed = true;
       }
     }

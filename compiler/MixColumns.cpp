@@ -11,7 +11,7 @@
 
 #include "codegen/LaunchRule.h"
 #include "codegen/Spelling.h"
-#include "compiler/ColumnSiblings.h"
+#include "compiler/ClusterMerge.h"
 #include "compiler/ReduceAxes.h"
 
 #include <algorithm>
@@ -104,16 +104,6 @@ bool rowOver(const Graph &G, const Cluster &C, const Shape &Domain) {
   return Any;
 }
 
-/// Whether cluster C reads a value computed in cluster From.
-bool reads(const Graph &G, const Cluster &C, const Cluster &From) {
-  std::set<NodeId> Made(From.Nodes.begin(), From.Nodes.end());
-  for (NodeId N : C.Nodes)
-    for (NodeId Op : G.node(N).Operands)
-      if (Made.count(Op) && !std::binary_search(C.Nodes.begin(), C.Nodes.end(), Op))
-        return true;
-  return false;
-}
-
 } // namespace
 
 bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
@@ -156,26 +146,10 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
         std::set<NodeId> RowLoads = loadsOf(G, Clusters[A]);
         if (!std::includes(RowLoads.begin(), RowLoads.end(), Col.Loads.begin(),
                            Col.Loads.end()) ||
-            reads(G, Clusters[A], Clusters[B]) || reads(G, Clusters[B], Clusters[A]))
+            clusterReads(G, Clusters[A], Clusters[B]) ||
+            clusterReads(G, Clusters[B], Clusters[A]) ||
+            !mergeClusters(G, Clusters, Recomputed, std::min(A, B), std::max(A, B)))
           continue;
-        // At the later one's place: nothing between reads the earlier. At
-        // the earlier's: the later reads nothing computed between.
-        unsigned Lo = std::min(A, B), Hi = std::max(A, B);
-        bool AtHi = true, AtLo = true;
-        for (unsigned K = Lo + 1; K < Hi; ++K) {
-          AtHi &= !reads(G, Clusters[K], Clusters[Lo]);
-          AtLo &= !reads(G, Clusters[Hi], Clusters[K]);
-        }
-        if (!AtHi && !AtLo)
-          continue;
-        unsigned Into = AtHi ? Hi : Lo, From = AtHi ? Lo : Hi;
-        Cluster &I = Clusters[Into];
-        I.Nodes.insert(I.Nodes.end(), Clusters[From].Nodes.begin(), Clusters[From].Nodes.end());
-        std::sort(I.Nodes.begin(), I.Nodes.end());
-        I.Nodes.erase(std::unique(I.Nodes.begin(), I.Nodes.end()), I.Nodes.end());
-        Recomputed[Into].insert(Recomputed[From].begin(), Recomputed[From].end());
-        Clusters[From].Nodes.clear();
-        Recomputed[From].clear();
         Changed = true;
       }
     }
