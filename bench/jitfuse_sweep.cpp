@@ -50,8 +50,10 @@ const std::vector<std::string> kPatterns = {"add_rmsnorm", "layernorm", "softmax
 /// Patterns outside issue 12's grid, swept only when --only names them (so
 /// the default sweep's torch.compile budget stays on the grid): col_sum, a
 /// bias gradient (a column reduction of [rows, H]; its split rule is
-/// launch::ColumnSplitWork's).
-const std::vector<std::string> kExtraPatterns = {"col_sum"};
+/// launch::ColumnSplitWork's); layernorm_bwd and rmsnorm_bwd, a norm's
+/// backward from its saved f32 [rows, 1] statistics (dx, and the f32 column
+/// sums dw and db: W21's graph; CompileOptions::MixOrderColumns).
+const std::vector<std::string> kExtraPatterns = {"col_sum", "layernorm_bwd", "rmsnorm_bwd"};
 // Primes near 1k and 5k, model widths (BERT, LLaMA MLP, Mistral MLP, Phi-3
 // and LLaMA-3 vocabularies) and odd ones (GPT-2's vocabulary, 4096 - 1).
 const std::vector<int64_t> kRowLengths = {1021, 4999,  768,    2048, 4096,  6144,
@@ -98,6 +100,7 @@ struct Options {
   bool NoRowCacheStageInputs = false;
   bool RowCacheLateEpilogue = false;
   bool RowCacheLatePeeled = false;
+  bool MixOrderColumns = false;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
@@ -286,6 +289,25 @@ void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
   }
   if (Pat == "col_sum") // accumulated in f32, stored in T (x.sum(0))
     return G.output("db", sum(G.input("x", T, {"B", H}), llvm::ArrayRef<int64_t>{0}));
+  if (Pat == "layernorm_bwd" || Pat == "rmsnorm_bwd") {
+    // From the saved statistics: xhat = (x - mean) * rstd (RMSNorm: x *
+    // rstd), dx = rstd * (w dy - mean(w dy) - xhat mean(w dy xhat)) (RMSNorm
+    // without the first mean), dw = sum(dy xhat, {0}), db = sum(dy, {0}).
+    bool Ln = Pat == "layernorm_bwd";
+    Value X = cast(G.input("x", T, {"B", H}), DType::F32);
+    Value Dy = cast(G.input("dy", T, {"B", H}), DType::F32);
+    Value W = cast(G.input("w", T, {H}), DType::F32);
+    Value Mean = Ln ? G.input("mean", DType::F32, {"B", 1}) : Value();
+    Value Rstd = G.input("rstd", DType::F32, {"B", 1});
+    Value Xh = (Ln ? X - Mean : X) * Rstd;
+    Value Wdy = W * Dy;
+    Value Inner = Ln ? Wdy - mean(Wdy) - Xh * mean(Wdy * Xh) : Wdy - Xh * mean(Wdy * Xh);
+    G.output("dx", cast(Rstd * Inner, T));
+    G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+    if (Ln)
+      G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+    return;
+  }
   fail("jitfuse_sweep: unknown pattern '{}'", Pat);
 }
 
@@ -348,7 +370,10 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
   for (const TensorDesc &T : X.inputs()) {
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
     Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
-    In.push_back(Bufs.back().ptr() + (P.FirstOnly && !In.empty() ? 0 : P.Offset));
+    // A tensor of wider elements than the offset (the f32 statistics of a
+    // bf16 norm backward at +2 B) stays aligned: it could not be addressed.
+    bool Offset = !(P.FirstOnly && !In.empty()) && P.Offset % dtypeBytes(T.Type) == 0;
+    In.push_back(Bufs.back().ptr() + (Offset ? P.Offset : 0));
     // --pattern-of: another dtype's random bytes (same element size), to
     // tell a kernel's cost from its data's.
     DType FillT = T.Type;
@@ -360,7 +385,8 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
     int64_t N = numelOf(resolveShape(T.Dims, Dims));
     Bufs.emplace_back(N * dtypeBytes(T.Type) + 16);
     rt::memsetD8(Bufs.back().ptr(), 0xFF, Bufs.back().size());
-    Out.push_back(Bufs.back().ptr() + (P.FirstOnly ? 0 : P.Offset));
+    Out.push_back(Bufs.back().ptr() +
+                  (P.FirstOnly || P.Offset % dtypeBytes(T.Type) != 0 ? 0 : P.Offset));
   }
   CUstream S = Tm.Stream->get();
   std::vector<rt::Event> Start(O.Iters), End(O.Iters);
@@ -500,6 +526,7 @@ int run(const Options &O) {
         CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
         CO.RowCacheLateEpilogue = O.RowCacheLateEpilogue;
         CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
+        CO.MixOrderColumns = O.MixOrderColumns;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
@@ -667,6 +694,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--row-cache-late-epilogue", O.RowCacheLateEpilogue,
                "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
                "stage inputs in the form for many rows; experiment)");
+  App.add_flag("--mix-order-columns", O.MixOrderColumns,
+               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
+               "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
   App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
                "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
                "variants only; experiment)");

@@ -31,7 +31,25 @@ def shapes(pattern, h, rows):
         return [(rows, h)], [(rows,), (rows,)]
     if pattern == "col_sum":
         return [(rows, h)], [(h,)]
+    if pattern == "layernorm_bwd":  # x, dy, w, mean, rstd -> dx, dw, db
+        return [(rows, h), (rows, h), (h,), (rows, 1), (rows, 1)], [(rows, h), (h,), (h,)]
+    if pattern == "rmsnorm_bwd":  # x, dy, w, rstd -> dx, dw
+        return [(rows, h), (rows, h), (h,), (rows, 1)], [(rows, h), (h,)]
     raise ValueError(f"unknown pattern {pattern}")
+
+
+# The norm backwards' f32 tensors whatever the point's dtype: the saved
+# statistics (the last inputs) and the column sums (the outputs after dx).
+F32_INPUTS = {"layernorm_bwd": 2, "rmsnorm_bwd": 1}
+
+
+def dtypes(pattern, dtype):
+    """(input dtypes, output dtypes) of a point of dtype `dtype`."""
+    ins, outs = shapes(pattern, 1, 1)
+    k = F32_INPUTS.get(pattern, 0)
+    in_t = [dtype] * (len(ins) - k) + ["f32"] * k
+    out_t = [dtype] + ["f32"] * (len(outs) - 1) if k else [dtype] * len(outs)
+    return in_t, out_t
 
 
 def numel(shape):
@@ -44,7 +62,8 @@ def numel(shape):
 def point_bytes(p):
     """Minimal bytes a point moves (its inputs and outputs once)."""
     ins, outs = shapes(p["pattern"], p["H"], p["rows"])
-    return sum(numel(s) for s in ins + outs) * ESIZE[p["dtype"]]
+    in_t, out_t = dtypes(p["pattern"], p["dtype"])
+    return sum(numel(s) * ESIZE[t] for s, t in zip(ins + outs, in_t + out_t))
 
 
 def compile_order(points):

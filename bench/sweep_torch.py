@@ -45,7 +45,7 @@ ARGS = parse_args()
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="jitfuse-sweep-inductor-"))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sweep_points import compile_order, numel, shapes  # noqa: E402
+from sweep_points import compile_order, dtypes, numel, point_bytes, shapes  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -106,9 +106,39 @@ def col_sum(x):
     return x.sum(0)
 
 
+def layernorm_bwd(x, dy, w, mean, rstd):
+    """LayerNorm backward from the saved f32 [rows, 1] mean and rstd, in f32
+    math: dx (x's dtype), dw and db (f32 column sums); bench/torch_bench.py's
+    W21."""
+    xh = (x.float() - mean) * rstd
+    dyf = dy.float()
+    wdy = w.float() * dyf
+    dx = rstd * (wdy - wdy.mean(-1, keepdim=True) - xh * (wdy * xh).mean(-1, keepdim=True))
+    return dx.to(x.dtype), (dyf * xh).sum(0), dyf.sum(0)
+
+
+def layernorm_bwd_native(x, dy, w, mean, rstd):
+    """The same as autograd runs it (dw and db in w's dtype)."""
+    return torch.ops.aten.native_layer_norm_backward(
+        dy, x, [x.shape[-1]], mean, rstd, w, w, [True, True, True])
+
+
+def rmsnorm_bwd(x, dy, w, rstd):
+    """RMSNorm backward from the saved f32 [rows, 1] rstd: dx, dw (f32)."""
+    xh = x.float() * rstd
+    dyf = dy.float()
+    wdy = w.float() * dyf
+    dx = rstd * (wdy - xh * (wdy * xh).mean(-1, keepdim=True))
+    return dx.to(x.dtype), (dyf * xh).sum(0)
+
+
 FNS = {"add_rmsnorm": add_rmsnorm, "layernorm": layernorm, "softmax": softmax,
        "silu_mul": silu_mul, "rope": rope, "bias_gelu": bias_gelu,
-       "sum_abs_amax": sum_abs_amax, "col_sum": col_sum}
+       "sum_abs_amax": sum_abs_amax, "col_sum": col_sum,
+       "layernorm_bwd": layernorm_bwd, "rmsnorm_bwd": rmsnorm_bwd}
+# Other eager spellings of a pattern: eager_us is the fastest of FNS's and
+# these (each one's time in "eager_spellings").
+EAGER_SPELLINGS = {"layernorm_bwd": {"aten.native_layer_norm_backward": layernorm_bwd_native}}
 
 
 def offset_tensor(shape, dtype, offset_bytes):
@@ -186,6 +216,7 @@ def main():
                 rec = {"id": p["id"]} if pass_ == "compile" else dict(p)
                 dtype = DTYPES[p["dtype"]]
                 esize = torch.finfo(dtype).bits // 8
+                in_t, _ = dtypes(p["pattern"], p["dtype"])
                 if p["offset"] % esize:
                     rec["status"] = "n/a (offset not a multiple of the element size)"
                     out.write(json.dumps(rec) + "\n")
@@ -199,15 +230,29 @@ def main():
                     out.write(json.dumps(rec) + "\n")
                     continue
                 ins, outs = shapes(p["pattern"], p["H"], p["rows"])
-                rec["bytes"] = sum(numel(s) for s in ins + outs) * esize
+                rec["bytes"] = point_bytes(p)
                 try:
                     # offset_first_only (jitfuse_sweep --offset-first-only): the
-                    # first input alone at the offset.
+                    # first input alone at the offset. A tensor of wider
+                    # elements than the offset (f32 statistics at +2 B) stays
+                    # aligned, as in jitfuse_sweep.
                     first = p.get("offset_first_only", False)
-                    args = [offset_tensor(s, dtype, p["offset"] if i == 0 or not first else 0)
-                            for i, s in enumerate(ins)]
+                    args = []
+                    for i, (s, t) in enumerate(zip(ins, in_t)):
+                        off = p["offset"] if i == 0 or not first else 0
+                        if off % (torch.finfo(DTYPES[t]).bits // 8):
+                            off = 0
+                        args.append(offset_tensor(s, DTYPES[t], off))
                     if pass_ == "eager":
                         rec["eager_us"] = bench(FNS[p["pattern"]], args)
+                        for name, fn in EAGER_SPELLINGS.get(p["pattern"], {}).items():
+                            try:
+                                t_us = bench(fn, args)
+                            except Exception as e:  # noqa: BLE001
+                                rec.setdefault("eager_spelling_errors", {})[name] = str(e)[:200]
+                                continue
+                            rec.setdefault("eager_spellings", {})[name] = t_us
+                            rec["eager_us"] = min(rec["eager_us"], t_us)
                         if p["pattern"] in liger:
                             try:
                                 rec["liger_us"] = bench(liger[p["pattern"]], args)

@@ -33,6 +33,16 @@ class CompileOrder(unittest.TestCase):
         # column sum bf16 [7, 5]: x in, one [5] out.
         self.assertEqual(sweep_points.point_bytes(point("col_sum", "bf16", 5, 7)),
                          (35 + 5) * 2)
+        # LayerNorm backward bf16 [3, 5]: x, dy (15 each), w (5) bf16, mean
+        # and rstd (3 each) f32 in; dx (15) bf16, dw and db (5 each) f32 out.
+        self.assertEqual(sweep_points.point_bytes(point("layernorm_bwd", "bf16", 5, 3)),
+                         (15 + 15 + 5 + 15) * 2 + (3 + 3 + 5 + 5) * 4)
+        # RMSNorm backward f16 [3, 5]: no mean, no db.
+        self.assertEqual(sweep_points.point_bytes(point("rmsnorm_bwd", "f16", 5, 3)),
+                         (15 + 15 + 5 + 15) * 2 + (3 + 5) * 4)
+        self.assertEqual(sweep_points.dtypes("rmsnorm_bwd", "bf16"),
+                         (["bf16", "bf16", "bf16", "f32"], ["bf16", "f32"]))
+        self.assertEqual(sweep_points.dtypes("softmax", "f16"), (["f16"], ["f16"]))
 
     def test_big_points_first_then_bf16(self):
         small_bf16 = point("softmax", "bf16", 4096, 8)            # 128 KB
