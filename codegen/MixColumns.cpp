@@ -39,8 +39,10 @@ size_t outputIndex(const KernelPlan &P, NodeId N) {
 std::string KernelWriter::mixSlot(const std::string &Col) const {
   int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
   if (Vec == 1)
-    return Col;
-  return fmt::format("(int)(({0}) % {1}) * {2} + (int)(({0}) / {1})", Col, Vec, CV);
+    return fmt::format("(int)({})", Col);
+  // Unsigned: Vec is a power of two, so a mask and a shift.
+  return fmt::format("(int)(((unsigned)({0}) % {1}u) * {2}u + (unsigned)({0}) / {1}u)", Col, Vec,
+                     CV);
 }
 
 void KernelWriter::mixBegin() {
@@ -79,13 +81,21 @@ void KernelWriter::mixBegin() {
 
 void KernelWriter::mixAdds() {
   int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
+  // The aligned variant's chunk starts at a multiple of Vec: lane K's slot
+  // is K * CV + col / Vec, one base and constant offsets (static SASS, W21:
+  // 54 registers, 56 through the general form; the row kernel alone 32).
+  bool Aligned = !Peel && !ScalarPart && Vec > 1;
+  if (Aligned)
+    E.line(fmt::format("const int jf_s = (int)(col / {});", Vec));
   lanes(true, [&](int K) {
     for (size_t R = 0; R < P.MixColumns.size(); ++R) {
       const Node &Red = G.node(P.MixColumns[R]);
       std::string V = promoteValue(G.node(Red.Operands[0]).Type, Red.Type,
                                    E.value(Red.Operands[0], E.domainCoordsOf(Red.Operands[0])));
-      std::string Slot = fmt::format("{} + {}", int64_t(R) * Vec * CV,
-                                     mixSlot(K ? fmt::format("col + {}", K) : "col"));
+      int64_t Base = int64_t(R) * Vec * CV;
+      std::string Slot =
+          Aligned ? fmt::format("{} + jf_s", Base + K * CV)
+                  : fmt::format("{} + {}", Base, mixSlot(K ? fmt::format("col + {}", K) : "col"));
       E.line(fmt::format("jf_macc[{0}] = {1}(jf_macc[{0}], {2});", Slot,
                          reduceFunctor(Red.Kind), V));
     }
