@@ -328,8 +328,13 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   };
   for (NodeId N : C.Nodes)
     Account(N, false);
-  for (NodeId N : C.Inputs)
-    Account(N, true);
+  for (NodeId N : C.Inputs) {
+    const Node &Nd = G.node(N);
+    bool PerRow = C.Kind == KernelKind::RowReduce && !Opts.PerRowInputsSetWidth &&
+                  !Nd.Dims.empty() && Nd.Dims.back().isStatic(1) && !P.Domain.back().isStatic(1) &&
+                  G.stridesOf(N).empty();
+    Account(N, true, !PerRow);
+  }
   // A row kernel's per-row outputs ([outer..., 1]) are stored once a row,
   // not in chunks: they do not set the width (an f32 statistic of a bf16
   // row kept bf16 loads at 8 bytes, W17 at 38% of the copy ceiling).
@@ -548,8 +553,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   O.ForceCluster.reset();
   O.RowSharedBytes = O.RowPadSharedBytes = 0;
   // A chunk a thread (up to MaxRowThreads): the groups' blocks are the
-  // launch's threads (launch::MixMinColumns).
+  // launch's threads (launch::MixMinColumns); 16-byte chunks of the rows'
+  // own elements (f32 [R, 1] statistics of a bf16 row halved them: W21's
+  // kernel 54 registers at 4 columns a chunk).
   O.RowChunksPerThread = 1;
+  O.PerRowInputsSetWidth = false;
   KernelPlan P = scheduleOne(G, Rows, Index, O);
   outputLedVariants(G, P, O);
   JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.RowsPerBlock == 1 && P.ClusterX == 1 &&

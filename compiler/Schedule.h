@@ -49,6 +49,11 @@ struct ScheduleOptions {
   bool FlatTailThreads = true;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
+  /// A row kernel's per-row inputs ([outer..., 1], read once a row as
+  /// scalars) set its vector width like every other input; false: only
+  /// chunked tensors do (a row kernel with column partials, whose f32
+  /// statistics otherwise halve a 16-bit row's width).
+  bool PerRowInputsSetWidth = true;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time
