@@ -82,6 +82,15 @@ TEST_CASE("MixOrderColumns: LayerNorm backward is one kernel", "[mix-columns]") 
   CHECK(K.Outputs[2] == K.MixColumns[1]);
   CHECK(K.RowsPerBlock == 1);
   CHECK(K.ClusterX == 1);
+  // One 16-byte chunk of bf16 a thread: the f32 [B, 1] mean and rstd, read
+  // once a row, do not set the width (they do in the row kernel without
+  // column partials: 8-byte chunks of 4, 2 a thread).
+  CHECK(K.Vecs.front() == 8);
+  CHECK(K.ThreadsX == 512);
+  GraphPlan Off = planOf(G, false);
+  REQUIRE(Off.Kernels[0].Kind == KernelKind::RowReduce);
+  CHECK(Off.Kernels[0].Vecs.front() == 4);
+  CHECK(Off.Kernels[0].ThreadsX == 512);
   CHECK_FALSE(K.FewRows);
   CHECK_FALSE(K.WideRows);
   CHECK_THAT(K.Why, Contains("(MixOrderColumns): a block a group of ceil(R / ceil(R / 512)) "
