@@ -11,10 +11,13 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Recompute.h"
 
+#include "codegen/LaunchRule.h"
 #include "compiler/ColumnSiblings.h"
 #include "compiler/MixColumns.h"
+#include "compiler/ReduceAxes.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
 
 #include <algorithm>
 #include <climits>
@@ -73,6 +76,9 @@ private:
   std::vector<NodeId> closure(unsigned K, const Reads &Used) const;
   /// Tensors cluster C loads: operands computed neither by C nor inline.
   Reads loads(unsigned C, llvm::ArrayRef<NodeId> Nodes) const;
+  /// MixColumns: every reader is a column reduction cluster and K loads
+  /// everything the copy reads.
+  bool mixEnabling(unsigned K, const std::set<unsigned> &Readers, const Reads &CopyLoads) const;
   SizeExpr bytes(NodeId N) const {
     return SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type));
   }
@@ -106,6 +112,44 @@ std::vector<NodeId> Recomputer::closure(unsigned K, const Reads &Used) const {
       if (in(K, Op))
         Need.insert(Op);
   return {Need.begin(), Need.end()};
+}
+
+bool Recomputer::mixEnabling(unsigned K, const std::set<unsigned> &Readers,
+                             const Reads &CopyLoads) const {
+  if (!MixColumns)
+    return false;
+  // K a row kernel over [R, C] of a length launch::mixColumns allows ...
+  std::optional<Shape> Domain;
+  for (NodeId N : P.Clusters[K].Nodes) {
+    const Node &Nd = G.node(N);
+    if (!isReduction(Nd.Kind))
+      continue;
+    if (Nd.scope() != ReduceScope::LastAxis)
+      return false;
+    Domain = G.node(Nd.Operands[0]).Dims;
+  }
+  if (!Domain || Domain->size() != 2 || (*Domain)[1].isDynamic() ||
+      !codegen::launch::mixColumns((*Domain)[1].Size))
+    return false;
+  // ... one reader, column reductions over it whose f32 accumulators fit
+  // (sibling reductions merged later may not: then the mix is refused and
+  // the trade costs the copy's per-row loads) ...
+  if (Readers.size() != 1)
+    return false;
+  int64_t Reds = 0;
+  for (NodeId N : P.Clusters[*Readers.begin()].Nodes) {
+    const Node &Nd = G.node(N);
+    if (!isReduction(Nd.Kind))
+      continue;
+    if (!isColumnReduction(Nd) || G.node(Nd.Operands[0]).Dims != *Domain)
+      return false;
+    ++Reds;
+  }
+  if (Reds == 0 || Reds * (*Domain)[1].Size * 4 > codegen::launch::MixMaxSharedBytes)
+    return false;
+  // ... and the copy reading only what K loads.
+  Reads Has = loads(K, P.Clusters[K].Nodes);
+  return llvm::all_of(CopyLoads, [&](NodeId In) { return Has.count(In) || in(K, In); });
 }
 
 Recomputer::Reads Recomputer::loads(unsigned C, llvm::ArrayRef<NodeId> Nodes) const {
@@ -307,8 +351,14 @@ bool Recomputer::tryExtract(unsigned K, NodeId V) {
   }
   SizeSum Saved = Before;
   Saved.subtract(After);
-  // Strictly fewer bytes: an equal trade would only add work.
-  if (!Saved.nonNegativeWhenNonEmpty() || Saved.staticValue() == std::optional<int64_t>(0))
+  // Strictly fewer bytes: an equal trade would only add work. But with
+  // MixColumns, column readers that then load only what K loads join K
+  // (compiler/MixColumns.h) and their loads go away: f32 RMSNorm
+  // backward's dy * xhat (stored and loaded, 8 bytes an element; recomputed
+  // by the column kernel from x, dy and rstd, 8 and 4 a row; by the row
+  // kernel itself once they share it, none).
+  if (!mixEnabling(K, Readers, CopyLoads) &&
+      (!Saved.nonNegativeWhenNonEmpty() || Saved.staticValue() == std::optional<int64_t>(0)))
     return false;
   Recomputation R;
   R.Nodes = Part;

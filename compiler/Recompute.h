@@ -43,7 +43,10 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// (compiler/ColumnSiblings.h).
 /// \p MixColumns (FusionOptions::MixOrderColumns, an experiment): then a
 /// row cluster takes the column reductions of its loads
-/// (compiler/MixColumns.h).
+/// (compiler/MixColumns.h); and a row kernel's value read by one column
+/// kernel of its domain is recomputed there, bytes saved or not, when the
+/// copy reads only what the row kernel loads (the column kernel can then
+/// join it).
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false,
                              bool SiblingColumns = false, bool MixColumns = false);
 

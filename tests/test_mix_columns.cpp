@@ -109,7 +109,7 @@ TEST_CASE("MixOrderColumns: the mixed kernel compiles with NVRTC for odd shapes"
     CHECK_THAT(F.kernels()[0].Source, Contains("__shared__ float jf_macc["));
     CHECK_THAT(F.kernels()[0].Source, Contains("atomicAdd(jf_counter, 1u)"));
   }
-  for (DType T : {bf16, f16})
+  for (DType T : {f32, bf16, f16})
     for (int64_t H : {4099, 8192}) {
       INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H);
       Executable F = testCompiler().compile(rmsNormBackward(T, Dim(H)), cpuOptions());
@@ -127,12 +127,18 @@ TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
   CHECK(Kernels(layerNormBackward(Dim(4097))) == 2);
   CHECK(Kernels(rmsNormBackward(bf16, Dim(8192))) == 1);
   CHECK(Kernels(rmsNormBackward(bf16, Dim(8193))) == 2);
-  // f32 RMSNorm backward: the row kernel stores dy * xhat for the column
-  // kernel (recomputing it there would load x and dy, as many bytes as the
-  // store and its load: RecomputeStoredValues keeps it), so the column
-  // kernel reads the row kernel's value. The mix would save more; the
-  // recompute rule does not count it.
-  CHECK(Kernels(rmsNormBackward(f32, Dim(4096))) == 2);
+  // f32 RMSNorm backward: recomputing dy * xhat in the column kernel loads
+  // x and dy, as many bytes as storing it and loading it back, so without
+  // MixColumns RecomputeStoredValues keeps it stored (2 kernels, the column
+  // kernel reading the row kernel's value). With it the equal trade is
+  // taken for a column reader whose copy reads only what the row kernel
+  // loads, and the column sum then joins the row kernel.
+  Graph F32 = rmsNormBackward(f32, Dim(4096));
+  CHECK(Kernels(F32) == 1);
+  GraphPlan F32Off = planOf(F32, false);
+  REQUIRE(F32Off.Kernels.size() == 2);
+  CHECK(F32Off.Kernels[0].Outputs.size() == 2); // dx and the stored dy * xhat
+  CHECK(F32Off.Kernels[1].Inputs.size() == 1);
   // A row length known at run time.
   Graph Dyn = layerNormBackward(Dim("H"));
   CHECK(Kernels(Dyn) == planOf(Dyn, false).Kernels.size());
@@ -249,7 +255,7 @@ TEST_CASE("GPU: column partials match the reference", "[gpu][mix-columns]") {
       checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     }
   }
-  for (DType T : {bf16, f16})
+  for (DType T : {f32, bf16, f16})
     for (int64_t H : {4099, 8192}) {
       Graph G = rmsNormBackward(T, Dim(H));
       for (int64_t B : {3, 2049}) {
