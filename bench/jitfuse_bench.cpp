@@ -64,6 +64,7 @@ struct Options {
   bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
   bool NoPrefixCoords = false, MixOrderColumns = false;
+  int64_t MixMaxGroups = 0;
   uint64_t Seed = 20261129;
 };
 
@@ -311,6 +312,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.SiblingColumnReductions = !Ctx.Opts.NoSiblingColumnReductions;
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
+    FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -540,6 +542,10 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-order-columns", O.MixOrderColumns,
                "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
                "reductions of its rows (W21: 1 kernel), fused, for a same-binary comparison");
+  App.add_option("--mix-max-groups", O.MixMaxGroups,
+                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512): the most groups "
+                 "of rows of a row kernel with column partials")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
                "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
                "linear index), fused and unfused, for a same-binary comparison");

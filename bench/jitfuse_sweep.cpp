@@ -101,6 +101,7 @@ struct Options {
   bool RowCacheLateEpilogue = false;
   bool RowCacheLatePeeled = false;
   bool MixOrderColumns = false;
+  int64_t MixMaxGroups = 0;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
@@ -527,6 +528,7 @@ int run(const Options &O) {
         CO.RowCacheLateEpilogue = O.RowCacheLateEpilogue;
         CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
         CO.MixOrderColumns = O.MixOrderColumns;
+        CO.MixMaxGroups = O.MixMaxGroups;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
@@ -697,6 +699,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-order-columns", O.MixOrderColumns,
                "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
                "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
+  App.add_option("--mix-max-groups", O.MixMaxGroups,
+                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
                "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
                "variants only; experiment)");

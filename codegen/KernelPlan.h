@@ -110,6 +110,9 @@ struct KernelPlan {
   std::vector<NodeId> MixColumns;
   /// Bytes of their accumulator type (4: f32, 8: f64 or i64).
   int MixAccBytes = 0;
+  /// The most groups of rows (launch::MixMaxGroups, or
+  /// CompileOptions::MixMaxGroups for experiments).
+  int64_t MixMaxGroups = 0;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

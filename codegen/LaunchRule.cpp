@@ -51,6 +51,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     MixReductions = static_cast<int>(P.MixColumns.size());
     MixCols = P.Domain.back().Size;
     MixAccBytes = P.MixAccBytes;
+    MixGroupsMax = P.MixMaxGroups;
   }
 }
 
@@ -66,7 +67,7 @@ static constexpr size_t PartialBytes = 8;
 
 size_t LaunchRule::partialsBytes(int SmCount) const {
   if (MixReductions > 0)
-    return size_t(launch::MixMaxGroups * MixCols * MixReductions * MixAccBytes);
+    return size_t(MixGroupsMax * MixCols * MixReductions * MixAccBytes);
   if (Kind == KernelKind::FullReduce)
     return size_t(maxBlocks(SmCount)) * PartialBytes;
   if (Kind != KernelKind::ColumnReduce)
@@ -156,7 +157,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
       JITFUSE_CHECK(RowsPerBlock == 1 && ClusterX == 1 && !PhaseLoop,
                     "column partials take a block a row");
       L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
-      L.GridX = gridBlocks(launch::mixGroups(S.Rows) +
+      L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax) +
                                launch::mixCombiners(MixCols, MixReductions),
                            1);
       return L;

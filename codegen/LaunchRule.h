@@ -166,15 +166,17 @@ inline constexpr int64_t MixMinColumns = 2048;
 inline bool mixColumns(int64_t Cols) {
   return Cols >= MixMinColumns && Cols * 4 <= MixMaxSharedBytes;
 }
-/// Rows a group: ceil(Rows / MixMaxGroups), at least 1.
-inline int64_t mixRowsPerGroup(int64_t Rows) {
-  return Rows <= MixMaxGroups ? 1 : (Rows + MixMaxGroups - 1) / MixMaxGroups;
+/// Rows a group: ceil(Rows / MaxGroups), at least 1. \p MaxGroups other
+/// than MixMaxGroups: CompileOptions::MixMaxGroups, an experiment (the
+/// error bound assumes MixMaxGroups).
+inline int64_t mixRowsPerGroup(int64_t Rows, int64_t MaxGroups = MixMaxGroups) {
+  return Rows <= MaxGroups ? 1 : (Rows + MaxGroups - 1) / MaxGroups;
 }
 /// Groups that hold rows: ceil(Rows / mixRowsPerGroup(Rows)) (0 for none).
-inline int64_t mixGroups(int64_t Rows) {
+inline int64_t mixGroups(int64_t Rows, int64_t MaxGroups = MixMaxGroups) {
   if (Rows <= 0)
     return 0;
-  int64_t K = mixRowsPerGroup(Rows);
+  int64_t K = mixRowsPerGroup(Rows, MaxGroups);
   return (Rows + K - 1) / K;
 }
 /// The combining blocks: a tile of MixCombineLanes columns a reduction.
@@ -350,7 +352,7 @@ private:
   /// KernelPlan::MixColumns: their count, the static row length and the
   /// accumulator's bytes (0 reductions: none).
   int MixReductions = 0;
-  int64_t MixCols = 0, MixAccBytes = 0;
+  int64_t MixCols = 0, MixAccBytes = 0, MixGroupsMax = 0;
 };
 
 } // namespace jitfuse::codegen

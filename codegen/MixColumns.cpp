@@ -51,14 +51,14 @@ void KernelWriter::mixBegin() {
   int64_t CV = (C + Vec - 1) / Vec;
   size_t NR = P.MixColumns.size();
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
-  JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop,
-                "column partials take a block a row");
+  JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop && P.MixMaxGroups > 0,
+                "column partials take a block a row and a group count");
   E.line(fmt::format("__shared__ {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
   E.line(fmt::format("const {0} jf_rg = nrows <= {1} ? ({0})1 : (nrows + {2}) / {1};", IT,
-                     launch::MixMaxGroups, launch::MixMaxGroups - 1));
+                     P.MixMaxGroups, P.MixMaxGroups - 1));
   E.line(fmt::format("const {0} jf_ng = nrows > 0 ? (nrows + jf_rg - 1) / jf_rg : ({0})0;", IT));
   E.line("if (threadIdx.x == 0) jf_ticket = atomicAdd(jf_counter, 1u);");
   E.line("__syncthreads();");

@@ -567,14 +567,14 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                 "a row kernel with column partials is a block a row of a static length");
   P.MixColumns = Columns;
   P.MixAccBytes = codegen::computeType(G.node(Columns.front()).Type) == "float" ? 4 : 8;
+  P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
                        "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
                        "terms to its columns in shared memory; then {} more blocks, each {} "
                        "columns of one reduction, add the groups' partials in group order",
-                       fmt::format("%{}", fmt::join(Columns, ", %")),
-                       codegen::launch::MixMaxGroups,
+                       fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
                        codegen::launch::mixCombiners(P.Domain.back().Size,
                                                      static_cast<int>(Columns.size())),
                        codegen::launch::MixCombineLanes);

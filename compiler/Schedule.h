@@ -54,6 +54,8 @@ struct ScheduleOptions {
   /// chunked tensors do (a row kernel with column partials, whose f32
   /// statistics otherwise halve a 16-bit row's width).
   bool PerRowInputsSetWidth = true;
+  /// CompileOptions::MixMaxGroups (0: launch::MixMaxGroups).
+  int64_t MixMaxGroups = 0;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

@@ -122,6 +122,10 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.FlatRowBroadcast = Opts.FlatRowBroadcast;
   S.FlatTailThreads = Opts.FlatTailThreads;
   S.RowCacheValues = Opts.RowCacheValues;
+  if (Opts.MixMaxGroups < 0 || Opts.MixMaxGroups > (int64_t(1) << 20))
+    fail("CompileOptions::MixMaxGroups: {} is outside 0 (the rule's) to 2^20",
+         Opts.MixMaxGroups);
+  S.MixMaxGroups = Opts.MixMaxGroups;
   if (Opts.RowRereadThreads) {
     unsigned N = *Opts.RowRereadThreads;
     if (N < 32 || N > 1024 || (N & (N - 1)) != 0)

@@ -375,6 +375,10 @@ struct CompileOptions {
   /// dx, dw and db read x and dy once (W21: 2 kernels -> 1). Not yet
   /// measured on a GPU.
   bool MixOrderColumns = false;
+  /// Experiment: the most groups of rows a row kernel with column partials
+  /// cuts its rows into (0: codegen::launch::MixMaxGroups, 512). For timing
+  /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
+  int64_t MixMaxGroups = 0;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -238,6 +238,28 @@ TEST_CASE("MixOrderColumns: the launch rule", "[mix-columns]") {
   }
 }
 
+TEST_CASE("MixOrderColumns: MixMaxGroups sets the group count (an experiment)",
+          "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(4096));
+  CompileOptions O = cpuOptions();
+  O.MixMaxGroups = 1024;
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK(P.Kernels[0].MixMaxGroups == 1024);
+  CHECK_THAT(P.Kernels[0].Why, Contains("ceil(R / ceil(R / 1024))"));
+  codegen::LaunchRule L(P.Kernels[0]);
+  CHECK(L.partialsBytes(132) == size_t(1024) * 4096 * 2 * 4);
+  auto S = L.shape({int64_t(16384) * 4096, 16384, 4096}, 8, 132, false);
+  REQUIRE(S);
+  CHECK(S->GridX == 1024 + 256);
+  codegen::EmittedKernel E = codegen::emitKernel(P.planned(G), P.Kernels[0]);
+  CHECK_THAT(E.Variants[0].Text, Contains("nrows <= 1024 ? (long long)1 : (nrows + 1023) / 1024"));
+  // The rule's count by default; out-of-range values are errors.
+  CHECK(Compiler::plan(G, cpuOptions()).Kernels[0].MixMaxGroups == 512);
+  O.MixMaxGroups = -1;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+}
+
 TEST_CASE("GPU: column partials match the reference", "[gpu][mix-columns]") {
   if (!haveGpu())
     return;
