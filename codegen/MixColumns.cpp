@@ -131,7 +131,8 @@ void KernelWriter::mixCombine() {
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
   E.line(fmt::format("__shared__ {} jf_mct[{}][{}];", AT, NY, NX));
   E.line(fmt::format("const int jf_t = (int)(jf_b - jf_ng);"));
-  E.line(fmt::format("const int jf_red = jf_t / {};", Tiles));
+  if (NR > 1)
+    E.line(fmt::format("const int jf_red = jf_t / {};", Tiles));
   E.line(fmt::format("const int jf_lane = threadIdx.x % {};", NX));
   E.line(fmt::format("const int jf_c = (jf_t % {}) * {} + jf_lane;", Tiles, NX));
   // Every group's partials are stored (the groups' blocks fence, then
@@ -143,7 +144,11 @@ void KernelWriter::mixCombine() {
   E.line("__syncthreads();");
   auto EachReduction = [&](const std::function<void(int)> &Body) {
     for (int R = 0; R < NR; ++R) {
-      E.open(NR == 1 ? std::string("") : fmt::format("if (jf_red == {})", R));
+      if (NR == 1) {
+        Body(R);
+        continue;
+      }
+      E.open(fmt::format("if (jf_red == {})", R));
       Body(R);
       E.close();
     }
