@@ -464,7 +464,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   X->DynDims.assign(G.dynamicDims().begin(), G.dynamicDims().end());
   for (size_t I = 0; I < Plan.Kernels.size(); ++I) {
     const KernelPlan &K = Plan.Kernels[I];
-    X->Kernels.push_back({K.Name, K.Kind, K.Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
+    // Every node the kernel computes: a row kernel's column partials too.
+    std::vector<NodeId> Nodes = K.Nodes;
+    Nodes.insert(Nodes.end(), K.MixColumns.begin(), K.MixColumns.end());
+    llvm::sort(Nodes);
+    X->Kernels.push_back({K.Name, K.Kind, Nodes, K.Inputs, K.Outputs, K.Vecs, K.ThreadsX,
                           K.RowsPerBlock, PartEmitted[I].source(), 0,
                           K.FewRows ? K.FewRows->Name : std::string(),
                           K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u,

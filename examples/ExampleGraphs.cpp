@@ -283,6 +283,32 @@ ExampleGraph buildBiasGrad() {
   return E;
 }
 
+ExampleGraph buildLayerNormBackward() {
+  ExampleGraph E = start("layernorm_backward",
+                         "LayerNorm backward from the saved f32 mean and rstd [B,1]: dx (bf16) "
+                         "per row, dw = sum(dy * xhat, axis 0) and db = sum(dy, axis 0) (f32) "
+                         "over bf16 [B,4096]: a row kernel and a column kernel, or one with "
+                         "--mix-order-columns");
+  Graph &G = *E.G;
+  Value X = G.input("x", bf16, {"B", Hidden});
+  Value Dy = cast(G.input("dy", bf16, {"B", Hidden}), f32);
+  Value W = cast(G.input("w", bf16, {Hidden}), f32);
+  Value Mean = G.input("mean", f32, {"B", 1});
+  Value Rstd = G.input("rstd", f32, {"B", 1});
+  Value Xh = (cast(X, f32) - Mean) * Rstd;
+  Value Wdy = W * Dy;
+  Value Dx = cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16);
+  Value Dw = sum(Dy * Xh, {0});
+  Value Db = sum(Dy, {0});
+  G.output("dx", Dx);
+  G.output("dw", Dw);
+  G.output("db", Db);
+  E.Dims = {{"B", DefaultRows}};
+  // The weight and bias gradients share one column kernel (they read dy).
+  E.SameKernel = {{Dw.id(), Db.id()}};
+  return E;
+}
+
 ExampleGraph buildHeadRmsNorm() {
   ExampleGraph E = start("head_rmsnorm",
                          "y = rmsNorm over each head of 128 (QK-norm) of bf16 x [T,4096] seen as "
@@ -341,7 +367,7 @@ constexpr Entry Registry[] = {
     {"rope", buildRope},              {"llama_block", buildLlamaBlock},
     {"dropout", buildDropout},        {"group_norm", buildGroupNorm},
     {"bias_grad", buildBiasGrad},     {"head_rmsnorm", buildHeadRmsNorm},
-    {"qk_norm_rope", buildQkNormRope},
+    {"qk_norm_rope", buildQkNormRope}, {"layernorm_backward", buildLayerNormBackward},
 };
 
 } // namespace

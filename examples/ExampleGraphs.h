@@ -55,6 +55,7 @@ ExampleGraph buildGroupNorm();
 ExampleGraph buildBiasGrad();
 ExampleGraph buildHeadRmsNorm();
 ExampleGraph buildQkNormRope();
+ExampleGraph buildLayerNormBackward();
 
 /// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
 /// the whole expression behind them, up to inputs, scalars and constants.

@@ -160,6 +160,7 @@ int runExample(const ExampleGraph &E, const RunOptions &Opts) {
 
   Compiler C;
   CompileOptions Fused;
+  Fused.MixOrderColumns = Opts.MixOrderColumns;
   Executable XF = C.compile(G, Fused);
   if (Opts.PrintPlan)
     fmt::print("\n-- fused plan\n{}", XF.plan());

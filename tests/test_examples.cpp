@@ -54,13 +54,14 @@ std::set<std::string> keys(const auto &Map) {
 
 } // namespace
 
-TEST_CASE("example registry: thirteen examples, unknown names list them", "[examples]") {
+TEST_CASE("example registry: fourteen examples, unknown names list them", "[examples]") {
   const std::vector<std::string> &Names = examples::exampleNames();
-  CHECK(Names.size() == 13);
+  CHECK(Names.size() == 14);
   CHECK(std::set<std::string>(Names.begin(), Names.end()).size() == Names.size());
   for (const char *N : {"l1_chain", "sum_abs", "add_rmsnorm", "add_layernorm",
                         "softmax_mask", "swiglu", "rope", "llama_block", "dropout",
-                        "group_norm", "bias_grad", "head_rmsnorm", "qk_norm_rope"})
+                        "group_norm", "bias_grad", "head_rmsnorm", "qk_norm_rope",
+                        "layernorm_backward"})
     CHECK(std::count(Names.begin(), Names.end(), N) == 1);
   CHECK_THROWS_AS(examples::buildExample("llama"), Error);
   CHECK_THROWS_WITH(examples::buildExample("llama"),
@@ -143,6 +144,22 @@ TEST_CASE("examples l1_chain and sum_abs match hand-computed values", "[examples
   const HostTensor &T = SOut.at("total");
   CHECK(T.Dims.empty());
   CHECK(T.Data.at(0) == Approx(Want).epsilon(1e-6));
+}
+
+TEST_CASE("example layernorm_backward: two kernels, one with MixOrderColumns", "[examples]") {
+  examples::ExampleGraph E = examples::buildExample("layernorm_backward");
+  CompileOptions O;
+  O.Arch = "sm_90";
+  Executable Two = test::testCompiler().compile(*E.G, O);
+  CHECK(Two.numKernels() == 2);
+  O.MixOrderColumns = true;
+  Executable One = test::testCompiler().compile(*E.G, O);
+  REQUIRE(One.numKernels() == 1);
+  // The kernel lists every node it computes, the column sums included.
+  std::set<NodeId> Live = liveComputed(*E.G);
+  const KernelInfo &K = One.kernels()[0];
+  CHECK(std::set<NodeId>(K.Nodes.begin(), K.Nodes.end()) == Live);
+  CHECK_THAT(One.source(), Contains("(column partials)"));
 }
 
 TEST_CASE("examples compile fused and unfused for sm_90", "[examples]") {

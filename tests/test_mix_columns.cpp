@@ -14,6 +14,7 @@
 #include "codegen/LaunchRule.h"
 #include "compiler/Planner.h"
 #include "compiler/ReduceAxes.h"
+#include "runtime/Nvrtc.h"
 
 #include <catch2/catch.hpp>
 
@@ -115,6 +116,34 @@ TEST_CASE("MixOrderColumns: the mixed kernel compiles with NVRTC for odd shapes"
       Executable F = testCompiler().compile(rmsNormBackward(T, Dim(H)), cpuOptions());
       REQUIRE(F.numKernels() == 1);
       CHECK_THAT(F.kernels()[0].Source, Contains("jf_macc"));
+    }
+}
+
+TEST_CASE("MixOrderColumns: every variant compiles without a warning or a spill",
+          "[mix-columns]") {
+  auto Check = [](const Graph &G) {
+    CompileOptions O = cpuOptions();
+    O.DeferVariants = false;
+    Executable F = testCompiler().compile(G, O);
+    REQUIRE(F.numKernels() == 1);
+    CHECK(F.compileLog().find("warning") == std::string::npos);
+    std::vector<rt::KernelResources> R = F.kernelResources();
+    CHECK(R.size() == F.kernels()[0].Vecs.size());
+    for (const rt::KernelResources &K : R) {
+      INFO("kernel " << K.Name << ": " << K.Registers << " registers");
+      CHECK(K.SpillStoreBytes == 0);
+      CHECK(K.SpillLoadBytes == 0);
+      CHECK(K.StackBytes == 0);
+    }
+  };
+  for (int64_t H : {2048, 4095, 4096}) {
+    INFO("LayerNorm backward H=" << H);
+    Check(layerNormBackward(Dim(H)));
+  }
+  for (DType T : {f32, bf16, f16})
+    for (int64_t H : {4099, 8192}) {
+      INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H);
+      Check(rmsNormBackward(T, Dim(H)));
     }
 }
 

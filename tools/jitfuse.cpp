@@ -40,6 +40,7 @@ struct ShowArgs {
   std::string Example;
   bool Unfused = false;
   bool FastMath = false;
+  bool MixOrderColumns = false;
   bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
        DotGraph = false, Roofline = false, Resources = false;
   std::string Arch;
@@ -65,8 +66,11 @@ std::string formatResources(const Executable &X) {
 }
 
 int cmdList() {
+  size_t Width = 0;
   for (const std::string &Name : examples::exampleNames())
-    fmt::print("{:<14} {}\n", Name, examples::buildExample(Name).Description);
+    Width = std::max(Width, Name.size());
+  for (const std::string &Name : examples::exampleNames())
+    fmt::print("{:<{}} {}\n", Name, Width, examples::buildExample(Name).Description);
   return 0;
 }
 
@@ -90,6 +94,7 @@ int cmdShow(const ShowArgs &A) {
   CompileOptions CO;
   CO.Fuse = !A.Unfused;
   CO.FastMath = A.FastMath;
+  CO.MixOrderColumns = A.MixOrderColumns;
   CO.Arch = A.Arch;
   CO.WantPtx = A.Ptx || All;
   // Every variant's ptxas report, not only the first variants'.
@@ -123,7 +128,8 @@ int cmdShow(const ShowArgs &A) {
   fs::create_directories(A.Out, EC);
   if (EC)
     fail("cannot create output directory '{}': {}", A.Out, EC.message());
-  std::string Stem = E.Name + (A.Unfused ? ".unfused" : "") + (A.FastMath ? ".fastmath" : "");
+  std::string Stem = E.Name + (A.Unfused ? ".unfused" : "") + (A.FastMath ? ".fastmath" : "") +
+                     (A.MixOrderColumns ? ".mix" : "");
   for (const View &V : Views)
     if (V.Selected)
       writeFile(fs::path(A.Out) / fmt::format("{}.{}", Stem, V.Suffix), V.Text());
@@ -283,6 +289,9 @@ int main(int Argc, char **Argv) {
   ShowCmd->add_flag("--unfused", Show.Unfused, "one kernel per op instead of fused");
   ShowCmd->add_flag("--fast-math", Show.FastMath,
                     "sigmoid/silu with __expf and __fdividef (CompileOptions::FastMath)");
+  ShowCmd->add_flag("--mix-order-columns", Show.MixOrderColumns,
+                    "a row kernel computes the column reductions of its rows "
+                    "(CompileOptions::MixOrderColumns, an experiment)");
   ShowCmd->add_flag("--graph", Show.Graph, "the graph, one node a line");
   ShowCmd->add_flag("--plan", Show.Plan, "the kernel plan and why each boundary exists");
   ShowCmd->add_flag("--cuda", Show.Cuda, "the generated CUDA program");
@@ -319,6 +328,10 @@ int main(int Argc, char **Argv) {
                    "after the check, time every kernel and print the roofline (predicted "
                    "bytes, median us, GB/s per kernel)");
 
+  bool RunMix = false;
+  RunCmd->add_flag("--mix-order-columns", RunMix,
+                   "compile the fused plan with CompileOptions::MixOrderColumns (an experiment)");
+
   bool Clear = false;
   CLI::App *CacheCmd = App.add_subcommand(
       "cache", "show the kernel cache dir (JITFUSE_CACHE_DIR), its entries and size");
@@ -346,6 +359,7 @@ int main(int Argc, char **Argv) {
     if (RunCmd->parsed()) {
       examples::RunOptions Opts;
       Opts.Profile = Profile;
+      Opts.MixOrderColumns = RunMix;
       if (SeedOpt->count())
         Opts.Seed = *parseSeed(SeedText);
       return examples::runExample(examples::buildExample(RunExample), Opts);
