@@ -14,6 +14,7 @@
 #include "codegen/LaunchRule.h"
 #include "compiler/Planner.h"
 #include "compiler/ReduceAxes.h"
+#include "ir/NN.h"
 #include "runtime/Nvrtc.h"
 
 #include <catch2/catch.hpp>
@@ -58,7 +59,40 @@ Graph rmsNormBackward(DType T, Dim H) {
   return G;
 }
 
+/// An RMSNorm forward with column statistics of its input beside it: the
+/// max of |x|, the mean and the min of x over the rows (the combine's other
+/// functors, and a mean's division by the rows).
+Graph normWithColumnStats(DType T, Dim H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value W = G.input("w", T, {H});
+  G.output("y", nn::rmsNorm(X, W, G.constant(1e-6)));
+  G.output("amax", reduceMax(abs(X), llvm::ArrayRef<int64_t>{0}));
+  G.output("mean", mean(cast(X, f32), llvm::ArrayRef<int64_t>{0}));
+  G.output("min", reduceMin(X, llvm::ArrayRef<int64_t>{0}));
+  return G;
+}
+
 } // namespace
+
+TEST_CASE("MixOrderColumns: max, mean and min columns beside a norm", "[mix-columns]") {
+  for (int64_t H : {2048, 2051, 2560}) {
+    INFO("H=" << H);
+    Graph G = normWithColumnStats(bf16, Dim(H));
+    GraphPlan P = planOf(G);
+    REQUIRE(P.Kernels.size() == 1);
+    CHECK(P.Kernels[0].MixColumns.size() == 3);
+    CHECK(planOf(G, false).Kernels.size() == 2);
+    Executable F = testCompiler().compile(G, cpuOptions());
+    REQUIRE(F.numKernels() == 1);
+    CHECK_THAT(F.kernels()[0].Source, Contains("jf_max_op()"));
+    CHECK_THAT(F.kernels()[0].Source, Contains("jf_min_op()"));
+    CHECK_THAT(F.kernels()[0].Source, Contains("tot / (float)nrows"));
+  }
+  // Three f32 accumulators a column past 32 KiB: the columns keep their
+  // own kernel.
+  CHECK(planOf(normWithColumnStats(bf16, Dim(2731))).Kernels.size() == 2);
+}
 
 TEST_CASE("MixOrderColumns: LayerNorm backward is one kernel", "[mix-columns]") {
   Graph G = layerNormBackward(Dim(4096));
@@ -315,6 +349,26 @@ TEST_CASE("GPU: column partials match the reference", "[gpu][mix-columns]") {
         O.MixOrderColumns = true;
         O.ExpectFusedKernels = 1;
         O.SpecialValues = B == 3;
+        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+      }
+    }
+}
+
+TEST_CASE("GPU: max, mean and min column partials match the reference", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  for (DType T : {f32, bf16})
+    for (int64_t H : {2048, 2051}) {
+      Graph G = normWithColumnStats(T, Dim(H));
+      for (int64_t B : {0, 1, 700, 3001}) {
+        INFO(dtypeName(T).str() << " H=" << H << " B=" << B);
+        CheckOptions O;
+        O.MixOrderColumns = true;
+        O.ExpectFusedKernels = 1;
+        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+        // NaN and infinities through the max/min combine; offsets.
+        O.SpecialValues = true;
+        O.MisalignEach = {1, 0, 3};
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
       }
     }
