@@ -82,8 +82,8 @@ void KernelWriter::mixBegin() {
 void KernelWriter::mixAdds() {
   int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
   // The aligned variant's chunk starts at a multiple of Vec: lane K's slot
-  // is K * CV + col / Vec, one base and constant offsets (static SASS, W21:
-  // 54 registers, 56 through the general form; the row kernel alone 32).
+  // is K * CV + col / Vec, one base and constant offsets (ptxas, W21 with
+  // the terms in the store loop: 54 registers, 56 through the general form).
   bool Aligned = !Peel && !ScalarPart && Vec > 1;
   if (Aligned)
     E.line(fmt::format("const int jf_s = (int)(col / {});", Vec));

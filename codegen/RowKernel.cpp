@@ -631,11 +631,25 @@ void KernelWriter::rowBody() {
   E.open("if (rowOk)");
   if (!P.RowReadBack.empty())
     StoreOnly = readBackMask(false);
+  // Column partials of a row kept in registers: their own loop after the
+  // stores, from the kept chunks taken as new (jf_fresh_vec), so the
+  // store loop's values are not held for them (W21's aligned variant: 55
+  // registers in one loop, 62 in two without the barrier, 40 with it).
+  // A re-read row adds them where it loads the chunks for its stores.
+  const bool SplitAdds = Mix && !CacheVars.empty();
   rowLoop([&] {
     storeChunk("rowc * R + col");
-    if (Mix)
+    if (Mix && !SplitAdds)
       mixAdds();
   });
+  if (SplitAdds) {
+    std::string Fresh;
+    for (const auto &[Key, Var] : CacheVars)
+      Fresh += fmt::format(" jf_fresh_vec({}[j]);", Var);
+    E.line("#pragma unroll");
+    E.line(fmt::format("for (int j = 0; j < {}; ++j) {{{} }}", staticRowIters(), Fresh));
+    rowLoop([&] { mixAdds(); });
+  }
   StoreOnly.clear();
   E.setL2Hint(P.StreamLoads ? 2 : 0);
   // Per-row outputs ([outer..., 1]) are written once per row.
