@@ -250,17 +250,13 @@ std::vector<Workload> allWorkloads() {
   W.push_back({"W21", "W21",
                "LayerNorm backward from the saved mean/rstd: dx, dw, db, bf16 [16384, 4096]",
                [](Graph &G) {
-                 Value X = G.input("x", DType::BF16, {"B", 4096});
-                 Value Dy = cast(G.input("dy", DType::BF16, {"B", 4096}), DType::F32);
-                 Value Wt = cast(G.input("w", DType::BF16, {4096}), DType::F32);
-                 Value Mean = G.input("mean", DType::F32, {"B", 1});
-                 Value Rstd = G.input("rstd", DType::F32, {"B", 1});
-                 Value Xh = (cast(X, DType::F32) - Mean) * Rstd;
-                 Value Wdy = Wt * Dy;
-                 Value Dx = Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh));
-                 G.output("dx", cast(Dx, DType::BF16));
-                 G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-                 G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+                 nn::NormGrads R = nn::layerNormBackward(
+                     G.input("x", DType::BF16, {"B", 4096}), G.input("dy", DType::BF16, {"B", 4096}),
+                     G.input("w", DType::BF16, {4096}), G.input("mean", DType::F32, {"B", 1}),
+                     G.input("rstd", DType::F32, {"B", 1}));
+                 G.output("dx", R.Dx);
+                 G.output("dw", R.Dw);
+                 G.output("db", R.Db);
                },
                {{"B", 16384}},
                {{"B", 37}},

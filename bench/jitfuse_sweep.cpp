@@ -291,22 +291,21 @@ void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
   if (Pat == "col_sum") // accumulated in f32, stored in T (x.sum(0))
     return G.output("db", sum(G.input("x", T, {"B", H}), llvm::ArrayRef<int64_t>{0}));
   if (Pat == "layernorm_bwd" || Pat == "rmsnorm_bwd") {
-    // From the saved statistics: xhat = (x - mean) * rstd (RMSNorm: x *
-    // rstd), dx = rstd * (w dy - mean(w dy) - xhat mean(w dy xhat)) (RMSNorm
-    // without the first mean), dw = sum(dy xhat, {0}), db = sum(dy, {0}).
-    bool Ln = Pat == "layernorm_bwd";
-    Value X = cast(G.input("x", T, {"B", H}), DType::F32);
-    Value Dy = cast(G.input("dy", T, {"B", H}), DType::F32);
-    Value W = cast(G.input("w", T, {H}), DType::F32);
-    Value Mean = Ln ? G.input("mean", DType::F32, {"B", 1}) : Value();
-    Value Rstd = G.input("rstd", DType::F32, {"B", 1});
-    Value Xh = (Ln ? X - Mean : X) * Rstd;
-    Value Wdy = W * Dy;
-    Value Inner = Ln ? Wdy - mean(Wdy) - Xh * mean(Wdy * Xh) : Wdy - Xh * mean(Wdy * Xh);
-    G.output("dx", cast(Rstd * Inner, T));
-    G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-    if (Ln)
-      G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+    // From the saved f32 statistics (nn::layerNormBackward, rmsNormBackward).
+    Value X = G.input("x", T, {"B", H});
+    Value Dy = G.input("dy", T, {"B", H});
+    Value W = G.input("w", T, {H});
+    nn::NormGrads R;
+    if (Pat == "layernorm_bwd") {
+      Value Mean = G.input("mean", DType::F32, {"B", 1});
+      R = nn::layerNormBackward(X, Dy, W, Mean, G.input("rstd", DType::F32, {"B", 1}));
+    } else {
+      R = nn::rmsNormBackward(X, Dy, W, G.input("rstd", DType::F32, {"B", 1}));
+    }
+    G.output("dx", R.Dx);
+    G.output("dw", R.Dw);
+    if (R.Db.valid())
+      G.output("db", R.Db);
     return;
   }
   fail("jitfuse_sweep: unknown pattern '{}'", Pat);

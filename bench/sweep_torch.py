@@ -50,6 +50,7 @@ from sweep_points import compile_order, dtypes, numel, point_bytes, shapes  # no
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
+from torch_patterns import ln_backward, ln_backward_native, rms_backward  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -106,39 +107,13 @@ def col_sum(x):
     return x.sum(0)
 
 
-def layernorm_bwd(x, dy, w, mean, rstd):
-    """LayerNorm backward from the saved f32 [rows, 1] mean and rstd, in f32
-    math: dx (x's dtype), dw and db (f32 column sums); bench/torch_bench.py's
-    W21."""
-    xh = (x.float() - mean) * rstd
-    dyf = dy.float()
-    wdy = w.float() * dyf
-    dx = rstd * (wdy - wdy.mean(-1, keepdim=True) - xh * (wdy * xh).mean(-1, keepdim=True))
-    return dx.to(x.dtype), (dyf * xh).sum(0), dyf.sum(0)
-
-
-def layernorm_bwd_native(x, dy, w, mean, rstd):
-    """The same as autograd runs it (dw and db in w's dtype)."""
-    return torch.ops.aten.native_layer_norm_backward(
-        dy, x, [x.shape[-1]], mean, rstd, w, w, [True, True, True])
-
-
-def rmsnorm_bwd(x, dy, w, rstd):
-    """RMSNorm backward from the saved f32 [rows, 1] rstd: dx, dw (f32)."""
-    xh = x.float() * rstd
-    dyf = dy.float()
-    wdy = w.float() * dyf
-    dx = rstd * (wdy - xh * (wdy * xh).mean(-1, keepdim=True))
-    return dx.to(x.dtype), (dyf * xh).sum(0)
-
-
 FNS = {"add_rmsnorm": add_rmsnorm, "layernorm": layernorm, "softmax": softmax,
        "silu_mul": silu_mul, "rope": rope, "bias_gelu": bias_gelu,
        "sum_abs_amax": sum_abs_amax, "col_sum": col_sum,
-       "layernorm_bwd": layernorm_bwd, "rmsnorm_bwd": rmsnorm_bwd}
+       "layernorm_bwd": ln_backward, "rmsnorm_bwd": rms_backward}
 # Other eager spellings of a pattern: eager_us is the fastest of FNS's and
 # these (each one's time in "eager_spellings").
-EAGER_SPELLINGS = {"layernorm_bwd": {"aten.native_layer_norm_backward": layernorm_bwd_native}}
+EAGER_SPELLINGS = {"layernorm_bwd": {"aten.native_layer_norm_backward": ln_backward_native}}
 
 
 def offset_tensor(shape, dtype, offset_bytes):

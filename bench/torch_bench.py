@@ -52,6 +52,7 @@ if not ARGS.compile_only:
 _T_IMPORT = time.perf_counter()
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from torch_patterns import ln_backward, ln_backward_native  # noqa: E402,F401
 import triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
@@ -144,23 +145,6 @@ def fake_quant_cols(w):
     wf = w.float()
     s = wf.abs().amax(0, keepdim=True) / 127.0
     return (torch.clamp(torch.round(wf / s), -127, 127) * s).to(w.dtype), s
-
-
-def ln_backward(x, dy, w, mean, rstd):
-    """W21: LayerNorm backward from the saved mean and rstd ([B, 1] f32), in
-    f32 math: dx (bf16), dw and db (f32 column sums)."""
-    xh = (x.float() - mean) * rstd
-    dyf = dy.float()
-    wdy = w.float() * dyf
-    dx = rstd * (wdy - wdy.mean(-1, keepdim=True) - xh * (wdy * xh).mean(-1, keepdim=True))
-    return dx.to(x.dtype), (dyf * xh).sum(0), dyf.sum(0)
-
-
-def ln_backward_native(x, dy, w, mean, rstd):
-    """W21 as autograd runs it: PyTorch's fused LayerNorm backward kernels
-    (dw and db in the weight's dtype)."""
-    return torch.ops.aten.native_layer_norm_backward(
-        dy, x, [x.shape[-1]], mean, rstd, w, w, [True, True, True])
 
 
 def relu_backward(dy, z):

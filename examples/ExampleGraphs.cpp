@@ -290,22 +290,16 @@ ExampleGraph buildLayerNormBackward() {
                          "over bf16 [B,4096]: a row kernel and a column kernel, or one with "
                          "--mix-order-columns");
   Graph &G = *E.G;
-  Value X = G.input("x", bf16, {"B", Hidden});
-  Value Dy = cast(G.input("dy", bf16, {"B", Hidden}), f32);
-  Value W = cast(G.input("w", bf16, {Hidden}), f32);
-  Value Mean = G.input("mean", f32, {"B", 1});
-  Value Rstd = G.input("rstd", f32, {"B", 1});
-  Value Xh = (cast(X, f32) - Mean) * Rstd;
-  Value Wdy = W * Dy;
-  Value Dx = cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16);
-  Value Dw = sum(Dy * Xh, {0});
-  Value Db = sum(Dy, {0});
-  G.output("dx", Dx);
-  G.output("dw", Dw);
-  G.output("db", Db);
+  nn::NormGrads R = nn::layerNormBackward(
+      G.input("x", bf16, {"B", Hidden}), G.input("dy", bf16, {"B", Hidden}),
+      G.input("w", bf16, {Hidden}), G.input("mean", f32, {"B", 1}),
+      G.input("rstd", f32, {"B", 1}));
+  G.output("dx", R.Dx);
+  G.output("dw", R.Dw);
+  G.output("db", R.Db);
   E.Dims = {{"B", DefaultRows}};
   // The weight and bias gradients share one column kernel (they read dy).
-  E.SameKernel = {{Dw.id(), Db.id()}};
+  E.SameKernel = {{R.Dw.id(), R.Db.id()}};
   return E;
 }
 

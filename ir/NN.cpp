@@ -89,6 +89,59 @@ Value layerNorm(Value X, Value Weight, Value Bias, Value Eps) {
   return cast(D * Inv * cast(Weight, T) + cast(Bias, T), X.dtype());
 }
 
+/// A norm backward's operands: X of rank >= 2, Dy like X, the weight over
+/// the last dim, each statistic shaped like X with a last dim of 1.
+static void checkNormGrads(llvm::StringRef OpName, Value X, Value Dy, Value Weight,
+                           llvm::ArrayRef<Value> Stats) {
+  if (X.rank() < 2)
+    fail("{}: input {} has rank {}; expected rows of a last axis (rank >= 2)", OpName.str(),
+         describe(X), X.rank());
+  if (Dy.shape() != X.shape())
+    fail("{}: dy {} is not shaped like input {}", OpName.str(), describe(Dy), describe(X));
+  checkFeatureParam(OpName, "weight", Weight, X);
+  Shape S(X.shape().begin(), X.shape().end());
+  S.back() = Dim(1);
+  for (Value St : Stats)
+    if (St.shape() != S || !isFloat(St.dtype()))
+      fail("{}: statistic {} is not a float tensor of shape {}", OpName.str(), describe(St),
+           shapeStr(S));
+}
+
+/// Every axis of X but the last.
+static std::vector<int64_t> rowAxes(Value X) {
+  std::vector<int64_t> Axes(X.rank() - 1);
+  for (size_t I = 0; I < Axes.size(); ++I)
+    Axes[I] = static_cast<int64_t>(I);
+  return Axes;
+}
+
+NormGrads layerNormBackward(Value X, Value Dy, Value Weight, Value Mean, Value Rstd) {
+  checkValid("layerNormBackward", {X, Dy, Weight, Mean, Rstd});
+  DType T = computeType("layerNormBackward", X);
+  checkNormGrads("layerNormBackward", X, Dy, Weight, {Mean, Rstd});
+  Value G = cast(Dy, T), W = cast(Weight, T);
+  Value Xh = (cast(X, T) - cast(Mean, T)) * cast(Rstd, T);
+  Value Wg = W * G;
+  NormGrads R;
+  R.Dx = cast(cast(Rstd, T) * (Wg - mean(Wg) - Xh * mean(Wg * Xh)), X.dtype());
+  R.Dw = sum(G * Xh, rowAxes(X));
+  R.Db = sum(G, rowAxes(X));
+  return R;
+}
+
+NormGrads rmsNormBackward(Value X, Value Dy, Value Weight, Value Rstd) {
+  checkValid("rmsNormBackward", {X, Dy, Weight, Rstd});
+  DType T = computeType("rmsNormBackward", X);
+  checkNormGrads("rmsNormBackward", X, Dy, Weight, {Rstd});
+  Value G = cast(Dy, T), W = cast(Weight, T);
+  Value Xh = cast(X, T) * cast(Rstd, T);
+  Value Wg = W * G;
+  NormGrads R;
+  R.Dx = cast(cast(Rstd, T) * (Wg - Xh * mean(Wg * Xh)), X.dtype());
+  R.Dw = sum(G * Xh, rowAxes(X));
+  return R;
+}
+
 Value softmax(Value X) {
   checkValid("softmax", {X});
   checkHasLastAxis("softmax", X);

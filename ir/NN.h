@@ -22,6 +22,23 @@ Value rmsNorm(Value X, Value Weight, Value Eps);
 /// y = (x - mean) * rsqrt(mean((x - mean)^2) + eps) * weight + bias.
 Value layerNorm(Value X, Value Weight, Value Bias, Value Eps);
 
+/// The gradients of a norm from the statistics its forward saved: Dx in
+/// X's dtype; Dw (and Db) summed over every axis but the last, in the
+/// compute type, shaped [1, .., 1, H].
+struct NormGrads {
+  Value Dx, Dw, Db; // Db: layerNormBackward only
+};
+
+/// LayerNorm backward over the last axis of X [.., H] from the forward's
+/// f32 Mean and Rstd (1 / sqrt(var + eps)), shaped [.., 1]: xhat = (x -
+/// mean) * rstd, dx = rstd * (w dy - mean(w dy) - xhat * mean(w dy xhat)),
+/// dw = sum(dy * xhat), db = sum(dy). Dy is shaped like X.
+NormGrads layerNormBackward(Value X, Value Dy, Value Weight, Value Mean, Value Rstd);
+
+/// RMSNorm backward: xhat = x * rstd, dx = rstd * (w dy - xhat * mean(w dy
+/// xhat)), dw = sum(dy * xhat).
+NormGrads rmsNormBackward(Value X, Value Dy, Value Weight, Value Rstd);
+
 /// Max-subtracted softmax over the last axis.
 Value softmax(Value X);
 

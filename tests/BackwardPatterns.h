@@ -9,6 +9,7 @@
 
 #include "compiler/Planner.h"
 #include "ir/Graph.h"
+#include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 
@@ -29,19 +30,15 @@ inline Graph reluBackward(Dim H) {
 }
 
 /// LayerNorm backward from the saved mean and rstd: dx per row, dw and db
-/// column sums over the rows.
+/// column sums over the rows (nn::layerNormBackward; bench W21's graph).
 inline Graph layerNormBackward(Dim H) {
   Graph G;
-  Value X = G.input("x", bf16, {"B", H});
-  Value Dy = cast(G.input("dy", bf16, {"B", H}), f32);
-  Value W = cast(G.input("w", bf16, {H}), f32);
-  Value Mean = G.input("mean", f32, {"B", 1});
-  Value Rstd = G.input("rstd", f32, {"B", 1});
-  Value Xh = (cast(X, f32) - Mean) * Rstd;
-  Value Wdy = W * Dy;
-  G.output("dx", cast(Rstd * (Wdy - mean(Wdy) - Xh * mean(Wdy * Xh)), bf16));
-  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
-  G.output("db", sum(Dy, llvm::ArrayRef<int64_t>{0}));
+  nn::NormGrads R = nn::layerNormBackward(
+      G.input("x", bf16, {"B", H}), G.input("dy", bf16, {"B", H}), G.input("w", bf16, {H}),
+      G.input("mean", f32, {"B", 1}), G.input("rstd", f32, {"B", 1}));
+  G.output("dx", R.Dx);
+  G.output("dw", R.Dw);
+  G.output("db", R.Db);
   return G;
 }
 

@@ -48,14 +48,10 @@ GraphPlan planOf(const Graph &G, bool On = true) {
 /// a column sum of dy * x * rstd (one reduction: rows up to 8192 fit).
 Graph rmsNormBackward(DType T, Dim H) {
   Graph G;
-  Value X = cast(G.input("x", T, {"B", H}), f32);
-  Value Dy = cast(G.input("dy", T, {"B", H}), f32);
-  Value W = cast(G.input("w", T, {H}), f32);
-  Value Rstd = G.input("rstd", f32, {"B", 1});
-  Value Xh = X * Rstd;
-  Value Wdy = W * Dy;
-  G.output("dx", cast(Rstd * (Wdy - Xh * mean(Wdy * Xh)), T));
-  G.output("dw", sum(Dy * Xh, llvm::ArrayRef<int64_t>{0}));
+  nn::NormGrads R = nn::rmsNormBackward(G.input("x", T, {"B", H}), G.input("dy", T, {"B", H}),
+                                        G.input("w", T, {H}), G.input("rstd", f32, {"B", 1}));
+  G.output("dx", R.Dx);
+  G.output("dw", R.Dw);
   return G;
 }
 

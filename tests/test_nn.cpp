@@ -489,3 +489,96 @@ TEST_CASE("dropout zeroes about p of the elements and scales the rest",
   auto Again = interpret(G, B);
   CHECK(Again.at("y").Data == Y);
 }
+
+TEST_CASE("layerNormBackward and rmsNormBackward are the gradients of the forward", "[nn]") {
+  // The oracle: central differences of L(x) = sum(dy * norm(x)) in double,
+  // the statistics recomputed from x each time; dw and db from the forward's
+  // definition. The graphs take the statistics the forward would save.
+  const int64_t Rows = 3, H = 8;
+  const double Eps = 1e-5;
+  for (bool Ln : {true, false}) {
+    INFO((Ln ? "layerNormBackward" : "rmsNormBackward"));
+    Bindings B;
+    B.Inputs["x"] = randomF32({Rows, H}, 11);
+    B.Inputs["dy"] = randomF32({Rows, H}, 12);
+    B.Inputs["w"] = randomF32({H}, 13);
+    const std::vector<double> &X = B.Inputs["x"].Data, &Dy = B.Inputs["dy"].Data,
+                              &W = B.Inputs["w"].Data;
+    auto Stats = [&](const std::vector<double> &V, int64_t R) {
+      double Mu = 0, Sq = 0;
+      for (int64_t I = 0; I < H; ++I)
+        Mu += V[R * H + I];
+      Mu = Ln ? Mu / H : 0;
+      for (int64_t I = 0; I < H; ++I)
+        Sq += (V[R * H + I] - Mu) * (V[R * H + I] - Mu);
+      return std::pair<double, double>(Mu, 1 / std::sqrt(Sq / H + Eps));
+    };
+    auto Loss = [&](const std::vector<double> &V) {
+      double L = 0;
+      for (int64_t R = 0; R < Rows; ++R) {
+        auto [Mu, Rs] = Stats(V, R);
+        for (int64_t I = 0; I < H; ++I)
+          L += Dy[R * H + I] * (V[R * H + I] - Mu) * Rs * W[I];
+      }
+      return L;
+    };
+    HostTensor Mean{f32, {Rows, 1}, {}}, Rstd{f32, {Rows, 1}, {}};
+    for (int64_t R = 0; R < Rows; ++R) {
+      auto [Mu, Rs] = Stats(X, R);
+      Mean.Data.push_back(static_cast<float>(Mu));
+      Rstd.Data.push_back(static_cast<float>(Rs));
+    }
+    Graph G;
+    Value XV = G.input("x", f32, {Rows, H}), DyV = G.input("dy", f32, {Rows, H});
+    Value WV = G.input("w", f32, {H}), RstdV = G.input("rstd", f32, {Rows, 1});
+    nn::NormGrads Gr = Ln ? nn::layerNormBackward(XV, DyV, WV, G.input("mean", f32, {Rows, 1}),
+                                                  RstdV)
+                          : nn::rmsNormBackward(XV, DyV, WV, RstdV);
+    G.output("dx", Gr.Dx);
+    G.output("dw", Gr.Dw);
+    CHECK(hasShape(Gr.Dw, "[1,8]"));
+    CHECK(Gr.Db.valid() == Ln);
+    if (Ln)
+      G.output("db", Gr.Db);
+    B.Inputs["rstd"] = Rstd;
+    if (Ln)
+      B.Inputs["mean"] = Mean;
+    std::map<std::string, HostTensor> Out = interpret(G, B);
+
+    std::vector<double> Dx(Rows * H), Dw(H, 0.0), Db(H, 0.0);
+    for (int64_t K = 0; K < Rows * H; ++K) {
+      std::vector<double> Up = X, Down = X;
+      const double Step = 1e-5;
+      Up[K] += Step;
+      Down[K] -= Step;
+      Dx[K] = (Loss(Up) - Loss(Down)) / (2 * Step);
+    }
+    for (int64_t R = 0; R < Rows; ++R) {
+      auto [Mu, Rs] = Stats(X, R);
+      for (int64_t I = 0; I < H; ++I) {
+        Dw[I] += Dy[R * H + I] * (X[R * H + I] - Mu) * Rs;
+        Db[I] += Dy[R * H + I];
+      }
+    }
+    checkClose(Out.at("dx").Data, Dx, 1e-4, 1e-5);
+    checkClose(Out.at("dw").Data, Dw, 1e-5, 1e-6);
+    if (Ln)
+      checkClose(Out.at("db").Data, Db, 1e-5, 1e-6);
+  }
+}
+
+TEST_CASE("norm backward errors name the operand", "[nn]") {
+  Graph G;
+  Value X = G.input("x", f32, {4, 8}), Dy = G.input("dy", f32, {4, 8});
+  Value W = G.input("w", f32, {8}), Rstd = G.input("rstd", f32, {4, 1});
+  CHECK_THROWS_WITH(nn::rmsNormBackward(X, G.input("dy2", f32, {4, 7}), W, Rstd),
+                    Contains("rmsNormBackward: dy") && Contains("not shaped like input"));
+  CHECK_THROWS_WITH(nn::rmsNormBackward(X, Dy, W, G.input("r2", f32, {4})),
+                    Contains("statistic") && Contains("[4,1]"));
+  CHECK_THROWS_WITH(nn::layerNormBackward(X, Dy, G.input("w2", f32, {7}),
+                                          G.input("mean", f32, {4, 1}), Rstd),
+                    Contains("weight"));
+  CHECK_THROWS_WITH(nn::rmsNormBackward(G.input("v", f32, {8}), G.input("dv", f32, {8}), W,
+                                        Rstd),
+                    Contains("rank 1"));
+}
