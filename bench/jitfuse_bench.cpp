@@ -65,6 +65,7 @@ struct Options {
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
   bool NoPrefixCoords = false, MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
+  int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
 };
 
@@ -313,6 +314,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
+    FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -546,6 +548,10 @@ int main(int Argc, char **Argv) {
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512): the most groups "
                  "of rows of a row kernel with column partials")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
+                 "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8): partials a "
+                 "column tile's last block loads before adding them, fused and unfused")
+      ->check(CLI::Range(0, 64));
   App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
                "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
                "linear index), fused and unfused, for a same-binary comparison");

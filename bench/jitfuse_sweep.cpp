@@ -102,6 +102,7 @@ struct Options {
   bool RowCacheLatePeeled = false;
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
+  int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;
@@ -528,6 +529,7 @@ int run(const Options &O) {
         CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
+        CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
         CO.GroupStores = !O.NoGroupStores;
@@ -698,6 +700,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-order-columns", O.MixOrderColumns,
                "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
                "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
+  App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
+                 "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
+      ->check(CLI::Range(0, 64));
   App.add_option("--mix-max-groups", O.MixMaxGroups,
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));

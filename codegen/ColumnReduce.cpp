@@ -305,7 +305,8 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     for (size_t R = 0; R < NR; ++R) {
       E.line(fmt::format("{} = ((volatile {}*)jf_partials)[{}];", Tot(R, I), AT,
                          PartialAt(R, "tile")));
-      E.line("#pragma unroll 8");
+      E.line(fmt::format("#pragma unroll {}", P.CombineUnroll > 0 ? P.CombineUnroll
+                                                              : launch::ColumnCombineUnroll));
       E.open(fmt::format("for ({} s = 1; s < nsplit; ++s)", IT));
       E.line(fmt::format("{0} = {1}({0}, ((volatile {2}*)jf_partials)[{3}]);", Tot(R, I), F(R),
                          AT, PartialAt(R, "(s * tiles + tile)")));

@@ -97,6 +97,10 @@ struct KernelPlan {
   /// ColumnReduce: adjacent columns per thread (16 bytes of the widest
   /// input), in every variant; the tile is ThreadsX * ColumnWidth columns.
   int ColumnWidth = 1;
+  /// ColumnReduce: the unroll of the last block's loop over the splits'
+  /// partials (launch::ColumnCombineUnroll, or CompileOptions::
+  /// ColumnCombineUnroll for experiments).
+  int CombineUnroll = 0;
   /// ColumnReduce: reductions the kernel computes (more than one:
   /// SiblingColumnReductions), each with its own partials.
   int ColumnReductions = 1;

@@ -134,6 +134,12 @@ inline constexpr int64_t ColumnCombineSplits = 64;
 inline constexpr int64_t ColumnMinSplitColumns = int64_t(1) << 16;
 /// At most this many splits in any case (the scratch buffer's bound).
 inline constexpr int64_t ColumnMaxSplits = 256;
+/// A column tile's last block adds the splits' partials this many loads at
+/// a time (the loop's unroll): 8 is 8 L2 round trips for 64 splits, after
+/// every other block of the tile is done. CompileOptions::ColumnCombineUnroll
+/// (an experiment) sets it; at 32 ptxas issues 15-31 of the loads before
+/// their adds (static SASS, session 32), registers unchanged.
+inline constexpr int ColumnCombineUnroll = 8;
 /// Column reductions computed by a row kernel (KernelPlan::MixColumns): the
 /// rows are cut into at most MixMaxGroups groups of consecutive rows
 /// (mixRowsPerGroup, mixGroups); a block takes a group, adding each row's

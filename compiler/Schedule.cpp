@@ -345,6 +345,7 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
       P.DynDims.push_back(D);
   P.Index64 = !P.DynDims.empty() || MaxNumel > INT32_MAX / 2;
   P.PrefixCoords = Opts.PrefixCoords;
+  P.CombineUnroll = Opts.ColumnCombineUnroll;
 
   if (C.Kind == KernelKind::ColumnReduce)
     return scheduleColumns(G, C, std::move(P));

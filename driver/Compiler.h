@@ -379,6 +379,10 @@ struct CompileOptions {
   /// cuts its rows into (0: codegen::launch::MixMaxGroups, 512). For timing
   /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
   int64_t MixMaxGroups = 0;
+  /// Experiment: how many of the splits' partials the last block of a
+  /// column tile loads before adding them (a power of two up to 64; 0:
+  /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.
+  int ColumnCombineUnroll = 0;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -395,3 +395,32 @@ TEST_CASE("Column reduce: a split column sum is bitwise reproducible and the sam
   O.ExpectFusedKernels = 1;
   checkGraph(G, B, O);
 }
+
+TEST_CASE("Column reduce: ColumnCombineUnroll sets the combine loop's unroll (an experiment)",
+          "[column-reduce]") {
+  Graph G;
+  G.output("db", sum(G.input("x", bf16, {"B", 2048}), llvm::ArrayRef<int64_t>{0}));
+  auto CombineLoop = [&](int Unroll) {
+    CompileOptions O;
+    O.Arch = "sm_90";
+    O.ColumnCombineUnroll = Unroll;
+    GraphPlan P = Compiler::plan(G, O);
+    REQUIRE(P.Kernels.size() == 1);
+    std::string Text = codegen::emitKernel(P.planned(G), P.Kernels[0]).Variants[0].Text;
+    size_t At = Text.find("for (long long s = 1; s < nsplit; ++s)");
+    REQUIRE(At != std::string::npos);
+    size_t Line = Text.rfind("#pragma unroll", At);
+    REQUIRE(Line != std::string::npos);
+    return Text.substr(Line, Text.find('\n', Line) - Line);
+  };
+  CHECK(CombineLoop(0) == "#pragma unroll 8"); // launch::ColumnCombineUnroll
+  CHECK(CombineLoop(32) == "#pragma unroll 32");
+  CompileOptions Bad;
+  Bad.ColumnCombineUnroll = 12;
+  CHECK_THROWS_WITH(Compiler::plan(G, Bad), Contains("ColumnCombineUnroll: 12"));
+  // The unrolled loop compiles.
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.ColumnCombineUnroll = 64;
+  CHECK(testCompiler().compile(G, O).numKernels() == 1);
+}
