@@ -146,7 +146,7 @@ TEST_CASE("examples l1_chain and sum_abs match hand-computed values", "[examples
   CHECK(T.Data.at(0) == Approx(Want).epsilon(1e-6));
 }
 
-TEST_CASE("example layernorm_backward: two kernels, one with MixOrderColumns", "[examples]") {
+TEST_CASE("example layernorm_backward: two kernels or one with MixOrderColumns", "[examples]") {
   examples::ExampleGraph E = examples::buildExample("layernorm_backward");
   CompileOptions O;
   O.Arch = "sm_90";

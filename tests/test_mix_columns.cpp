@@ -71,7 +71,7 @@ Graph normWithColumnStats(DType T, Dim H) {
 
 } // namespace
 
-TEST_CASE("MixOrderColumns: max, mean and min columns beside a norm", "[mix-columns]") {
+TEST_CASE("MixOrderColumns: max and mean and min columns beside a norm", "[mix-columns]") {
   for (int64_t H : {2048, 2051, 2560}) {
     INFO("H=" << H);
     Graph G = normWithColumnStats(bf16, Dim(H));
@@ -350,7 +350,7 @@ TEST_CASE("GPU: column partials match the reference", "[gpu][mix-columns]") {
     }
 }
 
-TEST_CASE("GPU: max, mean and min column partials match the reference", "[gpu][mix-columns]") {
+TEST_CASE("GPU: max and mean and min column partials match the reference", "[gpu][mix-columns]") {
   if (!haveGpu())
     return;
   for (DType T : {f32, bf16})
