@@ -135,8 +135,10 @@ private:
   void mixAdds();
   void mixEnd();
   void mixCombine();
-  /// The accumulator slot of column \p Col (an expression).
+  /// The accumulator slot of column \p Col (an expression), and the slots
+  /// each lane's columns take (ceil(C / Vec), a reduction's Vec times that).
   std::string mixSlot(const std::string &Col) const;
+  int64_t mixLaneSlots() const;
 
   const Graph &G;
   const KernelPlan &P;

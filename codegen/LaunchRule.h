@@ -164,14 +164,17 @@ inline constexpr int MixCombineRows = 8;
 /// (the block reductions' scratch beside them stays under the 48 KB a
 /// kernel may declare statically).
 inline constexpr int64_t MixMaxSharedBytes = 32768;
-/// Columns a row kernel may take the column reductions of: at least 2048
+/// Column reductions a row kernel may take: rows of at least 2048 columns
 /// (at one 16-byte chunk a thread, CompileOptions::RowChunksPerThread,
 /// 256 threads a row or more: MixMaxGroups blocks of them hold the GPU's
-/// threads) and one f32 accumulator a column within MixMaxSharedBytes.
+/// threads) whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
+/// MixMaxSharedBytes.
 inline constexpr int64_t MixMinColumns = 2048;
-inline bool mixColumns(int64_t Cols) {
-  return Cols >= MixMinColumns && Cols * 4 <= MixMaxSharedBytes;
+inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes) {
+  return Cols >= MixMinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;
 }
+/// The column lengths of any such kernel (one f32 accumulator a column).
+inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }
 /// Rows a group: ceil(Rows / MaxGroups), at least 1. \p MaxGroups other
 /// than MixMaxGroups: CompileOptions::MixMaxGroups, an experiment (the
 /// error bound assumes MixMaxGroups).

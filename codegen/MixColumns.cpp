@@ -36,8 +36,10 @@ size_t outputIndex(const KernelPlan &P, NodeId N) {
 }
 } // namespace
 
+int64_t KernelWriter::mixLaneSlots() const { return (P.Domain.back().Size + Vec - 1) / Vec; }
+
 std::string KernelWriter::mixSlot(const std::string &Col) const {
-  int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
+  int64_t CV = mixLaneSlots();
   if (Vec == 1)
     return fmt::format("(int)({})", Col);
   // Unsigned: Vec is a power of two, so a mask and a shift.
@@ -47,8 +49,7 @@ std::string KernelWriter::mixSlot(const std::string &Col) const {
 
 void KernelWriter::mixBegin() {
   std::string IT = E.indexType();
-  int64_t C = P.Domain.back().Size;
-  int64_t CV = (C + Vec - 1) / Vec;
+  int64_t CV = mixLaneSlots();
   size_t NR = P.MixColumns.size();
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
   JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop && P.MixMaxGroups > 0,
@@ -80,7 +81,7 @@ void KernelWriter::mixBegin() {
 }
 
 void KernelWriter::mixAdds() {
-  int64_t CV = (P.Domain.back().Size + Vec - 1) / Vec;
+  int64_t CV = mixLaneSlots();
   // The aligned variant's chunk starts at a multiple of Vec: lane K's slot
   // is K * CV + col / Vec, one base and constant offsets (ptxas, W21 with
   // the terms in the store loop: 54 registers, 56 through the general form).
@@ -105,8 +106,7 @@ void KernelWriter::mixAdds() {
 void KernelWriter::mixEnd() {
   // The group's rows are added: its partials, by reduction, group, column.
   std::string IT = E.indexType();
-  int64_t C = P.Domain.back().Size;
-  int64_t CV = (C + Vec - 1) / Vec;
+  int64_t C = P.Domain.back().Size, CV = mixLaneSlots();
   E.line("__syncthreads();");
   for (size_t R = 0; R < P.MixColumns.size(); ++R)
     E.line(fmt::format("for (int c = threadIdx.x; c < {0}; c += {1}) jf_partials[({2} * jf_ng + "

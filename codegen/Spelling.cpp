@@ -25,6 +25,20 @@ std::string computeType(DType T) {
   return "";
 }
 
+unsigned computeBytes(DType T) {
+  switch (T) {
+  case DType::Bool: return 1;
+  case DType::I32:
+  case DType::F16:
+  case DType::BF16:
+  case DType::F32: return 4;
+  case DType::I64:
+  case DType::F64: return 8;
+  }
+  JITFUSE_UNREACHABLE("unknown dtype");
+  return 0;
+}
+
 std::string storageType(DType T) {
   switch (T) {
   case DType::Bool: return "jf_bool";

@@ -11,6 +11,8 @@ namespace jitfuse::codegen {
 
 /// The type a value of dtype T is computed in (halves compute in float).
 std::string computeType(DType T);
+/// Bytes of computeType(T).
+unsigned computeBytes(DType T);
 /// The type a value of dtype T is stored as in device memory.
 std::string storageType(DType T);
 /// Converts a stored element expression to its compute type. \p Pinned:

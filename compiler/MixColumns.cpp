@@ -14,7 +14,10 @@
 #include "compiler/ClusterMerge.h"
 #include "compiler/ReduceAxes.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <algorithm>
+#include <optional>
 
 namespace jitfuse {
 
@@ -23,12 +26,6 @@ namespace {
 bool rowReduction(const Node &Nd) {
   return isReduction(Nd.Kind) && Nd.scope() == ReduceScope::LastAxis;
 }
-
-struct Shapes {
-  std::vector<NodeId> Reds; // empty: not usable
-  Shape Domain;             // the reductions' operand shape
-  std::set<NodeId> Loads;   // graph inputs and other clusters' values
-};
 
 std::set<NodeId> loadsOf(const Graph &G, const Cluster &C) {
   std::set<NodeId> Here(C.Nodes.begin(), C.Nodes.end()), Loads;
@@ -41,53 +38,58 @@ std::set<NodeId> loadsOf(const Graph &G, const Cluster &C) {
   return Loads;
 }
 
-/// A column cluster whose outputs are exactly its reductions: nothing in
-/// it reads a result, no other node is a graph output or read by a cluster
-/// that does not compute it too (\p Computes: per node, the clusters).
-Shapes columnShapes(const Graph &G, const Cluster &C, const std::vector<bool> &IsOutput,
-                    const std::vector<std::vector<NodeId>> &Users,
-                    const std::vector<std::set<unsigned>> &Computes, unsigned Index) {
-  Shapes S;
+/// The [R, C] domain of a cluster of unstrided column reductions over one
+/// domain and accumulator type whose accumulators a row kernel can keep
+/// (launch::mixFits), or nullopt.
+std::optional<Shape> columnDomain(const Graph &G, const Cluster &C) {
+  std::vector<NodeId> Reds;
+  for (NodeId N : C.Nodes)
+    if (isReduction(G.node(N).Kind)) {
+      if (!isColumnReduction(G.node(N)) || !G.stridesOf(N).empty())
+        return std::nullopt;
+      Reds.push_back(N);
+    }
+  if (Reds.empty())
+    return std::nullopt;
+  Shape D = G.node(G.node(Reds.front()).Operands[0]).Dims;
+  DType T = G.node(Reds.front()).Type;
+  for (NodeId R : Reds)
+    if (G.node(G.node(R).Operands[0]).Dims != D ||
+        codegen::computeType(G.node(R).Type) != codegen::computeType(T))
+      return std::nullopt;
+  if (D.size() != 2 || D[1].isDynamic() ||
+      !codegen::launch::mixFits(D[1].Size, int64_t(Reds.size()), codegen::computeBytes(T)))
+    return std::nullopt;
+  return D;
+}
+
+/// Whether a column cluster's outputs are exactly its reductions: nothing
+/// in it reads a result, no other node is a graph output or read by a
+/// cluster that does not compute it too (\p Computes: per node, the
+/// clusters).
+bool onlyReductionOutputs(const Graph &G, const Cluster &C, const std::vector<bool> &IsOutput,
+                          const std::vector<std::vector<NodeId>> &Users,
+                          const std::vector<std::set<unsigned>> &Computes, unsigned Index) {
   std::set<NodeId> Here(C.Nodes.begin(), C.Nodes.end());
   for (NodeId N : C.Nodes) {
     const Node &Nd = G.node(N);
-    if (isReduction(Nd.Kind)) {
-      if (!isColumnReduction(Nd) || !G.stridesOf(N).empty())
-        return {};
-      S.Reds.push_back(N);
+    if (llvm::any_of(Nd.Operands,
+                     [&](NodeId Op) { return Here.count(Op) && isReduction(G.node(Op).Kind); }))
+      return false; // a view or an epilogue of a result
+    if (isReduction(Nd.Kind))
       continue;
-    }
     if (IsOutput[N])
-      return {};
+      return false;
     for (NodeId U : Users[N]) {
       if (Here.count(U))
         continue;
       // Read elsewhere: only by a cluster that computes N itself.
       for (unsigned K : Computes[U])
         if (K != Index && !Computes[N].count(K))
-          return {};
+          return false;
     }
   }
-  if (S.Reds.empty())
-    return {};
-  for (NodeId N : C.Nodes)
-    for (NodeId Op : G.node(N).Operands)
-      if (std::find(S.Reds.begin(), S.Reds.end(), Op) != S.Reds.end())
-        return {}; // a view or an epilogue of a result
-  S.Domain = G.node(G.node(S.Reds.front()).Operands[0]).Dims;
-  if (S.Domain.size() != 2 || S.Domain[1].isDynamic() ||
-      !codegen::launch::mixColumns(S.Domain[1].Size))
-    return {};
-  std::string AT = codegen::computeType(G.node(S.Reds.front()).Type);
-  for (NodeId R : S.Reds)
-    if (G.node(G.node(R).Operands[0]).Dims != S.Domain ||
-        codegen::computeType(G.node(R).Type) != AT)
-      return {};
-  int64_t Acc = AT == "float" ? 4 : 8;
-  if (int64_t(S.Reds.size()) * S.Domain[1].Size * Acc > codegen::launch::MixMaxSharedBytes)
-    return {};
-  S.Loads = loadsOf(G, C);
-  return S;
+  return true;
 }
 
 /// A row cluster over \p Domain: row reductions only, every one over it.
@@ -105,6 +107,11 @@ bool rowOver(const Graph &G, const Cluster &C, const Shape &Domain) {
 }
 
 } // namespace
+
+bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column) {
+  std::optional<Shape> D = columnDomain(G, Column);
+  return D && rowOver(G, Row, *D);
+}
 
 bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
   bool Row = false, Column = false;
@@ -136,16 +143,16 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
     for (unsigned B = 0; B < Clusters.size() && !Changed; ++B) {
       if (Clusters[B].Nodes.empty())
         continue;
-      Shapes Col = columnShapes(G, Clusters[B], IsOutput, Users, Computes, B);
-      if (Col.Reds.empty())
+      std::optional<Shape> Domain = columnDomain(G, Clusters[B]);
+      if (!Domain || !onlyReductionOutputs(G, Clusters[B], IsOutput, Users, Computes, B))
         continue;
+      std::set<NodeId> ColLoads = loadsOf(G, Clusters[B]);
       for (unsigned A = 0; A < Clusters.size() && !Changed; ++A) {
-        if (A == B || Clusters[A].Nodes.empty() || !rowOver(G, Clusters[A], Col.Domain) ||
+        if (A == B || Clusters[A].Nodes.empty() || !rowOver(G, Clusters[A], *Domain) ||
             Clusters[A].Nodes.size() + Clusters[B].Nodes.size() > MaxClusterNodes)
           continue;
         std::set<NodeId> RowLoads = loadsOf(G, Clusters[A]);
-        if (!std::includes(RowLoads.begin(), RowLoads.end(), Col.Loads.begin(),
-                           Col.Loads.end()) ||
+        if (!std::includes(RowLoads.begin(), RowLoads.end(), ColLoads.begin(), ColLoads.end()) ||
             clusterReads(G, Clusters[A], Clusters[B]) ||
             clusterReads(G, Clusters[B], Clusters[A]) ||
             !mergeClusters(G, Clusters, Recomputed, std::min(A, B), std::max(A, B)))

@@ -25,6 +25,12 @@ namespace jitfuse {
 void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
                      std::vector<std::set<NodeId>> &Recomputed);
 
+/// The shape part of that rule: \p Row's reductions are all row
+/// reductions over one [R, C] domain, \p Column's all column reductions
+/// over it whose accumulators fit (launch::mixFits). The recompute pass
+/// asks it too (compiler/Recompute.h).
+bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column);
+
 /// Whether \p Nodes (a cluster) hold both row and column reductions: a row
 /// kernel with column partials.
 bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes);

@@ -11,10 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Recompute.h"
 
-#include "codegen/LaunchRule.h"
 #include "compiler/ColumnSiblings.h"
 #include "compiler/MixColumns.h"
-#include "compiler/ReduceAxes.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/STLExtras.h>
@@ -76,8 +74,8 @@ private:
   std::vector<NodeId> closure(unsigned K, const Reads &Used) const;
   /// Tensors cluster C loads: operands computed neither by C nor inline.
   Reads loads(unsigned C, llvm::ArrayRef<NodeId> Nodes) const;
-  /// MixColumns: every reader is a column reduction cluster and K loads
-  /// everything the copy reads.
+  /// MixColumns: the one reader's column reductions fit K's rows
+  /// (mixShapesFit) and K loads everything the copy reads.
   bool mixEnabling(unsigned K, const std::set<unsigned> &Readers, const Reads &CopyLoads) const;
   SizeExpr bytes(NodeId N) const {
     return SizeExpr::of(G.node(N).Dims, G.dynamicDims()).times(dtypeBytes(G.node(N).Type));
@@ -116,38 +114,13 @@ std::vector<NodeId> Recomputer::closure(unsigned K, const Reads &Used) const {
 
 bool Recomputer::mixEnabling(unsigned K, const std::set<unsigned> &Readers,
                              const Reads &CopyLoads) const {
-  if (!MixColumns)
+  // One reader whose column reductions K's rows can take (sibling
+  // reductions merged later may not fit: then the mix is refused and the
+  // trade costs the copy's per-row loads), and the copy reading only what
+  // K loads.
+  if (!MixColumns || Readers.size() != 1 ||
+      !mixShapesFit(G, P.Clusters[K], P.Clusters[*Readers.begin()]))
     return false;
-  // K a row kernel over [R, C] of a length launch::mixColumns allows ...
-  std::optional<Shape> Domain;
-  for (NodeId N : P.Clusters[K].Nodes) {
-    const Node &Nd = G.node(N);
-    if (!isReduction(Nd.Kind))
-      continue;
-    if (Nd.scope() != ReduceScope::LastAxis)
-      return false;
-    Domain = G.node(Nd.Operands[0]).Dims;
-  }
-  if (!Domain || Domain->size() != 2 || (*Domain)[1].isDynamic() ||
-      !codegen::launch::mixColumns((*Domain)[1].Size))
-    return false;
-  // ... one reader, column reductions over it whose f32 accumulators fit
-  // (sibling reductions merged later may not: then the mix is refused and
-  // the trade costs the copy's per-row loads) ...
-  if (Readers.size() != 1)
-    return false;
-  int64_t Reds = 0;
-  for (NodeId N : P.Clusters[*Readers.begin()].Nodes) {
-    const Node &Nd = G.node(N);
-    if (!isReduction(Nd.Kind))
-      continue;
-    if (!isColumnReduction(Nd) || G.node(Nd.Operands[0]).Dims != *Domain)
-      return false;
-    ++Reds;
-  }
-  if (Reds == 0 || Reds * (*Domain)[1].Size * 4 > codegen::launch::MixMaxSharedBytes)
-    return false;
-  // ... and the copy reading only what K loads.
   Reads Has = loads(K, P.Clusters[K].Nodes);
   return llvm::all_of(CopyLoads, [&](NodeId In) { return Has.count(In) || in(K, In); });
 }

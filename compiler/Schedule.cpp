@@ -567,7 +567,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                     P.ThreadsX % codegen::launch::MixCombineLanes == 0,
                 "a row kernel with column partials is a block a row of a static length");
   P.MixColumns = Columns;
-  P.MixAccBytes = codegen::computeType(G.node(Columns.front()).Type) == "float" ? 4 : 8;
+  P.MixAccBytes = static_cast<int>(codegen::computeBytes(G.node(Columns.front()).Type));
   P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
