@@ -250,10 +250,13 @@ std::vector<Workload> allWorkloads() {
   W.push_back({"W21", "W21",
                "LayerNorm backward from the saved mean/rstd: dx, dw, db, bf16 [16384, 4096]",
                [](Graph &G) {
-                 nn::NormGrads R = nn::layerNormBackward(
-                     G.input("x", DType::BF16, {"B", 4096}), G.input("dy", DType::BF16, {"B", 4096}),
-                     G.input("w", DType::BF16, {4096}), G.input("mean", DType::F32, {"B", 1}),
-                     G.input("rstd", DType::F32, {"B", 1}));
+                 // The inputs in order (arguments are evaluated in no set order).
+                 Value X = G.input("x", DType::BF16, {"B", 4096});
+                 Value Dy = G.input("dy", DType::BF16, {"B", 4096});
+                 Value W = G.input("w", DType::BF16, {4096});
+                 Value Mean = G.input("mean", DType::F32, {"B", 1});
+                 Value Rstd = G.input("rstd", DType::F32, {"B", 1});
+                 nn::NormGrads R = nn::layerNormBackward(X, Dy, W, Mean, Rstd);
                  G.output("dx", R.Dx);
                  G.output("dw", R.Dw);
                  G.output("db", R.Db);

@@ -290,10 +290,11 @@ ExampleGraph buildLayerNormBackward() {
                          "over bf16 [B,4096]: a row kernel and a column kernel, or one with "
                          "--mix-order-columns");
   Graph &G = *E.G;
-  nn::NormGrads R = nn::layerNormBackward(
-      G.input("x", bf16, {"B", Hidden}), G.input("dy", bf16, {"B", Hidden}),
-      G.input("w", bf16, {Hidden}), G.input("mean", f32, {"B", 1}),
-      G.input("rstd", f32, {"B", 1}));
+  // The inputs in order (a call's arguments are evaluated in no set order).
+  Value X = G.input("x", bf16, {"B", Hidden}), Dy = G.input("dy", bf16, {"B", Hidden});
+  Value W = G.input("w", bf16, {Hidden});
+  Value Mean = G.input("mean", f32, {"B", 1}), Rstd = G.input("rstd", f32, {"B", 1});
+  nn::NormGrads R = nn::layerNormBackward(X, Dy, W, Mean, Rstd);
   G.output("dx", R.Dx);
   G.output("dw", R.Dw);
   G.output("db", R.Db);

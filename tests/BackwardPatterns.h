@@ -33,9 +33,11 @@ inline Graph reluBackward(Dim H) {
 /// column sums over the rows (nn::layerNormBackward; bench W21's graph).
 inline Graph layerNormBackward(Dim H) {
   Graph G;
-  nn::NormGrads R = nn::layerNormBackward(
-      G.input("x", bf16, {"B", H}), G.input("dy", bf16, {"B", H}), G.input("w", bf16, {H}),
-      G.input("mean", f32, {"B", 1}), G.input("rstd", f32, {"B", 1}));
+  // The inputs in order (a call's arguments are evaluated in no set order).
+  Value X = G.input("x", bf16, {"B", H}), Dy = G.input("dy", bf16, {"B", H});
+  Value W = G.input("w", bf16, {H});
+  Value Mean = G.input("mean", f32, {"B", 1}), Rstd = G.input("rstd", f32, {"B", 1});
+  nn::NormGrads R = nn::layerNormBackward(X, Dy, W, Mean, Rstd);
   G.output("dx", R.Dx);
   G.output("dw", R.Dw);
   G.output("db", R.Db);
