@@ -136,7 +136,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   };
   // Rows r0 + y, r0 + y + NY, ... of the split, in increasing order; U of
   // them loaded (and their prologue computed) before any is added.
-  auto Rows = [&](int Count) {
+  auto Rows = [&](int Count, bool Whole) {
     E.line(fmt::format("{} jf_v{}[{}][{}];", AT, PerRed, Count, W));
     for (int K = 0; K < Count; ++K) {
       E.open("");
@@ -158,25 +158,36 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.line(fmt::format("jf_store<{}, {}>(out_{} + c0 * ncols + col, jf_sv{});",
                              storageType(G.node(P.Outputs[O]).Type), Vec, O, O));
       } else {
-        // Every column's loads unconditional: a column past the row's end
-        // reads the last column and its terms are replaced by the identity.
-        // Under an `if` a column, ptxas waited for each column's loads
-        // before issuing the next column's (32 memory latencies an
-        // iteration; session 33: LayerNorm backward's column sums at C =
-        // 4095 or a 2-byte offset, ~3.4x the aligned kernel's time).
+        // No `if` around a column's loads and arithmetic: under one,
+        // ptxas issued each column's loads after the previous column's
+        // arithmetic (a memory latency each of a thread's 32 columns;
+        // session 33: LayerNorm backward's column sums at C = 4095 or a
+        // 2-byte offset, 2.4-2.9x the time). A whole tile's columns need
+        // no check; in the row's last tile each load is predicated on its
+        // column (a column past the row's end computes on zeros, and the
+        // identity replaces its terms). A clamped column index instead
+        // cost a 64-bit address computation a load (col_sum bf16 x 1021
+        // took twice the time with it in every tile).
         for (int J = 0; J < W; ++J) {
           E.open("");
-          E.line(fmt::format("const bool jf_in = {} < ncols;", ColExpr(J)));
-          E.line(fmt::format("[[maybe_unused]] const {} col = jf_in ? {} : ncols - 1;", IT,
-                             ColExpr(J)));
+          if (!Whole) {
+            E.line(fmt::format("const bool jf_in = {} < ncols;", ColExpr(J)));
+            E.setLoadGuard("jf_in");
+          }
+          E.line(fmt::format("[[maybe_unused]] const {} col = {};", IT, ColExpr(J)));
           E.setVectorLoads(false);
-          for (size_t R = 0; R < NR; ++R)
-            E.line(fmt::format("jf_v{}[{}][{}] = jf_in ? {} : {};", Ix(R), K, J, Operand(R),
-                               Ident(R)));
-          for (size_t O : Prologue)
-            E.line(fmt::format("if (jf_in) out_{}[c0 * ncols + col] = {};", O,
-                               PrologueValue(O)));
+          for (size_t R = 0; R < NR; ++R) {
+            std::string V = Operand(R);
+            E.line(fmt::format("jf_v{}[{}][{}] = {};", Ix(R), K, J,
+                               Whole ? V : fmt::format("jf_in ? {} : {}", V, Ident(R))));
+          }
+          for (size_t O : Prologue) {
+            std::string V = PrologueValue(O);
+            E.line(fmt::format("{}out_{}[c0 * ncols + col] = {};", Whole ? "" : "if (jf_in) ", O,
+                               V));
+          }
           E.setVectorLoads(true);
+          E.setLoadGuard("");
           E.close();
         }
       }
@@ -188,18 +199,30 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
           E.line(fmt::format("acc{0}[{1}] = {2}(acc{0}[{1}], jf_v{0}[{3}][{1}]);", Ix(R), J,
                              F(R), K));
   };
-  // The aligned variant's columns are whole vectors (C % W == 0).
-  if (Vec > 1)
-    E.open("if (jf_c < ncols)");
-  E.line(fmt::format("{} r = r0 + ({})threadIdx.y;", IT, IT));
-  E.open(fmt::format("for (; r + {} < r1; r += {})", (U - 1) * NY, U * NY));
-  Rows(U);
-  E.close();
-  E.open(fmt::format("for (; r < r1; r += {})", NY));
-  Rows(1);
-  E.close();
-  if (Vec > 1)
+  auto RowLoops = [&](bool Whole) {
+    E.line(fmt::format("{} r = r0 + ({})threadIdx.y;", IT, IT));
+    E.open(fmt::format("for (; r + {} < r1; r += {})", (U - 1) * NY, U * NY));
+    Rows(U, Whole);
     E.close();
+    E.open(fmt::format("for (; r < r1; r += {})", NY));
+    Rows(1, Whole);
+    E.close();
+  };
+  if (Vec > 1) {
+    // The aligned variant's columns are whole vectors (C % W == 0).
+    E.open("if (jf_c < ncols)");
+    RowLoops(true);
+    E.close();
+  } else {
+    // The scalar variant: the row's last tile (when partial) checks its
+    // columns, the other tiles do not.
+    E.open(fmt::format("if (tile * {0} + {0} <= ncols)", Tile));
+    RowLoops(true);
+    E.close();
+    E.open("else");
+    RowLoops(false);
+    E.close();
+  }
   for (size_t R = 0; R < NR; ++R)
     for (int J = 0; J < W; ++J)
       E.line(fmt::format("jf_col{}[threadIdx.y][{}] = acc{}[{}];", Ix(R),

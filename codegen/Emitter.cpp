@@ -455,7 +455,9 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     // is inside the tensor whenever the row is, and its value is shared by
     // the lanes: only lane addresses are guarded.
     bool LaneFree = !C.Flat && !C.ColRel && !C.LaneDep;
-    if (LaneGuard && Chunk != ChunkKind::Whole && !LaneFree)
+    if (!LoadGuard.empty() && !LaneFree)
+      Elem = fmt::format("({} ? {} : ({})0)", LoadGuard, Elem, ST);
+    else if (LaneGuard && Chunk != ChunkKind::Whole && !LaneFree)
       Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
     if (RecordScalar && C.ColRel && !C.Flat) {
       bool Known = false;

@@ -90,6 +90,11 @@ public:
   /// [jf_lo, jf_hi), so a per-lane load is guarded (the lane may sit before
   /// the tensor or past its end).
   void setLaneGuard(bool On) { LaneGuard = On; }
+  /// Scalar loads read only where \p Cond holds (0 elsewhere): a column
+  /// kernel's last tile, whose columns past the row's end compute on zeros
+  /// that the identity then replaces. A row's broadcast value is read as
+  /// the lane guard reads it (inside the tensor with its row). Empty: none.
+  void setLoadGuard(std::string Cond) { LoadGuard = std::move(Cond); }
   /// Peeled kernels: the chunk kind; Whole also lifts the lane guard, and
   /// the lead tensor's own accesses in a whole chunk are plain wide loads.
   void setChunk(ChunkKind K) { Chunk = K; }
@@ -260,6 +265,7 @@ private:
   int Lane = 0;
   bool Peel;
   bool LaneGuard = false;
+  std::string LoadGuard;
   ChunkKind Chunk = ChunkKind::Either;
   int LeadInput = -1;
   int64_t DomainOff = 0;
