@@ -92,8 +92,9 @@ public:
   void setLaneGuard(bool On) { LaneGuard = On; }
   /// Scalar loads read only where \p Cond holds (0 elsewhere): a column
   /// kernel's last tile, whose columns past the row's end compute on zeros
-  /// that the identity then replaces. A row's broadcast value is read as
-  /// the lane guard reads it (inside the tensor with its row). Empty: none.
+  /// that the identity then replaces. Only a value at the row's own
+  /// coordinates (a [R, 1] statistic, inside the tensor with its row) is
+  /// read unguarded. Empty: none.
   void setLoadGuard(std::string Cond) { LoadGuard = std::move(Cond); }
   /// Peeled kernels: the chunk kind; Whole also lifts the lane guard, and
   /// the lead tensor's own accesses in a whole chunk are plain wide loads.

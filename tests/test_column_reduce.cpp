@@ -274,6 +274,19 @@ TEST_CASE("Column reduce: the scalar variant loads every column of a row without
   // A prologue output is stored only for the row's own columns.
   CHECK_THAT(LastTile, Contains("if (jf_in) out_0[c0 * ncols + col] = "));
   CHECK_THAT(T, !Contains("if (jf_c + 224 < ncols)"));
+  // A broadcast operand of a relabeled node follows the column through its
+  // unflattened index (b[col / 145]): past the row's end that index leaves
+  // b, so its loads are guarded too.
+  Graph H;
+  Value X3 = H.input("x", bf16, {"R", 7, 145});
+  Value B = H.input("b", f32, {7, 1});
+  H.output("s", sum(reshape(cast(X3, f32) + B, {Dim("R"), Dim(7 * 145)}), {0}));
+  auto [KH, EH] = onlyKernel(H);
+  REQUIRE(KH.Kind == KernelKind::ColumnReduce);
+  const std::string &TH = EH.Variants[0].Text;
+  std::string LastTileH = TH.substr(TH.find("else", TH.find("if (tile * 256 + 256 <= ncols)")));
+  CHECK_THAT(LastTileH, Contains("(jf_in ? in_1[("));
+  CHECK_THAT(LastTileH, !Contains("= in_1["));
 }
 
 TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[column-reduce]") {
