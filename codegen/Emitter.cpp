@@ -458,11 +458,14 @@ std::string Emitter::load(NodeId N, const Coords &At) {
     // LoadGuard: only an element of the row's own coordinates (a [R, 1]
     // statistic) is left unguarded; an address that may follow the column
     // in any other way (a relabeled or permuted one) is read under it.
-    bool RowOnly = !C.Flat && !C.ColRel && !C.LaneDep && !C.Relabeled && C.Last == "0" &&
-                   llvm::all_of(C.Outer, [&](const std::string &O) {
-                     return O == "0" || llvm::is_contained(domainCoords().Outer, O);
-                   });
-    if (!LoadGuard.empty() && !RowOnly)
+    auto RowOnly = [&] {
+      Coords D = domainCoords();
+      return !C.Flat && !C.ColRel && !C.LaneDep && !C.Relabeled && C.Last == "0" &&
+             llvm::all_of(C.Outer, [&](const std::string &O) {
+               return O == "0" || llvm::is_contained(D.Outer, O);
+             });
+    };
+    if (!LoadGuard.empty() && !RowOnly())
       Elem = fmt::format("({} ? {} : ({})0)", LoadGuard, Elem, ST);
     else if (LaneGuard && Chunk != ChunkKind::Whole && !LaneFree)
       Elem = fmt::format("({} ? {} : ({})0)", laneValid(), Elem, ST);
