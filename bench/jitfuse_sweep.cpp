@@ -16,6 +16,7 @@
 #include "Workloads.h"
 
 #include "driver/Compiler.h"
+#include "examples/ExampleGraphs.h"
 #include "ir/NN.h"
 #include "reference/Interpreter.h"
 #include "runtime/Device.h"
@@ -292,21 +293,8 @@ void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
   if (Pat == "col_sum") // accumulated in f32, stored in T (x.sum(0))
     return G.output("db", sum(G.input("x", T, {"B", H}), llvm::ArrayRef<int64_t>{0}));
   if (Pat == "layernorm_bwd" || Pat == "rmsnorm_bwd") {
-    // From the saved f32 statistics (nn::layerNormBackward, rmsNormBackward).
-    Value X = G.input("x", T, {"B", H});
-    Value Dy = G.input("dy", T, {"B", H});
-    Value W = G.input("w", T, {H});
-    nn::NormGrads R;
-    if (Pat == "layernorm_bwd") {
-      Value Mean = G.input("mean", DType::F32, {"B", 1});
-      R = nn::layerNormBackward(X, Dy, W, Mean, G.input("rstd", DType::F32, {"B", 1}));
-    } else {
-      R = nn::rmsNormBackward(X, Dy, W, G.input("rstd", DType::F32, {"B", 1}));
-    }
-    G.output("dx", R.Dx);
-    G.output("dw", R.Dw);
-    if (R.Db.valid())
-      G.output("db", R.Db);
+    // From the saved f32 statistics (W21's graph over the sweep's shapes).
+    examples::addNormBackward(G, T, H, Pat == "layernorm_bwd");
     return;
   }
   fail("jitfuse_sweep: unknown pattern '{}'", Pat);

@@ -283,21 +283,29 @@ ExampleGraph buildBiasGrad() {
   return E;
 }
 
+nn::NormGrads addNormBackward(Graph &G, DType T, Dim H, bool LayerNorm) {
+  // The inputs in order (a call's arguments are evaluated in no set order).
+  Value X = G.input("x", T, {"B", H});
+  Value Dy = G.input("dy", T, {"B", H});
+  Value W = G.input("w", T, {H});
+  Value Mean = LayerNorm ? G.input("mean", f32, {"B", 1}) : Value();
+  Value Rstd = G.input("rstd", f32, {"B", 1});
+  nn::NormGrads R = LayerNorm ? nn::layerNormBackward(X, Dy, W, Mean, Rstd)
+                              : nn::rmsNormBackward(X, Dy, W, Rstd);
+  G.output("dx", R.Dx);
+  G.output("dw", R.Dw);
+  if (LayerNorm)
+    G.output("db", R.Db);
+  return R;
+}
+
 ExampleGraph buildLayerNormBackward() {
   ExampleGraph E = start("layernorm_backward",
                          "LayerNorm backward from the saved f32 mean and rstd [B,1]: dx (bf16) "
                          "per row, dw = sum(dy * xhat, axis 0) and db = sum(dy, axis 0) (f32) "
                          "over bf16 [B,4096]: a row kernel and a column kernel, or one with "
                          "--mix-order-columns");
-  Graph &G = *E.G;
-  // The inputs in order (a call's arguments are evaluated in no set order).
-  Value X = G.input("x", bf16, {"B", Hidden}), Dy = G.input("dy", bf16, {"B", Hidden});
-  Value W = G.input("w", bf16, {Hidden});
-  Value Mean = G.input("mean", f32, {"B", 1}), Rstd = G.input("rstd", f32, {"B", 1});
-  nn::NormGrads R = nn::layerNormBackward(X, Dy, W, Mean, Rstd);
-  G.output("dx", R.Dx);
-  G.output("dw", R.Dw);
-  G.output("db", R.Db);
+  nn::NormGrads R = addNormBackward(*E.G, bf16, Hidden, /*LayerNorm=*/true);
   E.Dims = {{"B", DefaultRows}};
   // The weight and bias gradients share one column kernel (they read dy).
   E.SameKernel = {{R.Dw.id(), R.Db.id()}};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ir/Graph.h"
+#include "ir/NN.h"
 
 #include <llvm/ADT/StringRef.h>
 
@@ -56,6 +57,14 @@ ExampleGraph buildBiasGrad();
 ExampleGraph buildHeadRmsNorm();
 ExampleGraph buildQkNormRope();
 ExampleGraph buildLayerNormBackward();
+
+/// A norm's gradients from its forward's saved f32 statistics
+/// (nn::layerNormBackward when \p LayerNorm, else nn::rmsNormBackward), added
+/// to \p G with inputs x and dy [B, H] and w [H] of dtype \p T, then mean
+/// (LayerNorm) and rstd [B, 1], created in that order; outputs dx, dw and
+/// (LayerNorm) db. The example, bench W21, the sweep's norm-backward
+/// patterns and the tests build their graphs here.
+nn::NormGrads addNormBackward(Graph &G, DType T, Dim H, bool LayerNorm);
 
 /// Non-leaf nodes that \p Roots depend on, Roots included, in id order:
 /// the whole expression behind them, up to inputs, scalars and constants.

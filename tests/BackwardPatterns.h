@@ -8,8 +8,8 @@
 #pragma once
 
 #include "compiler/Planner.h"
+#include "examples/ExampleGraphs.h"
 #include "ir/Graph.h"
-#include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 
@@ -33,14 +33,7 @@ inline Graph reluBackward(Dim H) {
 /// column sums over the rows (nn::layerNormBackward; bench W21's graph).
 inline Graph layerNormBackward(Dim H) {
   Graph G;
-  // The inputs in order (a call's arguments are evaluated in no set order).
-  Value X = G.input("x", bf16, {"B", H}), Dy = G.input("dy", bf16, {"B", H});
-  Value W = G.input("w", bf16, {H});
-  Value Mean = G.input("mean", f32, {"B", 1}), Rstd = G.input("rstd", f32, {"B", 1});
-  nn::NormGrads R = nn::layerNormBackward(X, Dy, W, Mean, Rstd);
-  G.output("dx", R.Dx);
-  G.output("dw", R.Dw);
-  G.output("db", R.Db);
+  examples::addNormBackward(G, bf16, H, /*LayerNorm=*/true);
   return G;
 }
 

@@ -48,12 +48,7 @@ GraphPlan planOf(const Graph &G, bool On = true) {
 /// a column sum of dy * x * rstd (one reduction: rows up to 8192 fit).
 Graph rmsNormBackward(DType T, Dim H) {
   Graph G;
-  // The inputs in order (a call's arguments are evaluated in no set order).
-  Value X = G.input("x", T, {"B", H}), Dy = G.input("dy", T, {"B", H});
-  Value W = G.input("w", T, {H}), Rstd = G.input("rstd", f32, {"B", 1});
-  nn::NormGrads R = nn::rmsNormBackward(X, Dy, W, Rstd);
-  G.output("dx", R.Dx);
-  G.output("dw", R.Dw);
+  examples::addNormBackward(G, T, H, /*LayerNorm=*/false);
   return G;
 }
 
