@@ -54,6 +54,34 @@ CUOBJDUMP_TEXT = """\
         /*0040*/                   EXIT ;                                    /* 0x000000000000 */
 """
 
+# A row loop (0x0020-0x0070) with a barrier, and a shuffle's slow path after
+# the EXIT that branches back into the loop: not the loop body.
+LOOP_CUOBJDUMP = """\
+\t\tFunction : jf_loop
+        /*0000*/                   S2R R0, SR_TID.X ;                        /* 0x0 */
+        /*0010*/                   MOV R1, RZ ;                              /* 0x0 */
+        /*0020*/                   LDG.E.128 R8, desc[UR4][R2.64] ;          /* 0x0 */
+        /*0030*/                   FFMA R4, R8, R9, R4 ;                     /* 0x0 */
+        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;             /* 0x0 */
+        /*0050*/                   STS [R6], R4 ;                            /* 0x0 */
+        /*0060*/                   ISETP.GE.AND P0, PT, R1, R5, PT ;         /* 0x0 */
+        /*0070*/              @!P0 BRA 0x20 ;                                /* 0x0 */
+        /*0080*/                   EXIT ;                                    /* 0x0 */
+        /*0090*/                   WARPSYNC R7 ;                             /* 0x0 */
+        /*00a0*/                   BRA 0x30 ;                                /* 0x0 */
+"""
+LOOP_NVDISASM = """\
+.text.jf_loop:
+        /*0000*/                   S2R R0, SR_TID.X ;
+.L_x_0:
+        /*0010*/                   LDG.E.128 R8, desc[UR4][R2.64] ;
+        /*0020*/                   FFMA R4, R8, R9, R4 ;
+        /*0030*/              @!P0 BRA `(.L_x_0) ;
+        /*0040*/                   EXIT ;
+.L_x_1:
+        /*0050*/                   BRA `(.L_x_1) ;
+"""
+
 
 class Parse(unittest.TestCase):
     def test_nvdisasm_text(self):
@@ -68,6 +96,18 @@ class Parse(unittest.TestCase):
     def test_cuobjdump_text(self):
         k = sass_mix.parse_sass(CUOBJDUMP_TEXT)
         self.assertEqual(dict(k["jf_k0_add_v8"]), {"LDG": 1, "FMUL": 2, "STG": 1, "EXIT": 1})
+
+    def test_loop_only(self):
+        k = sass_mix.parse_sass(LOOP_CUOBJDUMP, loop=True)
+        self.assertEqual(dict(k["jf_loop"]),
+                         {"LDG": 1, "FFMA": 1, "BAR": 1, "STS": 1, "ISETP": 1, "BRA": 1})
+        self.assertEqual(sum(sass_mix.parse_sass(LOOP_CUOBJDUMP)["jf_loop"].values()), 11)
+        # nvdisasm's labels; the self-branch after EXIT is a one-instruction
+        # "loop", smaller than the row loop.
+        k = sass_mix.parse_sass(LOOP_NVDISASM, loop=True)
+        self.assertEqual(dict(k["jf_loop"]), {"LDG": 1, "FFMA": 1, "BRA": 1})
+        # A kernel without a loop counts nothing.
+        self.assertEqual(sum(sass_mix.parse_sass(CUOBJDUMP_TEXT, loop=True)["jf_k0_add_v8"].values()), 0)
 
     def test_classes(self):
         k = sass_mix.parse_sass(NVDISASM_TEXT)

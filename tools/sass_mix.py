@@ -5,6 +5,7 @@
     tools/sass_mix.py /tmp/k                 # every *.cubin there
     tools/sass_mix.py a.cubin --compare b.cubin
     tools/sass_mix.py /tmp/k --json
+    tools/sass_mix.py a.cubin --loop         # each kernel's outer loop only
 
 Counts the instructions nvdisasm prints for each kernel (static: each
 instruction once, whatever the loop trip counts), by opcode and by class
@@ -62,19 +63,63 @@ def opcode_class(op):
     return OPCODE_CLASS.get(op, "other")
 
 
-def parse_sass(text):
-    """{kernel: Counter(opcode -> count)} in the order the kernels appear."""
-    out = collections.OrderedDict()
+ADDR_RE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/")
+LABEL_RE = re.compile(r"^(\.L_\w+):")
+# A branch's target: an address (cuobjdump) or a label (nvdisasm -c).
+TARGET_RE = re.compile(r"\bBRA(?:\.[A-Z.]+)?\s+(?:`\((\.L_\w+)\)|0x([0-9a-f]+))")
+
+
+def outer_loop(instrs, labels):
+    """The instructions of the largest range from a backward branch's target
+    to the branch that holds no EXIT ([] without one): a kernel's outer
+    loop, whose count is what an iteration issues. (A range with an EXIT is
+    no loop body: ptxas puts the slow paths of warp shuffles after the
+    kernel's end, branching back into its middle.)"""
+    best = []
+    for i, (addr, _, line) in enumerate(instrs):
+        m = TARGET_RE.search(line)
+        if not m:
+            continue
+        target = labels.get(m.group(1)) if m.group(1) else int(m.group(2), 16)
+        if target is None or target > addr:
+            continue
+        body = [x for x in instrs[: i + 1] if x[0] >= target]
+        if any(op == "EXIT" for _, op, _ in body):
+            continue
+        if len(body) > len(best):
+            best = body
+    return best
+
+
+def parse_sass(text, loop=False):
+    """{kernel: Counter(opcode -> count)} in the order the kernels appear;
+    with loop, only the instructions of each kernel's outer loop."""
+    raw = collections.OrderedDict()  # kernel -> ([(addr, opcode, line)], {label: addr})
     kernel = None
+    pending = []
     for line in text.splitlines():
         m = KERNEL_RE.match(line) or FUNCTION_RE.match(line)
         if m:
             kernel = m.group(1)
-            out.setdefault(kernel, collections.Counter())
+            raw.setdefault(kernel, ([], {}))
+            pending = []
+            continue
+        m = LABEL_RE.match(line)
+        if m:
+            pending.append(m.group(1))
             continue
         m = INSTR_RE.match(line)
         if m and kernel is not None:
-            out[kernel][m.group(1)] += 1
+            addr = int(ADDR_RE.match(line).group(1), 16)
+            instrs, labels = raw[kernel]
+            for label in pending:
+                labels[label] = addr
+            pending = []
+            instrs.append((addr, m.group(1), line))
+    out = collections.OrderedDict()
+    for name, (instrs, labels) in raw.items():
+        picked = outer_loop(instrs, labels) if loop else instrs
+        out[name] = collections.Counter(op for _, op, _ in picked)
     return out
 
 
@@ -112,7 +157,7 @@ def is_elf(path):
         return f.read(4) == b"\x7fELF"
 
 
-def load(inputs, nvdisasm):
+def load(inputs, nvdisasm, loop=False):
     """{kernel: Counter} over every input: CUBINs, SASS text, directories of
     *.cubin. A kernel in two inputs keeps the first (variants are unique per
     program; two programs may share a name, so pass them separately)."""
@@ -130,7 +175,7 @@ def load(inputs, nvdisasm):
         if not os.path.exists(path):
             sys.exit(f"sass_mix.py: {path}: no such file")
         text = disassemble(path, nvdisasm) if is_elf(path) else open(path).read()
-        kernels = parse_sass(text)
+        kernels = parse_sass(text, loop)
         if not kernels:
             sys.exit(f"sass_mix.py: {path}: no kernel found (not a CUBIN or SASS text)")
         for name, counts in kernels.items():
@@ -201,6 +246,9 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=0, help="also list each kernel's N commonest opcodes")
     ap.add_argument("--json", action="store_true", help="one JSON object per kernel")
     ap.add_argument("--nvdisasm", help="path of nvdisasm")
+    ap.add_argument("--loop", action="store_true",
+                    help="count only each kernel's outer loop (the largest range from a backward "
+                         "branch's target to the branch): an iteration's instructions")
     args = ap.parse_args(argv)
     nvdisasm = find_nvdisasm(args.nvdisasm)
 
@@ -210,9 +258,9 @@ def main(argv=None):
         rx = re.compile(args.kernel)
         return collections.OrderedDict((k, v) for k, v in kernels.items() if rx.search(k))
 
-    first = pick(load(args.inputs, nvdisasm))
+    first = pick(load(args.inputs, nvdisasm, args.loop))
     if args.compare:
-        print_compare(first, pick(load(args.compare, nvdisasm)))
+        print_compare(first, pick(load(args.compare, nvdisasm, args.loop)))
     elif args.json:
         for name, counts in first.items():
             print(json.dumps({"kernel": name, **summary(counts, args.top or 10)}))
