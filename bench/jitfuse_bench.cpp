@@ -65,6 +65,7 @@ struct Options {
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
   bool NoPrefixCoords = false, MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
+  bool MixRowsKnown = false;
   int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
 };
@@ -314,6 +315,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
+    FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
     FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
@@ -548,6 +550,9 @@ int main(int Argc, char **Argv) {
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512): the most groups "
                  "of rows of a row kernel with column partials")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_flag("--mix-rows-known", O.MixRowsKnown,
+               "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
+               "to be rows (with --mix-order-columns)");
   App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
                  "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8): partials a "
                  "column tile's last block loads before adding them, fused and unfused")

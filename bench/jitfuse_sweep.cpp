@@ -103,6 +103,7 @@ struct Options {
   bool RowCacheLatePeeled = false;
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
+  bool MixRowsKnown = false;
   int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
@@ -517,6 +518,7 @@ int run(const Options &O) {
         CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
+        CO.MixRowsKnown = O.MixRowsKnown;
         CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
@@ -694,6 +696,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--mix-max-groups", O.MixMaxGroups,
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_flag("--mix-rows-known", O.MixRowsKnown,
+               "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
+               "be rows (with --mix-order-columns)");
   App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
                "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
                "variants only; experiment)");

@@ -58,8 +58,8 @@ static std::vector<KernelParam> kernelParams(const Graph &G, const KernelPlan &P
 }
 
 std::string kernelOpening(const KernelPlan &P, const std::string &VariantName, bool Peeled) {
-  const int MinBlocks = Peeled ? std::max(P.MinBlocksPerSm, P.PeeledMinBlocksPerSm)
-                               : P.MinBlocksPerSm;
+  const int MinBlocks = std::max(P.MinBlocksPerSm,
+                                 Peeled ? P.PeeledMinBlocksPerSm : P.AlignedMinBlocksPerSm);
   return fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}){} {}(",
                      P.ThreadsX * P.RowsPerBlock,
                      MinBlocks > 0 ? fmt::format(", {}", MinBlocks) : "",

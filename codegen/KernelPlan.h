@@ -117,6 +117,8 @@ struct KernelPlan {
   /// The most groups of rows (launch::MixMaxGroups, or
   /// CompileOptions::MixMaxGroups for experiments).
   int64_t MixMaxGroups = 0;
+  /// CompileOptions::MixRowsKnown: the group loop declares rowOk constant.
+  bool MixRowsKnown = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;
@@ -250,6 +252,10 @@ struct KernelPlan {
   /// MinBlocksPerSm (ScheduleOptions::PeeledRowOccupancy): 64 registers a
   /// thread at most, the occupancy the aligned variant of a kept row has.
   int PeeledMinBlocksPerSm = 0;
+  /// The aligned variants' __launch_bounds__ blocks an SM when larger than
+  /// MinBlocksPerSm: a mixed row kernel of one chunk a thread
+  /// (codegen::launch::MixResidentThreads).
+  int AlignedMinBlocksPerSm = 0;
   /// The scheduler's reasons, one clause per decision, for the plan text.
   std::string Why;
   /// RowReduce of long rows, one block a row: the same kernel with each row

@@ -159,6 +159,16 @@ inline constexpr int ColumnCombineUnroll = 8;
 inline constexpr int64_t MixMaxGroups = 512;
 inline constexpr int MixCombineLanes = 32;
 inline constexpr int MixCombineRows = 8;
+/// Threads a mixed row kernel of one chunk a thread keeps resident an SM
+/// (its aligned variant's launch bound: MixResidentThreads / threads a
+/// block blocks; KernelPlan::AlignedMinBlocksPerSm). Its groups' blocks
+/// are the whole launch, so other blocks cannot hide a block's wait: W21's
+/// kernel ran 3 blocks of 512 an SM at 40 registers, RMSNorm backward
+/// 16-bit x 4096's at 49-53 (2 blocks; 40 under the bound, no spill); with
+/// CompileOptions::MixRowsKnown W21's needs 56 without the bound, 40 with
+/// it (no spill, 264 instructions a row against 341; static SASS, session
+/// 34).
+inline constexpr int MixResidentThreads = 1536;
 /// The accumulators of a mixed row kernel, reductions x C x the
 /// accumulator's size, are at most this many bytes of static shared memory
 /// (the block reductions' scratch beside them stays under the 48 KB a

@@ -463,7 +463,13 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
                        P.RowsPerBlock));
   }
-  if (!Loop) {
+  if (Mix && P.MixRowsKnown) {
+    // A group's rows are rows (jf_mr < jf_r1 <= nrows). Known to the
+    // compiler, the stages' `if (rowOk)` go, and with them the loads and
+    // conversions each stage repeated.
+    E.line("constexpr bool rowOk = true;");
+    E.line(fmt::format("const {} rowc = row;", IT));
+  } else if (!Loop) {
     E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
     E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
   }
@@ -677,11 +683,15 @@ void KernelWriter::rowBody() {
     E.close();
   E.close();
   if (Loop || Mix) {
-    // The next row's block reductions reuse the scratch this row's last
-    // one may still be reading (JointReduce leaves out that barrier); the
-    // next row's column terms go to slots another thread added this row's
-    // to (a peeled row's chunks move with its phase).
-    E.line("__syncthreads();");
+    // A peeled row's chunks move with its phase, so the next row's column
+    // terms go to slots another thread added this row's to: a barrier. In
+    // the aligned variant each thread adds to the same columns every row,
+    // and the block reductions' scratch needs none either: a thread writes
+    // a stage's scratch again only in the next row, and every thread has
+    // read the stage's result before that row's first barrier, which the
+    // next combine waits behind (jf_block_partial, jf_block_combine).
+    if (Loop || Peel)
+      E.line("__syncthreads();");
     E.close();
   }
   if (Mix)

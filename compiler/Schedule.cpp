@@ -569,16 +569,29 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(codegen::computeBytes(G.node(Columns.front()).Type));
   P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
+  // Rows of one chunk a thread: the aligned variant's registers bounded
+  // (sweep shapes: RMSNorm backward 16-bit x 4096 53 -> 40 registers, 2 -> 3
+  // blocks an SM, no spill; more chunks, or the peeled variants' head and
+  // tail, spilled under it: RMSNorm backward 16-bit x 8192, any x 4099).
+  bool OneChunk = P.Domain.back().Size <= int64_t(P.ThreadsX) * P.Vecs.front();
+  if (OneChunk)
+    P.AlignedMinBlocksPerSm = codegen::launch::MixResidentThreads / P.ThreadsX;
+  P.MixRowsKnown = Opts.MixRowsKnown && OneChunk;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
                        "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
                        "terms to its columns in shared memory; then {} more blocks, each {} "
-                       "columns of one reduction, add the groups' partials in group order",
+                       "columns of one reduction, add the groups' partials in group order{}{}",
                        fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
                        codegen::launch::mixCombiners(P.Domain.back().Size,
                                                      static_cast<int>(Columns.size())),
-                       codegen::launch::MixCombineLanes);
+                       codegen::launch::MixCombineLanes,
+                       OneChunk ? fmt::format("; the aligned variant's registers bounded for {} "
+                                              "blocks an SM",
+                                              P.AlignedMinBlocksPerSm)
+                                : "",
+                       P.MixRowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "");
   return P;
 }
 

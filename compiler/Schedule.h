@@ -56,6 +56,8 @@ struct ScheduleOptions {
   bool PerRowInputsSetWidth = true;
   /// CompileOptions::MixMaxGroups (0: launch::MixMaxGroups).
   int64_t MixMaxGroups = 0;
+  /// CompileOptions::MixRowsKnown.
+  bool MixRowsKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).
   int ColumnCombineUnroll = 0;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

@@ -126,6 +126,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
     fail("CompileOptions::MixMaxGroups: {} is outside 0 (the rule's) to 2^20",
          Opts.MixMaxGroups);
   S.MixMaxGroups = Opts.MixMaxGroups;
+  S.MixRowsKnown = Opts.MixRowsKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)
     fail("CompileOptions::ColumnCombineUnroll: {}; expected 0 (the rule's) or a power of two "
          "up to 64",

@@ -372,13 +372,22 @@ struct CompileOptions {
   /// own loads over the same [R, C] rows (compiler/MixColumns.h), each block
   /// summing a group of consecutive rows in shared memory and the launch's
   /// last blocks adding the groups' partials in order: LayerNorm backward's
-  /// dx, dw and db read x and dy once (W21: 2 kernels -> 1). Not yet
-  /// measured on a GPU.
+  /// dx, dw and db read x and dy once (W21: 2 kernels -> 1). Measured on
+  /// the H200 (session 33): W21 0.97x the two kernels' time, 0.8x at 1-8
+  /// rows, 1.8-3.2x at f32 and odd rows (BENCHMARKS.md).
   bool MixOrderColumns = false;
   /// Experiment: the most groups of rows a row kernel with column partials
   /// cuts its rows into (0: codegen::launch::MixMaxGroups, 512). For timing
   /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
   int64_t MixMaxGroups = 0;
+  /// Experiment (off): the mixed row kernel's rows known to be rows (a
+  /// group's rows all exist, so no `rowOk` test): the compiler shares the
+  /// stages' loads and conversions (W21's aligned variant 341 -> 264
+  /// instructions a row at 40 registers under its launch bound), but needs
+  /// more registers elsewhere (RMSNorm backward 16-bit x 4096 spills 20 B
+  /// under the bound; f32 x 6144 64 -> 92 registers). Rows of one chunk a
+  /// thread only. Not yet measured on a GPU.
+  bool MixRowsKnown = false;
   /// Experiment: how many of the splits' partials the last block of a
   /// column tile loads before adding them (a power of two up to 64; 0:
   /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.

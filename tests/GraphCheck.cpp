@@ -162,6 +162,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
     CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
     CO.MixOrderColumns = Opts.MixOrderColumns;
+    CO.MixRowsKnown = Opts.MixRowsKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;
     CO.FlatRowBroadcast = Opts.FlatRowBroadcast;

@@ -90,6 +90,8 @@ struct CheckOptions {
   bool ColumnReducePrologueOutputs = true;
   /// CompileOptions::MixOrderColumns.
   bool MixOrderColumns = false;
+  /// CompileOptions::MixRowsKnown.
+  bool MixRowsKnown = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -31,11 +31,27 @@ FusionOptions mixed(bool On = true) {
   return O;
 }
 
-CompileOptions cpuOptions(bool On = true) {
+CompileOptions cpuOptions(bool On = true, bool RowsKnown = false) {
   CompileOptions O;
   O.Arch = "sm_90";
   O.MixOrderColumns = On;
+  O.MixRowsKnown = RowsKnown;
   return O;
+}
+
+/// The text of kernel variant \p Name in \p Source (to the next kernel).
+std::string variantText(const std::string &Source, const std::string &Name) {
+  size_t B = Source.find(Name + "(");
+  REQUIRE(B != std::string::npos);
+  size_t E = Source.find("extern \"C\"", B);
+  return Source.substr(B, E == std::string::npos ? std::string::npos : E - B);
+}
+
+size_t countOf(const std::string &Text, const std::string &What) {
+  size_t N = 0;
+  for (size_t P = Text.find(What); P != std::string::npos; P = Text.find(What, P + 1))
+    ++N;
+  return N;
 }
 
 GraphPlan planOf(const Graph &G, bool On = true) {
@@ -49,6 +65,13 @@ GraphPlan planOf(const Graph &G, bool On = true) {
 Graph rmsNormBackward(DType T, Dim H) {
   Graph G;
   examples::addNormBackward(G, T, H, /*LayerNorm=*/false);
+  return G;
+}
+
+/// LayerNorm backward of \p T rows (layerNormBackward: bf16).
+Graph layerNormBackwardOf(DType T, Dim H) {
+  Graph G;
+  examples::addNormBackward(G, T, H, /*LayerNorm=*/true);
   return G;
 }
 
@@ -167,11 +190,61 @@ TEST_CASE("MixOrderColumns: every variant compiles without a warning or a spill"
     INFO("LayerNorm backward H=" << H);
     Check(layerNormBackward(Dim(H)));
   }
+  // 2048 and 4096: one chunk a thread, the aligned variant's registers
+  // bounded for MixResidentThreads (16-bit x 4096 took 49-53 without).
   for (DType T : {f32, bf16, f16})
-    for (int64_t H : {4099, 8192}) {
+    for (int64_t H : {2048, 4096, 4099, 8192}) {
       INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H);
       Check(rmsNormBackward(T, Dim(H)));
     }
+}
+
+TEST_CASE("MixOrderColumns: the aligned variant's rows need no barrier at their end",
+          "[mix-columns]") {
+  // A thread of the aligned variant adds each row's terms to the same
+  // columns' slots; a peeled row's chunks move with its phase, so the
+  // peeled variants keep the barrier that ends a row.
+  Executable F = testCompiler().compile(layerNormBackward(Dim(4096)), cpuOptions());
+  REQUIRE(F.numKernels() == 1);
+  const std::string &Src = F.kernels()[0].Source;
+  std::string V = variantText(Src, "jf_k0_cast_v8"), Pv = variantText(Src, "jf_k0_cast_p8");
+  CHECK(countOf(V, "__syncthreads()") + 1 == countOf(Pv, "__syncthreads()"));
+  // One chunk a thread: the aligned variant's registers bounded for 3
+  // blocks of 512 an SM; the peeled variants' not.
+  CHECK_THAT(Src, Contains("__launch_bounds__(512, 3) jf_k0_cast_v8"));
+  CHECK_THAT(Src, Contains("__launch_bounds__(512) jf_k0_cast_p8"));
+  CHECK(Compiler::plan(layerNormBackward(Dim(4096)), cpuOptions()).Kernels[0]
+            .AlignedMinBlocksPerSm == 3);
+  // Rows of more chunks than threads (f32 x 4096: 2 a thread) are not
+  // bounded: RMSNorm backward 16-bit x 8192 spilled under the bound.
+  CHECK(Compiler::plan(layerNormBackwardOf(f32, Dim(4096)), cpuOptions()).Kernels[0]
+            .AlignedMinBlocksPerSm == 0);
+}
+
+TEST_CASE("MixOrderColumns: MixRowsKnown drops the row test of one-chunk rows (an experiment)",
+          "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(4096));
+  CompileOptions O = cpuOptions(true, true);
+  O.DeferVariants = false;
+  Executable F = testCompiler().compile(G, O);
+  REQUIRE(F.numKernels() == 1);
+  const std::string &Src = F.kernels()[0].Source;
+  CHECK_THAT(Src, Contains("constexpr bool rowOk = true;"));
+  CHECK(Src.find("const bool rowOk") == std::string::npos);
+  CHECK_THAT(F.plan(), Contains("MixRowsKnown"));
+  CHECK(F.compileLog().find("warning") == std::string::npos);
+  for (const rt::KernelResources &K : F.kernelResources()) {
+    INFO("kernel " << K.Name << ": " << K.Registers << " registers");
+    CHECK(K.SpillStoreBytes == 0);
+    if (K.Name == "jf_k0_cast_v8")
+      CHECK(K.Registers <= 40); // 3 blocks of 512 an SM
+  }
+  // Off by default; and rows of two chunks a thread keep the test.
+  CHECK_THAT(testCompiler().compile(G, cpuOptions()).kernels()[0].Source,
+             Contains("const bool rowOk"));
+  CHECK_THAT(testCompiler().compile(layerNormBackwardOf(f32, Dim(4096)), cpuOptions(true, true))
+                 .kernels()[0].Source,
+             Contains("const bool rowOk"));
 }
 
 TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
@@ -330,6 +403,10 @@ static void checkLayerNormBackwardColumns(int64_t H) {
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     O.MisalignEach = {1, 3, 0, 2};
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+    // The experiment: rows known to be rows (one-chunk rows), aligned.
+    O.MixRowsKnown = true;
+    O.MisalignEach.clear();
+    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
   }
 }
 
@@ -363,6 +440,8 @@ TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][m
         O.MixOrderColumns = true;
         O.ExpectFusedKernels = 1;
         O.SpecialValues = B == 3;
+        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+        O.MixRowsKnown = true;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
       }
     }
