@@ -139,6 +139,9 @@ private:
   /// each lane's columns take (ceil(C / Vec), a reduction's Vec times that).
   std::string mixSlot(const std::string &Col) const;
   int64_t mixLaneSlots() const;
+  /// The aligned variant's slots in 16-byte groups (mixAdds' read-modify-
+  /// writes of 4 columns at once): 4-byte accumulators, Vec a multiple of 4.
+  bool mixVecSlots() const;
 
   const Graph &G;
   const KernelPlan &P;

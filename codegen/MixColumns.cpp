@@ -14,7 +14,12 @@
 // A group's accumulators live in shared memory, one a column and
 // reduction, at slot (col % Vec) * ceil(C / Vec) + col / Vec: the threads of
 // a warp adding lane K of consecutive chunks hit consecutive words (no bank
-// conflict), in the aligned variant and at any phase of the peeled one.
+// conflict), at any phase of the peeled variants. The aligned variant, whose
+// threads add to the same chunk's columns every row, groups them by 4:
+// lanes 4h..4h+3 of chunk t at 4 ceil(C / Vec) h + 4t, one 16-byte shared
+// load and store for 4 columns (consecutive threads' 16 bytes apart: no
+// conflict), the adds in the same order (W21's aligned variant: 32 scalar
+// shared accesses a row become 8).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelWriter.h"
@@ -38,10 +43,23 @@ size_t outputIndex(const KernelPlan &P, NodeId N) {
 
 int64_t KernelWriter::mixLaneSlots() const { return (P.Domain.back().Size + Vec - 1) / Vec; }
 
+bool KernelWriter::mixVecSlots() const {
+  // Under the aligned variant's register bound only (rows of one chunk a
+  // thread): f32 RMSNorm backward x 6144, 3 chunks a thread unbounded, took
+  // 70 registers for them, from 64. Not with MixRowsKnown: under the bound
+  // its shared values and the 16-byte groups spilled (W21 16 B).
+  return !Peel && Vec % 4 == 0 && P.MixAccBytes == 4 && P.AlignedMinBlocksPerSm > 0 &&
+         !P.MixRowsKnown;
+}
+
 std::string KernelWriter::mixSlot(const std::string &Col) const {
   int64_t CV = mixLaneSlots();
   if (Vec == 1)
     return fmt::format("(int)({})", Col);
+  if (mixVecSlots())
+    return fmt::format("(int)(((unsigned)({0}) % {1}u / 4u) * {2}u + (unsigned)({0}) / {1}u * 4u + "
+                       "(unsigned)({0}) % 4u)",
+                       Col, Vec, 4 * CV);
   // Unsigned: Vec is a power of two, so a mask and a shift.
   return fmt::format("(int)(((unsigned)({0}) % {1}u) * {2}u + (unsigned)({0}) / {1}u)", Col, Vec,
                      CV);
@@ -54,7 +72,7 @@ void KernelWriter::mixBegin() {
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
   JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop && P.MixMaxGroups > 0,
                 "column partials take a block a row and a group count");
-  E.line(fmt::format("__shared__ {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
+  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
@@ -88,6 +106,34 @@ void KernelWriter::mixAdds() {
   bool Aligned = !Peel && !ScalarPart && Vec > 1;
   if (Aligned)
     E.line(fmt::format("const int jf_s = (int)(col / {});", Vec));
+  if (Aligned && mixVecSlots()) {
+    // Each lane's terms, then per reduction 4 lanes at a time: a 16-byte
+    // read-modify-write of their slots.
+    size_t NR = P.MixColumns.size();
+    std::vector<std::vector<std::string>> Terms(NR);
+    lanes(true, [&](int) {
+      for (size_t R = 0; R < NR; ++R) {
+        const Node &Red = G.node(P.MixColumns[R]);
+        Terms[R].push_back(promoteValue(G.node(Red.Operands[0]).Type, Red.Type,
+                                        E.value(Red.Operands[0], E.domainCoordsOf(Red.Operands[0]))));
+      }
+    });
+    static const char *const Field[] = {"x", "y", "z", "w"};
+    for (size_t R = 0; R < NR; ++R) {
+      const Node &Red = G.node(P.MixColumns[R]);
+      for (int H = 0; H < Vec / 4; ++H) {
+        std::string Slots = fmt::format("jf_q{}_{}", R, H), Acc = fmt::format("jf_a{}_{}", R, H);
+        E.line(fmt::format("float4 &{} = reinterpret_cast<float4 *>(jf_macc + {})[jf_s];", Slots,
+                           int64_t(R) * Vec * CV + int64_t(H) * 4 * CV));
+        E.line(fmt::format("float4 {} = {};", Acc, Slots));
+        for (int L = 0; L < 4; ++L)
+          E.line(fmt::format("{0}.{1} = {2}({0}.{1}, {3});", Acc, Field[L],
+                             reduceFunctor(Red.Kind), Terms[R][4 * H + L]));
+        E.line(fmt::format("{} = {};", Slots, Acc));
+      }
+    }
+    return;
+  }
   lanes(true, [&](int K) {
     for (size_t R = 0; R < P.MixColumns.size(); ++R) {
       const Node &Red = G.node(P.MixColumns[R]);

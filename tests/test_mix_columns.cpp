@@ -157,7 +157,7 @@ TEST_CASE("MixOrderColumns: the mixed kernel compiles with NVRTC for odd shapes"
     Executable F = testCompiler().compile(layerNormBackward(Dim(H)), cpuOptions());
     REQUIRE(F.numKernels() == 1);
     CHECK(F.kernels()[0].Kind == KernelKind::RowReduce);
-    CHECK_THAT(F.kernels()[0].Source, Contains("__shared__ float jf_macc["));
+    CHECK_THAT(F.kernels()[0].Source, Contains("__shared__ __align__(16) float jf_macc["));
     CHECK_THAT(F.kernels()[0].Source, Contains("atomicAdd(jf_counter, 1u)"));
   }
   for (DType T : {f32, bf16, f16})
@@ -199,7 +199,7 @@ TEST_CASE("MixOrderColumns: every variant compiles without a warning or a spill"
     }
 }
 
-TEST_CASE("MixOrderColumns: the aligned variant's rows need no barrier at their end",
+TEST_CASE("MixOrderColumns: the aligned variant: no barrier at a row's end, 16-byte slots",
           "[mix-columns]") {
   // A thread of the aligned variant adds each row's terms to the same
   // columns' slots; a peeled row's chunks move with its phase, so the
@@ -209,6 +209,11 @@ TEST_CASE("MixOrderColumns: the aligned variant's rows need no barrier at their 
   const std::string &Src = F.kernels()[0].Source;
   std::string V = variantText(Src, "jf_k0_cast_v8"), Pv = variantText(Src, "jf_k0_cast_p8");
   CHECK(countOf(V, "__syncthreads()") + 1 == countOf(Pv, "__syncthreads()"));
+  // Its column terms in 16-byte groups of slots: per reduction, two
+  // read-modify-writes of 4 columns a chunk of 8; the peeled variants'
+  // slots stay one column each.
+  CHECK(countOf(V, "reinterpret_cast<float4 *>(jf_macc") == 4);
+  CHECK(countOf(Pv, "reinterpret_cast<float4 *>(jf_macc") == 0);
   // One chunk a thread: the aligned variant's registers bounded for 3
   // blocks of 512 an SM; the peeled variants' not.
   CHECK_THAT(Src, Contains("__launch_bounds__(512, 3) jf_k0_cast_v8"));
@@ -219,6 +224,12 @@ TEST_CASE("MixOrderColumns: the aligned variant's rows need no barrier at their 
   // bounded: RMSNorm backward 16-bit x 8192 spilled under the bound.
   CHECK(Compiler::plan(layerNormBackwardOf(f32, Dim(4096)), cpuOptions()).Kernels[0]
             .AlignedMinBlocksPerSm == 0);
+  // Nor are their slots grouped (f32 RMSNorm backward x 6144: 64 -> 70
+  // registers with them).
+  CHECK(testCompiler()
+            .compile(layerNormBackwardOf(f32, Dim(4096)), cpuOptions())
+            .kernels()[0]
+            .Source.find("float4 *>(jf_macc") == std::string::npos);
 }
 
 TEST_CASE("MixOrderColumns: MixRowsKnown drops the row test of one-chunk rows (an experiment)",

@@ -398,7 +398,7 @@ int main(int Argc, char **Argv) {
   for (int I = 1; I < Argc; ++I)
     Rows.push_back(std::atoll(Argv[I]));
   if (Rows.empty())
-    Rows = {16384, 65536, 1000};
+    Rows = {16384, 65536, 1001}; // 1001: groups of 2 rows, the last of 1
   cudaDeviceProp Prop;
   CHECK_CUDA(cudaGetDeviceProperties(&Prop, 0));
   std::printf("device: %s, %d SMs\n", Prop.name, Prop.multiProcessorCount);
