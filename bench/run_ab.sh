@@ -8,9 +8,10 @@
 #              carry=["gpu-carry"])
 # The first argument is the option under test; the rest go to every
 # jitfuse_sweep run (the point selection). To compare two builds instead,
-# give `-` as the option and JITFUSE_SWEEP_BIN_B=path for side B (e.g. the
-# previous commit's jitfuse_sweep, stripped into gpu-carry/ under another
-# name). Writes $OUT/{ab_a,ab_b}.jsonl and
+# give `-` as the option and JITFUSE_SWEEP_BIN_B=path for side B (e.g.
+# JITFUSE_SWEEP_BIN=gpu-carry/base_jitfuse_sweep, an earlier commit's built
+# by scripts/build-baseline REV, against JITFUSE_SWEEP_BIN_B=
+# gpu-carry/jitfuse_sweep). Writes $OUT/{ab_a,ab_b}.jsonl and
 # ab_table.md; the two A runs and every log go to a scratch folder. Time
 # limits: 60 s of compiles a side (8 shards), 150 s of timing a run: at
 # most ~9 minutes.
