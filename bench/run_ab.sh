@@ -3,7 +3,7 @@
 # root: the points timed without the option (A), with it (B), then A again,
 # each point's A time the faster of its two runs, and the change table B
 # against A.
-#   here:  scripts/gpu-check build && strip -o gpu-carry/jitfuse_sweep build-gpu/bench/jitfuse_sweep
+#   here:  scripts/gpu-check build   (stages jitfuse_sweep in gpu-carry/)
 #   GPU:   run(command="bench/run_ab.sh --aligned-row-copy --peeled-only --only layernorm,add_rmsnorm",
 #              carry=["gpu-carry"])
 # The first argument is the option under test; the rest go to every

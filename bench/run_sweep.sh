@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the shape sweep (issue 12 item 6) on the GPU machine, from the repo root:
-#   here:     scripts/gpu-check build && strip -o gpu-carry/jitfuse_sweep build-gpu/bench/jitfuse_sweep
+#   here:     scripts/gpu-check build   (stages jitfuse_sweep in gpu-carry/)
 #   GPU:      run(command="bench/run_sweep.sh", carry=["gpu-carry"])
 # Writes $OUT/{sweep_points.json,sweep_jitfuse.jsonl,sweep_jitfuse.log,
 # sweep_torch.jsonl,sweep_torch.log,sweep_table.md,sweep_heatmap.png}. Steps:
