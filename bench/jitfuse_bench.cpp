@@ -66,6 +66,7 @@ struct Options {
   bool NoPrefixCoords = false, MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
+  bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
 };
@@ -316,6 +317,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
+    FO.RowOkKnown = Ctx.Opts.RowOkKnown;
     FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
@@ -553,6 +555,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
                "to be rows (with --mix-order-columns)");
+  App.add_flag("--row-ok-known", O.RowOkKnown,
+               "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
+               "their row to exist");
   App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
                  "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8): partials a "
                  "column tile's last block loads before adding them, fused and unfused")

@@ -104,6 +104,7 @@ struct Options {
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
+  bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
@@ -519,6 +520,7 @@ int run(const Options &O) {
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
+        CO.RowOkKnown = O.RowOkKnown;
         CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
         CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
@@ -699,6 +701,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
+  App.add_flag("--row-ok-known", O.RowOkKnown,
+               "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
+               "their row to exist");
   App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
                "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
                "variants only; experiment)");

@@ -119,6 +119,9 @@ struct KernelPlan {
   int64_t MixMaxGroups = 0;
   /// CompileOptions::MixRowsKnown: the group loop declares rowOk constant.
   bool MixRowsKnown = false;
+  /// CompileOptions::RowOkKnown: a row kernel of a block a row (its grid
+  /// the rows, or the rows x ClusterX) declares rowOk constant.
+  bool RowOkKnown = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

@@ -469,6 +469,10 @@ void KernelWriter::rowBody() {
     // conversions each stage repeated.
     E.line("constexpr bool rowOk = true;");
     E.line(fmt::format("const {} rowc = row;", IT));
+  } else if (!Loop && !Mix && P.RowOkKnown && P.RowsPerBlock == 1) {
+    // The grid is the rows (x ClusterX): every block's row exists.
+    E.line("constexpr bool rowOk = true;");
+    E.line(fmt::format("const {} rowc = row;", IT));
   } else if (!Loop) {
     E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
     E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));

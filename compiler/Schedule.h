@@ -58,6 +58,8 @@ struct ScheduleOptions {
   int64_t MixMaxGroups = 0;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
+  /// CompileOptions::RowOkKnown.
+  bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).
   int ColumnCombineUnroll = 0;
   /// CompileOptions::FastMath, recorded in each plan for codegen.

@@ -167,6 +167,11 @@ static void rowExperiments(KernelPlan &P, const ScheduleOptions &Opts) {
     P.JointReduce = true;
     P.Why += "; each stage's block reductions share two barriers (JointReduce)";
   }
+  if (Opts.RowOkKnown && P.RowsPerBlock == 1) {
+    P.RowOkKnown = true;
+    P.Why += "; a block a row: its row declared to exist, the stages' loads and conversions "
+             "shared (RowOkKnown)";
+  }
   if (P.Peel && Opts.AlignedRowCopy) {
     P.AlignedRowCopy = true;
     P.Why += "; peeled variant: each chunk loop twice, plain wide accesses where a warp's "

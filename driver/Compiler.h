@@ -240,6 +240,12 @@ struct CompileOptions {
   /// 0.93-0.96x on rows of 4095-11008. LayerNorm bf16 x 4096 at +2 B ran
   /// half the SM instructions (ncu: SM 80% -> 40% busy) in the same time.
   bool RowPhaseLoop = false;
+  /// Experiment (off): a row kernel of a block a row declares its row to
+  /// exist (the grid is the rows), so the stages' `if (rowOk)` go and the
+  /// compiler shares their loads and conversions. Static only (session 34,
+  /// BENCHMARKS.md): 3-20% fewer instructions, but more registers in 137
+  /// of the sweep's 1001 row-kernel variants. Not yet measured on a GPU.
+  bool RowOkKnown = false;
   /// A node read through a reshape of the kernel's domain that keeps the
   /// domain's leading dims ([T, 32768] seen as [T, 8, 4096], W18's mean
   /// pooling through its permute) takes those coordinates as they are and
