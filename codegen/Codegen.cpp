@@ -595,6 +595,7 @@ std::string KernelWriter::numelExpr() const {
   return E.strideExpr(S, 0);
 }
 
+/// The comment block naming what kernel P computes and its parameters.
 static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
   std::string Out = fmt::format("// kernel {} ({}): computes\n", P.Name,
                                 kernelKindNameImpl(P.Kind).str());

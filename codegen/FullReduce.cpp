@@ -147,6 +147,4 @@ void KernelWriter::fullBody() {
   E.close();
 }
 
-/// The comment block naming what kernel P computes and its parameters.
-
 } // namespace jitfuse::codegen

@@ -117,10 +117,10 @@ struct KernelPlan {
   /// The most groups of rows (launch::MixMaxGroups, or
   /// CompileOptions::MixMaxGroups for experiments).
   int64_t MixMaxGroups = 0;
-  /// CompileOptions::MixRowsKnown: the group loop declares rowOk constant.
-  bool MixRowsKnown = false;
-  /// CompileOptions::RowOkKnown: a row kernel of a block a row (its grid
-  /// the rows, or the rows x ClusterX) declares rowOk constant.
+  /// Every block's row exists, so the row kernel declares rowOk constant:
+  /// a block a row (its grid the rows, or the rows x ClusterX;
+  /// CompileOptions::RowOkKnown), or a group's rows of a mixed kernel
+  /// (CompileOptions::MixRowsKnown).
   bool RowOkKnown = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).

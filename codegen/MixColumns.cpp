@@ -46,10 +46,11 @@ int64_t KernelWriter::mixLaneSlots() const { return (P.Domain.back().Size + Vec 
 bool KernelWriter::mixVecSlots() const {
   // Under the aligned variant's register bound only (rows of one chunk a
   // thread): f32 RMSNorm backward x 6144, 3 chunks a thread unbounded, took
-  // 70 registers for them, from 64. Not with MixRowsKnown: under the bound
-  // its shared values and the 16-byte groups spilled (W21 16 B).
+  // 70 registers for them, from 64. Not with rows known (MixRowsKnown):
+  // under the bound its shared values and the 16-byte groups spilled (W21
+  // 16 B).
   return !Peel && Vec % 4 == 0 && P.MixAccBytes == 4 && P.AlignedMinBlocksPerSm > 0 &&
-         !P.MixRowsKnown;
+         !P.RowOkKnown;
 }
 
 std::string KernelWriter::mixSlot(const std::string &Col) const {

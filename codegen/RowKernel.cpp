@@ -463,14 +463,12 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
                        P.RowsPerBlock));
   }
-  if (Mix && P.MixRowsKnown) {
-    // A group's rows are rows (jf_mr < jf_r1 <= nrows). Known to the
-    // compiler, the stages' `if (rowOk)` go, and with them the loads and
-    // conversions each stage repeated.
-    E.line("constexpr bool rowOk = true;");
-    E.line(fmt::format("const {} rowc = row;", IT));
-  } else if (!Loop && !Mix && P.RowOkKnown && P.RowsPerBlock == 1) {
-    // The grid is the rows (x ClusterX): every block's row exists.
+  if (!Loop && P.RowOkKnown) {
+    // The grid is the rows (x ClusterX), or a mixed kernel's group's rows
+    // (jf_mr < jf_r1 <= nrows): known to the compiler, the stages'
+    // `if (rowOk)` go, and with them the loads and conversions each stage
+    // repeated.
+    JITFUSE_CHECK(P.RowsPerBlock == 1, "a known row is a block's only row");
     E.line("constexpr bool rowOk = true;");
     E.line(fmt::format("const {} rowc = row;", IT));
   } else if (!Loop) {

@@ -576,7 +576,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   bool OneChunk = P.Domain.back().Size <= int64_t(P.ThreadsX) * P.Vecs.front();
   if (OneChunk)
     P.AlignedMinBlocksPerSm = codegen::launch::MixResidentThreads / P.ThreadsX;
-  P.MixRowsKnown = Opts.MixRowsKnown && OneChunk;
+  bool RowsKnown = Opts.MixRowsKnown && OneChunk;
+  P.RowOkKnown |= RowsKnown;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
@@ -591,7 +592,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                                               "blocks an SM",
                                               P.AlignedMinBlocksPerSm)
                                 : "",
-                       P.MixRowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "");
+                       RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "");
   return P;
 }
 

@@ -39,14 +39,6 @@ CompileOptions cpuOptions(bool On = true, bool RowsKnown = false) {
   return O;
 }
 
-/// The text of kernel variant \p Name in \p Source (to the next kernel).
-std::string variantText(const std::string &Source, const std::string &Name) {
-  size_t B = Source.find(Name + "(");
-  REQUIRE(B != std::string::npos);
-  size_t E = Source.find("extern \"C\"", B);
-  return Source.substr(B, E == std::string::npos ? std::string::npos : E - B);
-}
-
 size_t countOf(const std::string &Text, const std::string &What) {
   size_t N = 0;
   for (size_t P = Text.find(What); P != std::string::npos; P = Text.find(What, P + 1))
@@ -207,7 +199,10 @@ TEST_CASE("MixOrderColumns: the aligned variant: no barrier at a row's end, 16-b
   Executable F = testCompiler().compile(layerNormBackward(Dim(4096)), cpuOptions());
   REQUIRE(F.numKernels() == 1);
   const std::string &Src = F.kernels()[0].Source;
-  std::string V = variantText(Src, "jf_k0_cast_v8"), Pv = variantText(Src, "jf_k0_cast_p8");
+  std::string K = kernelSource(F);
+  std::string V = kernelText(K, "jf_k0_cast_v8"), Pv = kernelText(K, "jf_k0_cast_p8");
+  REQUIRE(!V.empty());
+  REQUIRE(!Pv.empty());
   CHECK(countOf(V, "__syncthreads()") + 1 == countOf(Pv, "__syncthreads()"));
   // Its column terms in 16-byte groups of slots: per reduction, two
   // read-modify-writes of 4 columns a chunk of 8; the peeled variants'
