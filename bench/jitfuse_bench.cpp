@@ -66,6 +66,7 @@ struct Options {
   bool NoPrefixCoords = false, MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
+  bool MixTwoRows = false;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
@@ -317,6 +318,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
+    FO.MixTwoRows = Ctx.Opts.MixTwoRows;
     FO.RowOkKnown = Ctx.Opts.RowOkKnown;
     FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
@@ -555,6 +557,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
                "to be rows (with --mix-order-columns)");
+  App.add_flag("--mix-two-rows", O.MixTwoRows,
+               "CompileOptions::MixTwoRows (experiment): the mixed row kernel's aligned variant "
+               "takes two rows an iteration (with --mix-order-columns)");
   App.add_flag("--row-ok-known", O.RowOkKnown,
                "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
                "their row to exist");

@@ -104,6 +104,7 @@ struct Options {
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
+  bool MixTwoRows = false;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
@@ -520,6 +521,7 @@ int run(const Options &O) {
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
+        CO.MixTwoRows = O.MixTwoRows;
         CO.RowOkKnown = O.RowOkKnown;
         CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
@@ -701,6 +703,9 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
+  App.add_flag("--mix-two-rows", O.MixTwoRows,
+               "CompileOptions::MixTwoRows (experiment): the mixed row kernel's aligned variant "
+               "takes two rows an iteration (with --mix-order-columns)");
   App.add_flag("--row-ok-known", O.RowOkKnown,
                "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
                "their row to exist");

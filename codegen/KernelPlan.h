@@ -122,6 +122,9 @@ struct KernelPlan {
   /// CompileOptions::RowOkKnown), or a group's rows of a mixed kernel
   /// (CompileOptions::MixRowsKnown).
   bool RowOkKnown = false;
+  /// A mixed row kernel's aligned variant takes two rows of its group an
+  /// iteration (CompileOptions::MixTwoRows; KernelWriter::rowSegment).
+  bool MixTwoRows = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

@@ -142,6 +142,14 @@ private:
   /// The aligned variant's slots in 16-byte groups (mixAdds' read-modify-
   /// writes of 4 columns at once): 4-byte accumulators, Vec a multiple of 4.
   bool mixVecSlots() const;
+  /// KernelPlan::MixTwoRows, in the variant that applies it (the aligned
+  /// one: a peeled row's chunks move with its phase).
+  bool twoRows() const { return P.MixTwoRows && !Peel; }
+  /// Emits \p Body, a row's code; with twoRows() then its copy for the
+  /// second row (row_1, its own accumulators, kept chunks and scratch).
+  void rowSegment(const std::function<void()> &Body);
+  /// The second row's copy of the text emitted since \p Mark (twoRows()).
+  void secondRowFrom(size_t Mark);
 
   const Graph &G;
   const KernelPlan &P;

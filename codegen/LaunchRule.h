@@ -169,6 +169,10 @@ inline constexpr int MixCombineRows = 8;
 /// it (no spill, 264 instructions a row against 341; static SASS, session
 /// 34).
 inline constexpr int MixResidentThreads = 1536;
+/// ... and with two rows an iteration (CompileOptions::MixTwoRows), whose
+/// kept chunks and accumulators are twice a row's: the probe's hand-written
+/// form of W21 took 61 registers (bench/probes/mix_w21.cu, session 34).
+inline constexpr int MixTwoRowsResidentThreads = 1024;
 /// The accumulators of a mixed row kernel, reductions x C x the
 /// accumulator's size, are at most this many bytes of static shared memory
 /// (the block reductions' scratch beside them stays under the 48 KB a

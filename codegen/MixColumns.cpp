@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
 
 namespace jitfuse::codegen {
 
@@ -38,6 +39,50 @@ size_t outputIndex(const KernelPlan &P, NodeId N) {
   auto It = llvm::find(P.Outputs, N);
   JITFUSE_CHECK(It != P.Outputs.end(), "a column partial's result is an output");
   return static_cast<size_t>(It - P.Outputs.begin());
+}
+
+/// Whether identifier \p Id names a row's own value in a row kernel's
+/// text: the row and its test, its outer coordinates (c<N>), kept chunks
+/// (cv, cs), kept values (kv), accumulators and results (acc, accp, red,
+/// rp, blk), the emitter's values (v, lv, sv, svs, t) and the block
+/// reductions' scratch (jf_smem). Everything else (parameters, R, tx,
+/// jf_macc, the group's loop, helpers, types) the rows share.
+bool perRowName(llvm::StringRef Id) {
+  if (Id == "row" || Id == "rowOk" || Id == "rowc")
+    return true;
+  for (llvm::StringRef Prefix :
+       {"jf_smem", "accp", "acc", "red", "blk", "svs", "sv", "lv", "cv", "cs", "kv", "rp", "c",
+        "v", "t"})
+    if (Id.size() > Prefix.size() && Id.startswith(Prefix) &&
+        llvm::all_of(Id.drop_front(Prefix.size()), llvm::isDigit))
+      return true;
+  return false;
+}
+
+/// \p Text, a row's code, for the second row of a MixTwoRows iteration:
+/// each per-row name gets the suffix _1. The generated code has no string
+/// literals; a number's letters (1e-6f, 0x7f) stay part of the number.
+std::string secondRowText(llvm::StringRef Text) {
+  std::string Out;
+  Out.reserve(Text.size() + Text.size() / 8);
+  auto IdChar = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+  for (size_t I = 0; I < Text.size();) {
+    char C = Text[I];
+    if (!IdChar(C)) {
+      Out += C;
+      ++I;
+      continue;
+    }
+    size_t J = I;
+    while (J < Text.size() && (IdChar(Text[J]) || (llvm::isDigit(C) && Text[J] == '.')))
+      ++J;
+    llvm::StringRef Word = Text.slice(I, J);
+    Out += Word;
+    if (!llvm::isDigit(C) && perRowName(Word))
+      Out += "_1";
+    I = J;
+  }
+  return Out;
 }
 } // namespace
 
@@ -96,7 +141,8 @@ void KernelWriter::mixBegin() {
   E.line("__syncthreads();");
   E.line(fmt::format("const {} jf_r1 = nrows - jf_b * jf_rg < jf_rg ? nrows : (jf_b + 1) * jf_rg;",
                      IT));
-  E.open(fmt::format("for ({} jf_mr = jf_b * jf_rg; jf_mr < jf_r1; ++jf_mr)", IT));
+  E.open(fmt::format("for ({} jf_mr = jf_b * jf_rg; jf_mr < jf_r1; {})", IT,
+                     twoRows() ? "jf_mr += 2" : "++jf_mr"));
 }
 
 void KernelWriter::mixAdds() {
@@ -235,6 +281,19 @@ void KernelWriter::mixCombine() {
   E.line("jf_counter[1] = 0u;");
   E.line("jf_counter[2] = 0u;");
   E.close();
+}
+
+void KernelWriter::secondRowFrom(size_t Mark) {
+  if (!twoRows())
+    return;
+  std::string Copy = secondRowText(llvm::StringRef(E.text()).substr(Mark));
+  E.text() += Copy;
+}
+
+void KernelWriter::rowSegment(const std::function<void()> &Body) {
+  size_t Mark = E.text().size();
+  Body();
+  secondRowFrom(Mark);
 }
 
 } // namespace jitfuse::codegen

@@ -21,68 +21,6 @@
 #include <cctype>
 #include <set>
 
-std::map<jitfuse::NodeId, int> jitfuse::reductionStages(const Graph &G,
-                                                        llvm::ArrayRef<NodeId> Nodes) {
-  return reductionStages(G, Nodes, {});
-}
-
-std::map<jitfuse::NodeId, int>
-jitfuse::reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                         llvm::ArrayRef<RowPair> Pairs) {
-  std::map<NodeId, NodeId> FirstOf;
-  for (const RowPair &RP : Pairs)
-    FirstOf[RP.Second] = RP.First;
-  std::map<NodeId, int> Avail, Stage;
-  for (NodeId N : Nodes) {
-    int A = 0;
-    for (NodeId O : G.node(N).Operands)
-      if (auto It = Avail.find(O); It != Avail.end())
-        A = std::max(A, It->second);
-    if (auto It = FirstOf.find(N); It != FirstOf.end())
-      A = Stage.at(It->second);
-    if (isReduction(G.node(N).Kind)) {
-      Stage[N] = A;
-      A += 1;
-    }
-    Avail[N] = A;
-  }
-  return Stage;
-}
-
-std::vector<jitfuse::RowPair> jitfuse::rowPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
-                                                llvm::ArrayRef<NodeId> Outputs, bool Online,
-                                                bool Welford) {
-  auto RowReduce = [&](NodeId N, Op K, DType T) {
-    const Node &Nd = G.node(N);
-    return Nd.Kind == K && Nd.scope() == ReduceScope::LastAxis && Nd.Type == T &&
-           llvm::is_contained(Nodes, N);
-  };
-  std::vector<RowPair> Pairs;
-  for (NodeId S : Nodes) {
-    const Node &Sec = G.node(S);
-    bool IsWelford = Sec.Kind == Op::ReduceMean;
-    if ((IsWelford ? !Welford : (!Online || Sec.Kind != Op::ReduceSum)) ||
-        Sec.scope() != ReduceScope::LastAxis ||
-        (Sec.Type != DType::F32 && Sec.Type != DType::F64))
-      continue;
-    // Softmax: exp(D); Welford: D * D. Either way D = A - First.
-    const Node &Op0 = G.node(Sec.Operands[0]);
-    if (Op0.Type != Sec.Type ||
-        (IsWelford ? Op0.Kind != Op::Mul || Op0.Operands[0] != Op0.Operands[1]
-                   : Op0.Kind != Op::Exp))
-      continue;
-    const Node &D = G.node(Op0.Operands[0]);
-    if (D.Kind != Op::Sub || D.Type != Sec.Type)
-      continue;
-    NodeId A = D.Operands[0], First = D.Operands[1];
-    if (!RowReduce(First, IsWelford ? Op::ReduceMean : Op::ReduceMax, Sec.Type) ||
-        G.node(First).Operands[0] != A || (IsWelford && llvm::is_contained(Outputs, First)))
-      continue;
-    Pairs.push_back({First, S, IsWelford});
-  }
-  return Pairs;
-}
-
 namespace jitfuse::codegen {
 
 /// Paired reductions' accumulator type: (max, rescaled sum) for online
@@ -237,6 +175,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     for (NodeId N : P.Nodes)
       if (auto It = Stages.find(N); It != Stages.end() && It->second == S)
         Reds.push_back(N);
+    const size_t StageMark = E.text().size();
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       if (const RowPair *RP = pairOf(N)) {
@@ -289,6 +228,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       }
     });
     E.close();
+    secondRowFrom(StageMark);
     if (S == 0)
       for (unsigned O : P.RowReadBack)
         E.readBack(P.Outputs[O]);
@@ -305,7 +245,9 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     for (NodeId N : Reds)
       if (!pairSecond(N))
         Own.push_back(N);
-    bool Joint = P.JointReduce && P.ThreadsX > 32 && P.ClusterX == 1 && Own.size() > 1;
+    // Two rows an iteration (twoRows) share the two barriers always.
+    bool Joint = (P.JointReduce || twoRows()) && P.ThreadsX > 32 && P.ClusterX == 1 &&
+                 (Own.size() > 1 || (twoRows() && !Own.empty()));
     // Reduction N's accumulator, operator and identity: a pair's, or its own.
     auto AccOf = [&](NodeId N) { return fmt::format("acc{}{}", pairOf(N) ? "p" : "", N); };
     auto OpOf = [&](NodeId N) {
@@ -331,14 +273,19 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
                          OpOf(N), IdentityOf(N), N);
     };
     if (Joint) {
-      for (NodeId N : Own)
-        E.line(fmt::format("jf_block_partial({}, {}, jf_smem{});", AccOf(N), OpOf(N), N));
+      rowSegment([&] {
+        for (NodeId N : Own)
+          E.line(fmt::format("jf_block_partial({}, {}, jf_smem{});", AccOf(N), OpOf(N), N));
+      });
       E.line("__syncthreads();");
-      for (NodeId N : Own)
-        E.line(fmt::format("jf_block_combine<{}>({}, {}, jf_smem{});", P.ThreadsX, OpOf(N),
-                           IdentityOf(N), N));
+      rowSegment([&] {
+        for (NodeId N : Own)
+          E.line(fmt::format("jf_block_combine<{}>({}, {}, jf_smem{});", P.ThreadsX, OpOf(N),
+                             IdentityOf(N), N));
+      });
       E.line("__syncthreads();");
     }
+    const size_t ResultMark = E.text().size();
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
@@ -388,6 +335,7 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
         E.setReduced(N, "red" + std::to_string(N));
       }
     }
+    secondRowFrom(ResultMark);
   }
 }
 
@@ -429,14 +377,16 @@ void KernelWriter::rowBody() {
   std::string IT = E.indexType();
   std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, P.RowPairs);
   if (P.ThreadsX > 32)
-    for (auto &[N, S] : Stages) {
-      if (pairSecond(N))
-        continue;
-      std::string T = computeType(G.node(N).Type);
-      if (const RowPair *RP = pairOf(N))
-        T = pairType(RP->Welford, G.node(N).Type);
-      E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
-    }
+    rowSegment([&] {
+      for (auto &[N, S] : Stages) {
+        if (pairSecond(N))
+          continue;
+        std::string T = computeType(G.node(N).Type);
+        if (const RowPair *RP = pairOf(N))
+          T = pairType(RP->Welford, G.node(N).Type);
+        E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
+      }
+    });
   if (P.ClusterX > 1)
     for (auto &[N, S] : Stages)
       E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));
@@ -459,11 +409,21 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("const {0} jf_row0 = ({0})blockIdx.x;", IT));
   } else if (Mix) {
     E.line(fmt::format("const {} row = jf_mr;", IT));
+    if (twoRows())
+      E.line(fmt::format("const {} row_1 = jf_mr + 1;", IT));
   } else {
     E.line(fmt::format("const {0} row = ({0})blockIdx.x * {1} + threadIdx.y;", IT,
                        P.RowsPerBlock));
   }
-  if (!Loop && P.RowOkKnown) {
+  // Two rows an iteration: what follows, to the stages, is the first row's
+  // (its copy for the second row after it); the group's rows end at jf_r1.
+  if (twoRows())
+    E.line(fmt::format("[[maybe_unused]] const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  const size_t RowMark = E.text().size();
+  if (twoRows()) {
+    E.line("const bool rowOk = row < jf_r1;");
+    E.line(fmt::format("const {} rowc = rowOk ? row : jf_mr;", IT));
+  } else if (!Loop && P.RowOkKnown) {
     // The grid is the rows (x ClusterX), or a mixed kernel's group's rows
     // (jf_mr < jf_r1 <= nrows): known to the compiler, the stages'
     // `if (rowOk)` go, and with them the loads and conversions each stage
@@ -475,7 +435,8 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
     E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
   }
-  E.line(fmt::format("[[maybe_unused]] const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  if (!twoRows())
+    E.line(fmt::format("[[maybe_unused]] const {} R = {};", IT, E.dimExpr(P.Domain.back())));
   // The row's whole chunks start jf_h elements in, where the lead is
   // aligned; the jf_ns elements before and after them go one per thread.
   // \p Fresh (RowPhaseLoop, in the loop): the phase is taken as new each
@@ -631,11 +592,13 @@ void KernelWriter::rowBody() {
   }
   // A row re-read per stage: the stages keep their loads in L2 for the
   // next loop, the last loop reads them for the last time.
+  secondRowFrom(RowMark);
   if (P.RowL2Hints)
     E.setL2Hint(1);
   rowStages(Stages);
   if (P.RowL2Hints)
     E.setL2Hint(2);
+  const size_t StoreMark = E.text().size();
   E.open("if (rowOk)");
   if (!P.RowReadBack.empty())
     StoreOnly = readBackMask(false);
@@ -644,6 +607,10 @@ void KernelWriter::rowBody() {
   // store loop's values are not held for them (W21's aligned variant: 55
   // registers in one loop, 62 in two without the barrier, 40 with it).
   // A re-read row adds them where it loads the chunks for its stores.
+  // (Two rows an iteration: each row's adds in its own copy of this code,
+  // the second row's after the first's. One loop after both rows' stores,
+  // both rows' terms in one read-modify-write, issued more: W21 538 -> 571
+  // instructions for two rows, static.)
   const bool SplitAdds = Mix && !CacheVars.empty();
   rowLoop([&] {
     storeChunk("rowc * R + col");
@@ -684,6 +651,7 @@ void KernelWriter::rowBody() {
   if (Any)
     E.close();
   E.close();
+  secondRowFrom(StoreMark);
   if (Loop || Mix) {
     // A peeled row's chunks move with its phase, so the next row's column
     // terms go to slots another thread added this row's to: a barrier. In

@@ -559,6 +559,10 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // kernel 54 registers at 4 columns a chunk).
   O.RowChunksPerThread = 1;
   O.PerRowInputsSetWidth = false;
+  // Two rows an iteration test their second row (RowOkKnown would declare
+  // it to exist).
+  if (Opts.MixTwoRows)
+    O.RowOkKnown = false;
   KernelPlan P = scheduleOne(G, Rows, Index, O);
   outputLedVariants(G, P, O);
   JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.RowsPerBlock == 1 && P.ClusterX == 1 &&
@@ -574,16 +578,21 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // blocks an SM, no spill; more chunks, or the peeled variants' head and
   // tail, spilled under it: RMSNorm backward 16-bit x 8192, any x 4099).
   bool OneChunk = P.Domain.back().Size <= int64_t(P.ThreadsX) * P.Vecs.front();
+  // MixTwoRows (an experiment): two rows an iteration, of one chunk a
+  // thread; the second row's test stays (a group's row count may be odd).
+  P.MixTwoRows = Opts.MixTwoRows && OneChunk;
   if (OneChunk)
-    P.AlignedMinBlocksPerSm = codegen::launch::MixResidentThreads / P.ThreadsX;
-  bool RowsKnown = Opts.MixRowsKnown && OneChunk;
+    P.AlignedMinBlocksPerSm = (P.MixTwoRows ? codegen::launch::MixTwoRowsResidentThreads
+                                            : codegen::launch::MixResidentThreads) /
+                              P.ThreadsX;
+  bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows;
   P.RowOkKnown |= RowsKnown;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
                        "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
                        "terms to its columns in shared memory; then {} more blocks, each {} "
-                       "columns of one reduction, add the groups' partials in group order{}{}",
+                       "columns of one reduction, add the groups' partials in group order{}{}{}",
                        fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
                        codegen::launch::mixCombiners(P.Domain.back().Size,
                                                      static_cast<int>(Columns.size())),
@@ -592,7 +601,9 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                                               "blocks an SM",
                                               P.AlignedMinBlocksPerSm)
                                 : "",
-                       RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "");
+                       RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "",
+                       P.MixTwoRows ? "; the aligned variant two rows an iteration (MixTwoRows)"
+                                    : "");
   return P;
 }
 

@@ -58,6 +58,8 @@ struct ScheduleOptions {
   int64_t MixMaxGroups = 0;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
+  /// CompileOptions::MixTwoRows.
+  bool MixTwoRows = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

@@ -394,6 +394,15 @@ struct CompileOptions {
   /// under the bound; f32 x 6144 64 -> 92 registers). Rows of one chunk a
   /// thread only. Not yet measured on a GPU.
   bool MixRowsKnown = false;
+  /// Experiment (off): the mixed row kernel's aligned variant takes two
+  /// rows of its group an iteration (rows of one chunk a thread): their
+  /// loads in flight together, their block reductions behind the same two
+  /// barriers, their column terms added in row order (the same bits as a
+  /// row an iteration), at 2 blocks of 512 an SM. ncu of W21's kernel
+  /// (session 33) found a group's block with nothing in flight between one
+  /// row's loads and the next and 41% of its cycles at barriers. Takes
+  /// precedence over MixRowsKnown. Not yet measured on a GPU.
+  bool MixTwoRows = false;
   /// Experiment: how many of the splits' partials the last block of a
   /// column tile loads before adding them (a power of two up to 64; 0:
   /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.

@@ -163,6 +163,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
     CO.MixOrderColumns = Opts.MixOrderColumns;
     CO.MixRowsKnown = Opts.MixRowsKnown;
+    CO.MixTwoRows = Opts.MixTwoRows;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

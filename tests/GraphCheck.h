@@ -92,6 +92,8 @@ struct CheckOptions {
   bool MixOrderColumns = false;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
+  /// CompileOptions::MixTwoRows.
+  bool MixTwoRows = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

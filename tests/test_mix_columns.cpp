@@ -253,6 +253,60 @@ TEST_CASE("MixOrderColumns: MixRowsKnown drops the row test of one-chunk rows (a
              Contains("const bool rowOk"));
 }
 
+TEST_CASE("MixOrderColumns: MixTwoRows takes two one-chunk rows an iteration (an experiment)",
+          "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(4096));
+  CompileOptions O = cpuOptions();
+  O.MixTwoRows = true;
+  O.MixRowsKnown = true; // two rows take precedence: the second row is tested
+  O.DeferVariants = false;
+  Executable F = testCompiler().compile(G, O);
+  REQUIRE(F.numKernels() == 1);
+  const std::string &Src = F.kernels()[0].Source;
+  CHECK_THAT(F.plan(), Contains("MixTwoRows"));
+  CHECK(F.plan().find("MixRowsKnown") == std::string::npos);
+  std::string Aligned = kernelText(Src, "jf_k0_cast_v8");
+  REQUIRE(!Aligned.empty());
+  CHECK_THAT(Src, Contains("__launch_bounds__(512, 2) jf_k0_cast_v8("));
+  CHECK_THAT(Aligned, Contains("jf_mr < jf_r1; jf_mr += 2)"));
+  CHECK_THAT(Aligned, Contains("const long long row_1 = jf_mr + 1;"));
+  CHECK_THAT(Aligned, Contains("const bool rowOk_1 = row_1 < jf_r1;"));
+  // The second row's loads, reductions and stores are its own, behind the
+  // first row's two barriers (4 in the loop: none added, none at its end).
+  CHECK_THAT(Aligned, Contains("(c0_1 * 4096) + col"));
+  CHECK_THAT(Aligned, Contains("jf_block_partial(acc12_1, jf_add_op(), jf_smem12_1);"));
+  CHECK_THAT(Aligned, Contains("out_0 + rowc_1 * R + col"));
+  CHECK_THAT(Aligned, Contains("__shared__ float jf_smem12_1[17];"));
+  size_t Loop = Aligned.find("jf_mr += 2");
+  CHECK(countOf(Aligned.substr(Loop), "__syncthreads();") == 2 + 2); // + the group's end
+  // Each row's code names only its own values: no first-row name is used
+  // in the second row's copy of the stores.
+  size_t Second = Aligned.find("if (rowOk_1) {", Aligned.find("out_0 + rowc * R + col"));
+  REQUIRE(Second != std::string::npos);
+  std::string Tail = Aligned.substr(Second, Aligned.find("__syncthreads();", Second) - Second);
+  for (const char *First : {"(rowc ", " red12)", " red14)", "cv0[j]", "cv1[j]", "cv2[j]"})
+    CHECK(Tail.find(First) == std::string::npos);
+  // Its column terms are added after the first row's (each column's rows
+  // in order).
+  CHECK_THAT(Tail, Contains("jf_fresh_vec(cv0_1[j]);"));
+  CHECK(countOf(Aligned, "float4 &jf_q0_0 = ") == 2);
+  CHECK(countOf(Tail, "float4 &jf_q0_0 = ") == 1);
+  // The peeled variants keep a row an iteration.
+  CHECK(kernelText(Src, "jf_k0_cast_p8").find("row_1") == std::string::npos);
+  CHECK(F.compileLog().find("warning") == std::string::npos);
+  for (const rt::KernelResources &K : F.kernelResources()) {
+    INFO("kernel " << K.Name << ": " << K.Registers << " registers");
+    CHECK(K.SpillStoreBytes == 0);
+  }
+  // Off by default; rows of two chunks a thread keep a row an iteration.
+  CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find("row_1") ==
+        std::string::npos);
+  CompileOptions F32 = cpuOptions();
+  F32.MixTwoRows = true;
+  CHECK(testCompiler().compile(layerNormBackwardOf(f32, Dim(4096)), F32).kernels()[0]
+            .Source.find("row_1") == std::string::npos);
+}
+
 TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
   auto Kernels = [](const Graph &G) { return planOf(G).Kernels.size(); };
   // Rows under 2048 (too few threads a block at MixMaxGroups blocks), and
@@ -409,9 +463,13 @@ static void checkLayerNormBackwardColumns(int64_t H) {
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     O.MisalignEach = {1, 3, 0, 2};
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    // The experiment: rows known to be rows (one-chunk rows), aligned.
+    // The experiments: rows known to be rows (one-chunk rows), aligned;
+    // two rows an iteration (groups of 1, 2 and 33 rows).
     O.MixRowsKnown = true;
     O.MisalignEach.clear();
+    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+    O.MixRowsKnown = false;
+    O.MixTwoRows = true;
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
   }
 }
@@ -448,6 +506,9 @@ TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][m
         O.SpecialValues = B == 3;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
         O.MixRowsKnown = true;
+        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+        O.MixRowsKnown = false;
+        O.MixTwoRows = true;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
       }
     }
@@ -498,5 +559,29 @@ TEST_CASE("GPU: column partials are reproducible launch to launch", "[gpu][mix-c
     std::map<std::string, HostTensor> Again = runOnDevice(F, B);
     for (const char *Out : {"dx", "dw", "db"})
       CHECK(Again.at(Out).Data == First.at(Out).Data);
+  }
+}
+
+TEST_CASE("GPU: two rows an iteration give a row an iteration's bits", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  // MixTwoRows adds each column's terms in the same row order, so dx, dw
+  // and db are the one-row kernel's bits, at odd group sizes (33 rows at
+  // 16385, 2 at 513, 1 at 37) and with a last row alone.
+  for (int64_t H : {2048, 4096}) {
+    Graph G = layerNormBackward(Dim(H));
+    CompileOptions One;
+    One.MixOrderColumns = true;
+    CompileOptions Two = One;
+    Two.MixTwoRows = true;
+    Executable F1 = testCompiler().compile(G, One), F2 = testCompiler().compile(G, Two);
+    REQUIRE(F2.kernels()[0].Source.find("row_1") != std::string::npos);
+    for (int64_t B : {37, 513, 16385}) {
+      INFO("H=" << H << " B=" << B);
+      Bindings In = randomBindings(G, {{"B", B}}, {});
+      std::map<std::string, HostTensor> A = runOnDevice(F1, In), C = runOnDevice(F2, In);
+      for (const char *Out : {"dx", "dw", "db"})
+        CHECK(A.at(Out).Data == C.at(Out).Data);
+    }
   }
 }
