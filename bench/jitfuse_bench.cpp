@@ -66,7 +66,7 @@ struct Options {
   bool NoPrefixCoords = false, MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
-  bool MixTwoRows = false;
+  bool MixTwoRows = false, NoMixTwoRows = false;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
@@ -318,7 +318,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
-    FO.MixTwoRows = Ctx.Opts.MixTwoRows;
+    FO.MixTwoRows = !Ctx.Opts.NoMixTwoRows;
     FO.RowOkKnown = Ctx.Opts.RowOkKnown;
     FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
@@ -558,8 +558,12 @@ int main(int Argc, char **Argv) {
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
                "to be rows (with --mix-order-columns)");
   App.add_flag("--mix-two-rows", O.MixTwoRows,
-               "CompileOptions::MixTwoRows (experiment): the mixed row kernel's aligned variant "
-               "takes two rows an iteration (with --mix-order-columns)");
+               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
+               "commands)");
+  App.add_flag("--no-mix-two-rows", O.NoMixTwoRows,
+               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
+               "comparisons; with --mix-order-columns)")
+      ->excludes("--mix-two-rows");
   App.add_flag("--row-ok-known", O.RowOkKnown,
                "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
                "their row to exist");

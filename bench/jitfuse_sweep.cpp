@@ -104,7 +104,7 @@ struct Options {
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
-  bool MixTwoRows = false;
+  bool MixTwoRows = false, NoMixTwoRows = false;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
@@ -521,7 +521,7 @@ int run(const Options &O) {
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
-        CO.MixTwoRows = O.MixTwoRows;
+        CO.MixTwoRows = !O.NoMixTwoRows;
         CO.RowOkKnown = O.RowOkKnown;
         CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
@@ -704,8 +704,12 @@ int main(int Argc, char **Argv) {
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
   App.add_flag("--mix-two-rows", O.MixTwoRows,
-               "CompileOptions::MixTwoRows (experiment): the mixed row kernel's aligned variant "
-               "takes two rows an iteration (with --mix-order-columns)");
+               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
+               "commands)");
+  App.add_flag("--no-mix-two-rows", O.NoMixTwoRows,
+               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
+               "comparisons; with --mix-order-columns)")
+      ->excludes("--mix-two-rows");
   App.add_flag("--row-ok-known", O.RowOkKnown,
                "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
                "their row to exist");

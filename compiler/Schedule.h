@@ -59,7 +59,7 @@ struct ScheduleOptions {
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows.
-  bool MixTwoRows = false;
+  bool MixTwoRows = true;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

@@ -244,7 +244,8 @@ struct CompileOptions {
   /// exist (the grid is the rows), so the stages' `if (rowOk)` go and the
   /// compiler shares their loads and conversions. Static only (session 34,
   /// BENCHMARKS.md): 3-20% fewer instructions, but more registers in 137
-  /// of the sweep's 1001 row-kernel variants. Not yet measured on a GPU.
+  /// of the sweep's 1001 row-kernel variants. Measured on an H100 (session
+  /// 35) over 194 peeled row points: 0.85-1.05x, medians 0.99-1.00x.
   bool RowOkKnown = false;
   /// A node read through a reshape of the kernel's domain that keeps the
   /// domain's leading dims ([T, 32768] seen as [T, 8, 4096], W18's mean
@@ -392,17 +393,19 @@ struct CompileOptions {
   /// instructions a row at 40 registers under its launch bound), but needs
   /// more registers elsewhere (RMSNorm backward 16-bit x 4096 spills 20 B
   /// under the bound; f32 x 6144 64 -> 92 registers). Rows of one chunk a
-  /// thread only. Not yet measured on a GPU.
+  /// thread only, and only with MixTwoRows off. Not measured on a GPU.
   bool MixRowsKnown = false;
-  /// Experiment (off): the mixed row kernel's aligned variant takes two
+  /// With MixOrderColumns: the mixed row kernel's aligned variant takes two
   /// rows of its group an iteration (rows of one chunk a thread): their
   /// loads in flight together, their block reductions behind the same two
   /// barriers, their column terms added in row order (the same bits as a
   /// row an iteration), at 2 blocks of 512 an SM. ncu of W21's kernel
   /// (session 33) found a group's block with nothing in flight between one
-  /// row's loads and the next and 41% of its cycles at barriers. Takes
-  /// precedence over MixRowsKnown. Not yet measured on a GPU.
-  bool MixTwoRows = false;
+  /// row's loads and the next and 41% of its cycles at barriers. Measured
+  /// on an H100 (BENCHMARKS.md session 35): W21 1.19x, the norm-backward
+  /// sweep up to 1.20x, 0.96-0.97x at 1-132 rows. Takes precedence over
+  /// MixRowsKnown. False: a row an iteration, for comparisons.
+  bool MixTwoRows = true;
   /// Experiment: how many of the splits' partials the last block of a
   /// column tile loads before adding them (a power of two up to 64; 0:
   /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.

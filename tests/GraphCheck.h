@@ -92,8 +92,8 @@ struct CheckOptions {
   bool MixOrderColumns = false;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
-  /// CompileOptions::MixTwoRows.
-  bool MixTwoRows = false;
+  /// CompileOptions::MixTwoRows (its default).
+  bool MixTwoRows = true;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

@@ -36,6 +36,14 @@ CompileOptions cpuOptions(bool On = true, bool RowsKnown = false) {
   O.Arch = "sm_90";
   O.MixOrderColumns = On;
   O.MixRowsKnown = RowsKnown;
+  O.MixTwoRows = !RowsKnown; // rows known applies to a row an iteration
+  return O;
+}
+
+/// The mixed kernel a row an iteration (MixTwoRows off).
+CompileOptions oneRowOptions() {
+  CompileOptions O = cpuOptions();
+  O.MixTwoRows = false;
   return O;
 }
 
@@ -195,8 +203,9 @@ TEST_CASE("MixOrderColumns: the aligned variant: no barrier at a row's end, 16-b
           "[mix-columns]") {
   // A thread of the aligned variant adds each row's terms to the same
   // columns' slots; a peeled row's chunks move with its phase, so the
-  // peeled variants keep the barrier that ends a row.
-  Executable F = testCompiler().compile(layerNormBackward(Dim(4096)), cpuOptions());
+  // peeled variants keep the barrier that ends a row. (A row an
+  // iteration; two rows, the default, are the case below.)
+  Executable F = testCompiler().compile(layerNormBackward(Dim(4096)), oneRowOptions());
   REQUIRE(F.numKernels() == 1);
   const std::string &Src = F.kernels()[0].Source;
   std::string K = kernelSource(F);
@@ -213,8 +222,11 @@ TEST_CASE("MixOrderColumns: the aligned variant: no barrier at a row's end, 16-b
   // blocks of 512 an SM; the peeled variants' not.
   CHECK_THAT(Src, Contains("__launch_bounds__(512, 3) jf_k0_cast_v8"));
   CHECK_THAT(Src, Contains("__launch_bounds__(512) jf_k0_cast_p8"));
-  CHECK(Compiler::plan(layerNormBackward(Dim(4096)), cpuOptions()).Kernels[0]
+  CHECK(Compiler::plan(layerNormBackward(Dim(4096)), oneRowOptions()).Kernels[0]
             .AlignedMinBlocksPerSm == 3);
+  // Two rows an iteration: 2 blocks (launch::MixTwoRowsResidentThreads).
+  CHECK(Compiler::plan(layerNormBackward(Dim(4096)), cpuOptions()).Kernels[0]
+            .AlignedMinBlocksPerSm == 2);
   // Rows of more chunks than threads (f32 x 4096: 2 a thread) are not
   // bounded: RMSNorm backward 16-bit x 8192 spilled under the bound.
   CHECK(Compiler::plan(layerNormBackwardOf(f32, Dim(4096)), cpuOptions()).Kernels[0]
@@ -298,9 +310,12 @@ TEST_CASE("MixOrderColumns: MixTwoRows takes two one-chunk rows an iteration (an
     INFO("kernel " << K.Name << ": " << K.Registers << " registers");
     CHECK(K.SpillStoreBytes == 0);
   }
-  // Off by default; rows of two chunks a thread keep a row an iteration.
-  CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find("row_1") ==
-        std::string::npos);
+  // On by default (with MixOrderColumns); rows of two chunks a thread keep
+  // a row an iteration.
+  CHECK(CompileOptions().MixTwoRows);
+  CompileOptions One = cpuOptions();
+  One.MixTwoRows = false;
+  CHECK(testCompiler().compile(G, One).kernels()[0].Source.find("row_1") == std::string::npos);
   CompileOptions F32 = cpuOptions();
   F32.MixTwoRows = true;
   CHECK(testCompiler().compile(layerNormBackwardOf(f32, Dim(4096)), F32).kernels()[0]
@@ -463,13 +478,12 @@ static void checkLayerNormBackwardColumns(int64_t H) {
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     O.MisalignEach = {1, 3, 0, 2};
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    // The experiments: rows known to be rows (one-chunk rows), aligned;
-    // two rows an iteration (groups of 1, 2 and 33 rows).
+    // A row an iteration (its bits are two rows', a case below), with the
+    // experiment of rows known to be rows (one-chunk rows), aligned. The
+    // default's two rows an iteration take groups of 1, 2 and 33 rows.
+    O.MixTwoRows = false;
     O.MixRowsKnown = true;
     O.MisalignEach.clear();
-    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    O.MixRowsKnown = false;
-    O.MixTwoRows = true;
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
   }
 }
@@ -505,10 +519,8 @@ TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][m
         O.ExpectFusedKernels = 1;
         O.SpecialValues = B == 3;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+        O.MixTwoRows = false;
         O.MixRowsKnown = true;
-        checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-        O.MixRowsKnown = false;
-        O.MixTwoRows = true;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
       }
     }
@@ -572,6 +584,7 @@ TEST_CASE("GPU: two rows an iteration give a row an iteration's bits", "[gpu][mi
     Graph G = layerNormBackward(Dim(H));
     CompileOptions One;
     One.MixOrderColumns = true;
+    One.MixTwoRows = false;
     CompileOptions Two = One;
     Two.MixTwoRows = true;
     Executable F1 = testCompiler().compile(G, One), F2 = testCompiler().compile(G, Two);
