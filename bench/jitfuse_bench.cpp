@@ -67,6 +67,7 @@ struct Options {
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
   bool MixTwoRows = false, NoMixTwoRows = false;
+  int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   uint64_t Seed = 20261129;
@@ -319,6 +320,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
     FO.MixTwoRows = !Ctx.Opts.NoMixTwoRows;
+    FO.MixMinColumns = Ctx.Opts.MixMinColumns;
     FO.RowOkKnown = Ctx.Opts.RowOkKnown;
     FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
@@ -557,6 +559,10 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
                "to be rows (with --mix-order-columns)");
+  App.add_option("--mix-min-columns", O.MixMinColumns,
+                 "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
+                 "row kernel takes column reductions of (0: the rule's 2048)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", O.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
                "commands)");

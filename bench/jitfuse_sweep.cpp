@@ -105,6 +105,7 @@ struct Options {
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
   bool MixTwoRows = false, NoMixTwoRows = false;
+  int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
@@ -522,6 +523,7 @@ int run(const Options &O) {
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
         CO.MixTwoRows = !O.NoMixTwoRows;
+        CO.MixMinColumns = O.MixMinColumns;
         CO.RowOkKnown = O.RowOkKnown;
         CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
         CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
@@ -703,6 +705,10 @@ int main(int Argc, char **Argv) {
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
+  App.add_option("--mix-min-columns", O.MixMinColumns,
+                 "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
+                 "row kernel takes column reductions of (0: the rule's 2048)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", O.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
                "commands)");

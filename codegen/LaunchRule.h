@@ -183,9 +183,12 @@ inline constexpr int64_t MixMaxSharedBytes = 32768;
 /// 256 threads a row or more: MixMaxGroups blocks of them hold the GPU's
 /// threads) whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
 /// MixMaxSharedBytes.
+/// (\p MinColumns: CompileOptions::MixMinColumns, an experiment for timing
+/// only.)
 inline constexpr int64_t MixMinColumns = 2048;
-inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes) {
-  return Cols >= MixMinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;
+inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
+                    int64_t MinColumns = MixMinColumns) {
+  return Cols >= MinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;
 }
 /// The column lengths of any such kernel (one f32 accumulator a column).
 inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }

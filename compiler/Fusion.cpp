@@ -622,7 +622,7 @@ Partition Fuser::run() {
     }
   }
   recomputeCheapProducers(G, P, Opts.RecomputeStoredValues, Opts.SiblingColumnReductions,
-                          Opts.MixOrderColumns);
+                          Opts.MixOrderColumns, Opts.MixMinColumns);
   finalizePartition(G, P);
   return P;
 }

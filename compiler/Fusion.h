@@ -31,6 +31,8 @@ struct FusionOptions {
   /// CompileOptions::MixOrderColumns: a row kernel computes the column
   /// reductions of its own loads (compiler/MixColumns.h).
   bool MixOrderColumns = false;
+  /// CompileOptions::MixMinColumns (0: codegen::launch::MixMinColumns).
+  int64_t MixMinColumns = 0;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

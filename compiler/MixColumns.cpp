@@ -41,7 +41,7 @@ std::set<NodeId> loadsOf(const Graph &G, const Cluster &C) {
 /// The [R, C] domain of a cluster of unstrided column reductions over one
 /// domain and accumulator type whose accumulators a row kernel can keep
 /// (launch::mixFits), or nullopt.
-std::optional<Shape> columnDomain(const Graph &G, const Cluster &C) {
+std::optional<Shape> columnDomain(const Graph &G, const Cluster &C, int64_t MinColumns) {
   std::vector<NodeId> Reds;
   for (NodeId N : C.Nodes)
     if (isReduction(G.node(N).Kind)) {
@@ -58,7 +58,8 @@ std::optional<Shape> columnDomain(const Graph &G, const Cluster &C) {
         codegen::computeType(G.node(R).Type) != codegen::computeType(T))
       return std::nullopt;
   if (D.size() != 2 || D[1].isDynamic() ||
-      !codegen::launch::mixFits(D[1].Size, int64_t(Reds.size()), codegen::computeBytes(T)))
+      !codegen::launch::mixFits(D[1].Size, int64_t(Reds.size()), codegen::computeBytes(T),
+                                MinColumns))
     return std::nullopt;
   return D;
 }
@@ -108,8 +109,10 @@ bool rowOver(const Graph &G, const Cluster &C, const Shape &Domain) {
 
 } // namespace
 
-bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column) {
-  std::optional<Shape> D = columnDomain(G, Column);
+bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column,
+                  int64_t MinColumns) {
+  std::optional<Shape> D = columnDomain(G, Column, MinColumns ? MinColumns
+                                                              : codegen::launch::MixMinColumns);
   return D && rowOver(G, Row, *D);
 }
 
@@ -124,7 +127,7 @@ bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
 }
 
 void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
-                     std::vector<std::set<NodeId>> &Recomputed) {
+                     std::vector<std::set<NodeId>> &Recomputed, int64_t MinColumns) {
   std::vector<bool> IsOutput(G.size(), false);
   for (const GraphOutput &O : G.outputs())
     IsOutput[O.Id] = true;
@@ -143,7 +146,8 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
     for (unsigned B = 0; B < Clusters.size() && !Changed; ++B) {
       if (Clusters[B].Nodes.empty())
         continue;
-      std::optional<Shape> Domain = columnDomain(G, Clusters[B]);
+      std::optional<Shape> Domain =
+          columnDomain(G, Clusters[B], MinColumns ? MinColumns : codegen::launch::MixMinColumns);
       if (!Domain || !onlyReductionOutputs(G, Clusters[B], IsOutput, Users, Computes, B))
         continue;
       std::set<NodeId> ColLoads = loadsOf(G, Clusters[B]);

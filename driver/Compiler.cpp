@@ -81,6 +81,10 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   P.Fusion.SiblingColumnReductions = Opts.SiblingColumnReductions;
   P.Fusion.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
   P.Fusion.MixOrderColumns = Opts.MixOrderColumns;
+  if (Opts.MixMinColumns < 0 || Opts.MixMinColumns > (int64_t(1) << 20))
+    fail("CompileOptions::MixMinColumns: {} is outside 0 (the rule's) to 2^20",
+         Opts.MixMinColumns);
+  P.Fusion.MixMinColumns = Opts.MixMinColumns;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

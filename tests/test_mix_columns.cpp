@@ -322,6 +322,21 @@ TEST_CASE("MixOrderColumns: MixTwoRows takes two one-chunk rows an iteration (an
             .Source.find("row_1") == std::string::npos);
 }
 
+TEST_CASE("MixOrderColumns: MixMinColumns lowers the row length it takes (an experiment)",
+          "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(1024));
+  CHECK(Compiler::plan(G, cpuOptions()).Kernels.size() == 2);
+  CompileOptions O = cpuOptions();
+  O.MixMinColumns = 1024;
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK(P.Kernels[0].MixColumns.size() == 2);
+  O.MixMinColumns = 1025;
+  CHECK(Compiler::plan(G, O).Kernels.size() == 2);
+  O.MixMinColumns = -1;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+}
+
 TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
   auto Kernels = [](const Graph &G) { return planOf(G).Kernels.size(); };
   // Rows under 2048 (too few threads a block at MixMaxGroups blocks), and
