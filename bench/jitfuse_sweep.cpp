@@ -78,7 +78,7 @@ struct Options {
   std::vector<std::string> Only;
   int MaxPoints = 0;
   /// Keep only rows of at least this many elements (0: all).
-  int64_t MinRow = 0;
+  int64_t MinRow = 0, MaxRow = 0;
   /// Keep only points that run the peeled variant (an offset, or a row the
   /// 16-byte vector does not divide).
   bool PeeledOnly = false;
@@ -246,6 +246,8 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
     });
   if (O.MinRow > 0)
     llvm::erase_if(Pts, [&](const Point &P) { return P.H < O.MinRow; });
+  if (O.MaxRow > 0)
+    llvm::erase_if(Pts, [&](const Point &P) { return P.H > O.MaxRow; });
   if (O.PeeledOnly)
     llvm::erase_if(Pts, [&](const Point &P) {
       return P.Offset == 0 && P.H % (16 / dtypeBytes(P.Type)) == 0;
@@ -608,6 +610,8 @@ int main(int Argc, char **Argv) {
       ->check(CLI::Range(0, 100000));
   App.add_option("--only", O.Only, "Patterns to run")->delimiter(',');
   App.add_option("--max-points", O.MaxPoints, "Keep only the first N points (0: all)");
+  App.add_option("--max-row", O.MaxRow,
+                 "Keep only points whose row has at most this many elements (0: all)");
   App.add_option("--min-row", O.MinRow,
                  "Keep only points whose row has at least this many elements (0: all)");
   App.add_flag("--peeled-only", O.PeeledOnly,
