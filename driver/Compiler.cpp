@@ -81,8 +81,13 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   P.Fusion.SiblingColumnReductions = Opts.SiblingColumnReductions;
   P.Fusion.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
   P.Fusion.MixOrderColumns = Opts.MixOrderColumns;
-  if (Opts.MixMinColumns < 0 || Opts.MixMinColumns > (int64_t(1) << 20))
-    fail("CompileOptions::MixMinColumns: {} is outside 0 (the rule's) to 2^20",
+  // Rows of 1024 elements or more are 64 16-byte chunks or more of any
+  // element size, so a group's block (a chunk a thread) is a block a row of
+  // whole warps; fewer rows a block of a warp each, which the mixed kernel
+  // does not take (LayerNorm backward bf16 x 256: an internal check).
+  if (Opts.MixMinColumns != 0 &&
+      (Opts.MixMinColumns < 1024 || Opts.MixMinColumns > (int64_t(1) << 20)))
+    fail("CompileOptions::MixMinColumns: {} is neither 0 (the rule's) nor in 1024 to 2^20",
          Opts.MixMinColumns);
   P.Fusion.MixMinColumns = Opts.MixMinColumns;
   P.Horizontal = Opts.HorizontalFusion;

@@ -388,8 +388,8 @@ struct CompileOptions {
   /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
   int64_t MixMaxGroups = 0;
   /// Experiment: the fewest columns a row kernel takes column reductions
-  /// of (0: codegen::launch::MixMinColumns, 2048). For timing only, as
-  /// MixMaxGroups: the error bound assumes the rule's.
+  /// of (0: codegen::launch::MixMinColumns, 2048; else 1024 or more). For
+  /// timing only, as MixMaxGroups: the error bound assumes the rule's.
   int64_t MixMinColumns = 0;
   /// Experiment (off): the mixed row kernel's rows known to be rows (a
   /// group's rows all exist, so no `rowOk` test): the compiler shares the

@@ -335,6 +335,13 @@ TEST_CASE("MixOrderColumns: MixMinColumns lowers the row length it takes (an exp
   CHECK(Compiler::plan(G, O).Kernels.size() == 2);
   O.MixMinColumns = -1;
   CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+  // The smallest it takes: 1024 columns (64 chunks of any element size: a
+  // block of whole warps a row), planned and compiled; under that, an
+  // error (bf16 rows of 256 would be a warp a row, 4 rows a block).
+  O.MixMinColumns = 1024;
+  CHECK(testCompiler().compile(G, O).numKernels() == 1);
+  O.MixMinColumns = 1023;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
 }
 
 TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
