@@ -183,9 +183,9 @@ inline constexpr int64_t MixMaxSharedBytes = 32768;
 /// 256 threads a row or more: MixMaxGroups blocks of them hold the GPU's
 /// threads) whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
 /// MixMaxSharedBytes.
+inline constexpr int64_t MixMinColumns = 2048;
 /// (\p MinColumns: CompileOptions::MixMinColumns, an experiment for timing
 /// only.)
-inline constexpr int64_t MixMinColumns = 2048;
 inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
                     int64_t MinColumns = MixMinColumns) {
   return Cols >= MinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;

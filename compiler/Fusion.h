@@ -1,6 +1,7 @@
 //===- compiler/Fusion.h - the fusion pass ----------------------*- C++ -*-===//
 #pragma once
 
+#include "codegen/LaunchRule.h"
 #include "compiler/Partition.h"
 
 namespace jitfuse {
@@ -31,8 +32,9 @@ struct FusionOptions {
   /// CompileOptions::MixOrderColumns: a row kernel computes the column
   /// reductions of its own loads (compiler/MixColumns.h).
   bool MixOrderColumns = false;
-  /// CompileOptions::MixMinColumns (0: codegen::launch::MixMinColumns).
-  int64_t MixMinColumns = 0;
+  /// The fewest columns a row kernel takes column reductions of
+  /// (CompileOptions::MixMinColumns, else codegen::launch::MixMinColumns).
+  int64_t MixMinColumns = codegen::launch::MixMinColumns;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -111,8 +111,7 @@ bool rowOver(const Graph &G, const Cluster &C, const Shape &Domain) {
 
 bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column,
                   int64_t MinColumns) {
-  std::optional<Shape> D = columnDomain(G, Column, MinColumns ? MinColumns
-                                                              : codegen::launch::MixMinColumns);
+  std::optional<Shape> D = columnDomain(G, Column, MinColumns);
   return D && rowOver(G, Row, *D);
 }
 
@@ -146,8 +145,7 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
     for (unsigned B = 0; B < Clusters.size() && !Changed; ++B) {
       if (Clusters[B].Nodes.empty())
         continue;
-      std::optional<Shape> Domain =
-          columnDomain(G, Clusters[B], MinColumns ? MinColumns : codegen::launch::MixMinColumns);
+      std::optional<Shape> Domain = columnDomain(G, Clusters[B], MinColumns);
       if (!Domain || !onlyReductionOutputs(G, Clusters[B], IsOutput, Users, Computes, B))
         continue;
       std::set<NodeId> ColLoads = loadsOf(G, Clusters[B]);

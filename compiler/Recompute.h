@@ -1,6 +1,7 @@
 //===- compiler/Recompute.h - cheap producers computed by each reader -*- C++ -*-===//
 #pragma once
 
+#include "codegen/LaunchRule.h"
 #include "compiler/Partition.h"
 
 namespace jitfuse {
@@ -47,9 +48,9 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// kernel of its domain is recomputed there, bytes saved or not, when the
 /// copy reads only what the row kernel loads (the column kernel can then
 /// join it).
-/// \p MixMinColumns: FusionOptions::MixMinColumns (0: the rule's).
+/// \p MixMinColumns: FusionOptions::MixMinColumns.
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false,
                              bool SiblingColumns = false, bool MixColumns = false,
-                             int64_t MixMinColumns = 0);
+                             int64_t MixMinColumns = codegen::launch::MixMinColumns);
 
 } // namespace jitfuse

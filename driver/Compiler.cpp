@@ -89,7 +89,8 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
       (Opts.MixMinColumns < 1024 || Opts.MixMinColumns > (int64_t(1) << 20)))
     fail("CompileOptions::MixMinColumns: {} is neither 0 (the rule's) nor in 1024 to 2^20",
          Opts.MixMinColumns);
-  P.Fusion.MixMinColumns = Opts.MixMinColumns;
+  if (Opts.MixMinColumns)
+    P.Fusion.MixMinColumns = Opts.MixMinColumns;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;
