@@ -6,7 +6,8 @@
 #   here:  scripts/gpu-check build   (stages jitfuse_sweep in gpu-carry/)
 #   GPU:   run(command="bench/run_ab.sh --aligned-row-copy --peeled-only --only layernorm,add_rmsnorm",
 #              carry=["gpu-carry"])
-# The first argument is the option under test; the rest go to every
+# The first argument is the option under test (or several, one quoted
+# argument: "--mix-order-columns --mix-few-groups"); the rest go to every
 # jitfuse_sweep run (the point selection). To compare two builds instead,
 # give `-` as the option and JITFUSE_SWEEP_BIN_B=path for side B (e.g.
 # JITFUSE_SWEEP_BIN=gpu-carry/base_jitfuse_sweep, an earlier commit's built
@@ -27,9 +28,10 @@ mkdir -p "$out"
 logs=$(mktemp -d)
 bin=${JITFUSE_SWEEP_BIN:-gpu-carry/jitfuse_sweep}
 bin_b=${JITFUSE_SWEEP_BIN_B:-$bin}
-# Side B's arguments: the option, or none for a build comparison.
+# Side B's arguments: the option (split at spaces: "--a --b" tests two
+# options together against neither), or none for a build comparison.
 opt=()
-[ "$flag" != - ] && opt=("$flag")
+[ "$flag" != - ] && read -r -a opt <<< "$flag"
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-ab-cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 start=$(date +%s)

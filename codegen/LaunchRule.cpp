@@ -52,6 +52,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     MixCols = P.Domain.back().Size;
     MixAccBytes = P.MixAccBytes;
     MixGroupsMax = P.MixMaxGroups;
+    MixFew = P.MixFewGroups;
   }
 }
 
@@ -158,7 +159,9 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
                     "column partials take a block a row");
       L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
       L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax) +
-                               launch::mixCombiners(MixCols, MixReductions),
+                               (launch::mixFew(S.Rows, MixGroupsMax, MixFew)
+                                    ? 0
+                                    : launch::mixCombiners(MixCols, MixReductions)),
                            1);
       return L;
     }

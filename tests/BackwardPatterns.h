@@ -1,8 +1,9 @@
 //===- tests/BackwardPatterns.h - backward-pass graphs the fusion tests share -*- C++ -*-===//
 //
 // The graphs the reduction fusions of session 28 target (bench W21, W22),
-// and the plan's total line, for the [stored], [siblings] and [prologue]
-// tests.
+// the norm backwards and column statistics of the mixed row kernel's tests
+// ([mix-columns], [mix-few]), and the plan's total line, for the [stored],
+// [siblings] and [prologue] tests.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -10,6 +11,7 @@
 #include "compiler/Planner.h"
 #include "examples/ExampleGraphs.h"
 #include "ir/Graph.h"
+#include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 
@@ -34,6 +36,35 @@ inline Graph reluBackward(Dim H) {
 inline Graph layerNormBackward(Dim H) {
   Graph G;
   examples::addNormBackward(G, bf16, H, /*LayerNorm=*/true);
+  return G;
+}
+
+/// RMSNorm backward from the saved rstd: dx per row, the weight gradient
+/// a column sum of dy * x * rstd (one reduction: rows up to 8192 fit).
+inline Graph rmsNormBackward(DType T, Dim H) {
+  Graph G;
+  examples::addNormBackward(G, T, H, /*LayerNorm=*/false);
+  return G;
+}
+
+/// LayerNorm backward of \p T rows (layerNormBackward: bf16).
+inline Graph layerNormBackwardOf(DType T, Dim H) {
+  Graph G;
+  examples::addNormBackward(G, T, H, /*LayerNorm=*/true);
+  return G;
+}
+
+/// An RMSNorm forward with column statistics of its input beside it: the
+/// max of |x|, the mean and the min of x over the rows (the combine's other
+/// functors, and a mean's division by the rows).
+inline Graph normWithColumnStats(DType T, Dim H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  Value W = G.input("w", T, {H});
+  G.output("y", nn::rmsNorm(X, W, G.constant(1e-6)));
+  G.output("amax", reduceMax(abs(X), llvm::ArrayRef<int64_t>{0}));
+  G.output("mean", mean(cast(X, f32), llvm::ArrayRef<int64_t>{0}));
+  G.output("min", reduceMin(X, llvm::ArrayRef<int64_t>{0}));
   return G;
 }
 

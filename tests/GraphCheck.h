@@ -94,6 +94,8 @@ struct CheckOptions {
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows (its default).
   bool MixTwoRows = true;
+  /// CompileOptions::MixFewGroups.
+  bool MixFewGroups = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

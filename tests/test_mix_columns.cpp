@@ -60,35 +60,6 @@ GraphPlan planOf(const Graph &G, bool On = true) {
   return planGraph(G, O);
 }
 
-/// RMSNorm backward from the saved rstd: dx per row, the weight gradient
-/// a column sum of dy * x * rstd (one reduction: rows up to 8192 fit).
-Graph rmsNormBackward(DType T, Dim H) {
-  Graph G;
-  examples::addNormBackward(G, T, H, /*LayerNorm=*/false);
-  return G;
-}
-
-/// LayerNorm backward of \p T rows (layerNormBackward: bf16).
-Graph layerNormBackwardOf(DType T, Dim H) {
-  Graph G;
-  examples::addNormBackward(G, T, H, /*LayerNorm=*/true);
-  return G;
-}
-
-/// An RMSNorm forward with column statistics of its input beside it: the
-/// max of |x|, the mean and the min of x over the rows (the combine's other
-/// functors, and a mean's division by the rows).
-Graph normWithColumnStats(DType T, Dim H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  Value W = G.input("w", T, {H});
-  G.output("y", nn::rmsNorm(X, W, G.constant(1e-6)));
-  G.output("amax", reduceMax(abs(X), llvm::ArrayRef<int64_t>{0}));
-  G.output("mean", mean(cast(X, f32), llvm::ArrayRef<int64_t>{0}));
-  G.output("min", reduceMin(X, llvm::ArrayRef<int64_t>{0}));
-  return G;
-}
-
 } // namespace
 
 TEST_CASE("MixOrderColumns: max and mean and min columns beside a norm", "[mix-columns]") {
