@@ -104,7 +104,6 @@ struct Options {
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
-  bool MixFewGroups = false;
   bool MixTwoRows = false, NoMixTwoRows = false;
   int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
@@ -525,7 +524,6 @@ int run(const Options &O) {
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
-        CO.MixFewGroups = O.MixFewGroups;
         CO.MixTwoRows = !O.NoMixTwoRows;
         CO.MixMinColumns = O.MixMinColumns;
         CO.RowOkKnown = O.RowOkKnown;
@@ -715,9 +713,6 @@ int main(int Argc, char **Argv) {
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
                  "row kernel takes column reductions of (0: the rule's 2048; else 1024 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_flag("--mix-few-groups", O.MixFewGroups,
-               "CompileOptions::MixFewGroups (experiment): a mixed row kernel's launch of 1-8 "
-               "groups combines in its groups' blocks (with --mix-order-columns)");
   App.add_flag("--mix-two-rows", O.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
                "commands)");

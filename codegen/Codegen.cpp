@@ -310,8 +310,6 @@ void KernelWriter::flatTail(const std::string &N,
 
 std::string KernelWriter::write() {
   std::string Out = signature() + " {\n";
-  if (!P.MixColumns.empty() && P.MixFewGroups)
-    Out = mixFewCombine() + Out;
   if (P.StreamLoads)
     E.setL2Hint(2);
   switch (P.Kind) {

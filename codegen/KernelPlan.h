@@ -125,10 +125,6 @@ struct KernelPlan {
   /// A mixed row kernel's aligned variant takes two rows of its group an
   /// iteration (CompileOptions::MixTwoRows; KernelWriter::rowSegment).
   bool MixTwoRows = false;
-  /// A mixed row kernel's launch of at most launch::MixFewGroups groups
-  /// has no combining blocks: the groups' blocks combine the partials
-  /// (CompileOptions::MixFewGroups; KernelWriter::mixFewCombine).
-  bool MixFewGroups = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

@@ -135,15 +135,6 @@ private:
   void mixAdds();
   void mixEnd();
   void mixCombine();
-  /// KernelPlan::MixFewGroups: the function a launch's few groups' blocks
-  /// call to combine the partials (emitted before the kernel), its name.
-  std::string mixFewCombine() const;
-  std::string mixFewName() const;
-  /// Its staging stride a reduction in jf_macc: C + launch::MixFewGroups.
-  int64_t mixFewStride() const;
-  /// The statement storing reduction \p R's combined value \p Tot at
-  /// column jf_c or c (\p Col).
-  std::string mixStore(int R, const std::string &Tot, const std::string &Col) const;
   /// The accumulator slot of column \p Col (an expression), and the slots
   /// each lane's columns take (ceil(C / Vec), a reduction's Vec times that).
   std::string mixSlot(const std::string &Col) const;

@@ -52,7 +52,6 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     MixCols = P.Domain.back().Size;
     MixAccBytes = P.MixAccBytes;
     MixGroupsMax = P.MixMaxGroups;
-    MixFew = P.MixFewGroups;
   }
 }
 
@@ -159,9 +158,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
                     "column partials take a block a row");
       L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
       L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax) +
-                               (launch::mixFew(S.Rows, MixGroupsMax, MixFew)
-                                    ? 0
-                                    : launch::mixCombiners(MixCols, MixReductions)),
+                               launch::mixCombiners(MixCols, MixReductions),
                            1);
       return L;
     }

@@ -209,19 +209,6 @@ inline int64_t mixGroups(int64_t Rows, int64_t MaxGroups = MixMaxGroups) {
 inline int64_t mixCombiners(int64_t Cols, int Reductions) {
   return Reductions * ((Cols + MixCombineLanes - 1) / MixCombineLanes);
 }
-/// With KernelPlan::MixFewGroups, a launch of 1 to MixFewGroups groups has
-/// no combining blocks: its groups' blocks, all resident at once, wait for
-/// each other and add a share of the columns' partials each. At most
-/// MixCombineRows groups, so each of the combining blocks' virtual rows of
-/// threads holds at most one group and a thread emulates their order
-/// exactly (KernelWriter::mixFewCombine).
-inline constexpr int64_t MixFewGroups = 8;
-static_assert(MixFewGroups <= MixCombineRows, "a virtual row of threads a group");
-/// Whether a launch of \p Rows rows combines in its groups' blocks.
-inline bool mixFew(int64_t Rows, int64_t MaxGroups, bool FewGroups) {
-  int64_t Groups = mixGroups(Rows, MaxGroups);
-  return FewGroups && Groups >= 1 && Groups <= MixFewGroups;
-}
 /// Transpose tiles (KernelPlan::TransposeNode): TileDim x TileDim elements,
 /// TileWarp x TileRows threads, each (TileDim / TileWarp) x (TileDim /
 /// TileRows) elements a phase. Measured on W15 (BENCHMARKS.md schedule
@@ -392,7 +379,6 @@ private:
   /// accumulator's bytes (0 reductions: none).
   int MixReductions = 0;
   int64_t MixCols = 0, MixAccBytes = 0, MixGroupsMax = 0;
-  bool MixFew = false; // KernelPlan::MixFewGroups
 };
 
 } // namespace jitfuse::codegen

@@ -118,12 +118,7 @@ void KernelWriter::mixBegin() {
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
   JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop && P.MixMaxGroups > 0,
                 "column partials take a block a row and a group count");
-  // With MixFewGroups the accumulators also stage the few groups'
-  // partials (mixFewCombine: C + MixFewGroups a reduction).
-  int64_t Slots = int64_t(NR) * Vec * CV;
-  if (P.MixFewGroups)
-    Slots = std::max(Slots, int64_t(NR) * mixFewStride());
-  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, Slots));
+  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
@@ -214,111 +209,6 @@ void KernelWriter::mixEnd() {
   E.line("__threadfence();");
   E.line("__syncthreads();");
   E.line("if (threadIdx.x == 0) atomicAdd(jf_counter + 1, 1u);");
-  if (!P.MixFewGroups)
-    return;
-  std::string Outs;
-  for (NodeId N : P.MixColumns)
-    Outs += fmt::format(", out_{}", outputIndex(P, N));
-  E.line(fmt::format("if (jf_ng <= {}) {}(jf_partials, jf_counter, (unsigned)jf_ng, "
-                     "(unsigned)jf_b, nrows, jf_macc{});",
-                     launch::MixFewGroups, mixFewName(), Outs));
-}
-
-std::string KernelWriter::mixStore(int R, const std::string &Tot, const std::string &Col) const {
-  const Node &Red = G.node(P.MixColumns[R]);
-  std::string AT = computeType(Red.Type);
-  std::string V = Red.Kind == Op::ReduceMean ? fmt::format("{} / ({})nrows", Tot, AT) : Tot;
-  return fmt::format("out_{}[{}] = {};", outputIndex(P, P.MixColumns[R]), Col,
-                     storeConvert(Red.Type, V));
-}
-
-std::string KernelWriter::mixFewName() const {
-  return "jf_few_" + P.variantName(Vec, Peel, OutputLed);
-}
-
-int64_t KernelWriter::mixFewStride() const {
-  return P.Domain.back().Size + launch::MixFewGroups;
-}
-
-std::string KernelWriter::mixFewCombine() const {
-  // A launch of 1 to MixFewGroups groups has no combining blocks: once
-  // every group has counted, group b's block adds the partials of columns
-  // [b w, b w + w), w = ceil(C / ng), in the combining blocks' order: with
-  // at most MixCombineRows groups their virtual row y holds group y alone
-  // (a = id + p[y]) or nothing (id), and the rows add in order. Its
-  // (group, column) pairs, ng w <= C + 7 a reduction, are loaded a few to a
-  // thread, all before any is used (at one group a block reads every
-  // partial: one L2 round trip, not one a column), into the accumulators'
-  // shared memory, free once the group's partials are stored. Not inlined:
-  // the row loop's registers stay the kernel's.
-  int64_t C = P.Domain.back().Size, Stride = mixFewStride();
-  int T = P.ThreadsX;
-  int NR = static_cast<int>(P.MixColumns.size());
-  constexpr int NY = launch::MixCombineRows;
-  // Pairs a thread, loaded KP at a time (registers: NR x KP values).
-  const int K = static_cast<int>((C + launch::MixFewGroups - 1 + T - 1) / T);
-  const int KP = std::max(1, std::min(K, 8 / NR));
-  std::string AT = computeType(G.node(P.MixColumns.front()).Type);
-  std::string S = fmt::format("static __device__ __noinline__ void {}(\n    const {}* __restrict__ "
-                              "jf_partials, unsigned* __restrict__ jf_counter, unsigned jf_ng, "
-                              "unsigned jf_b, long long nrows, {}* jf_stage",
-                              mixFewName(), AT, AT);
-  for (NodeId N : P.MixColumns)
-    S += fmt::format(",\n    {}* __restrict__ out_{}", storageType(G.node(N).Type),
-                     outputIndex(P, N));
-  S += ") {\n";
-  S += "  (void)nrows;\n";
-  S += "  if (threadIdx.x == 0) {\n";
-  S += "    while (*(volatile unsigned *)(jf_counter + 1) < jf_ng) __nanosleep(32);\n";
-  S += "    __threadfence();\n  }\n  __syncthreads();\n";
-  S += fmt::format("  const unsigned w = ({}u + jf_ng - 1u) / jf_ng, c0 = jf_b * w, n = jf_ng * w;\n",
-                   C);
-  for (int Base = 0; Base < K; Base += KP) {
-    int Count = std::min(KP, K - Base);
-    S += "  {\n";
-    for (int R = 0; R < NR; ++R)
-      S += fmt::format("    {} v{}[{}];\n", AT, R, Count);
-    S += "    #pragma unroll\n";
-    S += fmt::format("    for (int k = 0; k < {}; ++k) {{\n", Count);
-    S += fmt::format("      const unsigned q = threadIdx.x + (unsigned)({} + k) * {}u, y = q / w, "
-                     "c = c0 + q % w;\n",
-                     Base, T);
-    S += fmt::format("      const bool ok = q < n && c < {}u;\n", C);
-    for (int R = 0; R < NR; ++R) {
-      const Node &Red = G.node(P.MixColumns[R]);
-      S += fmt::format("      v{0}[k] = ok ? __ldcg(jf_partials + ((long long){0} * jf_ng + y) * {1} "
-                       "+ c) : {2};\n",
-                       R, C, reduceIdentity(Red.Kind, Red.Type));
-    }
-    S += "    }\n    #pragma unroll\n";
-    S += fmt::format("    for (int k = 0; k < {}; ++k) {{\n", Count);
-    S += fmt::format("      const unsigned q = threadIdx.x + (unsigned)({} + k) * {}u;\n", Base, T);
-    S += "      if (q < n) {\n";
-    for (int R = 0; R < NR; ++R)
-      S += fmt::format("        jf_stage[{} + q] = v{}[k];\n", int64_t(R) * Stride, R);
-    S += "      }\n    }\n  }\n";
-  }
-  S += "  __syncthreads();\n";
-  S += fmt::format("  for (unsigned l = threadIdx.x; l < w && c0 + l < {}u; l += {}u) {{\n", C, T);
-  S += "    const unsigned c = c0 + l;\n";
-  for (int R = 0; R < NR; ++R) {
-    const Node &Red = G.node(P.MixColumns[R]);
-    std::string F = reduceFunctor(Red.Kind), Id = reduceIdentity(Red.Kind, Red.Type);
-    int64_t Off = int64_t(R) * Stride;
-    S += "    {\n";
-    S += fmt::format("      {} tot = {}({}, jf_stage[{} + l]);\n", AT, F, Id, Off);
-    S += "      #pragma unroll\n";
-    S += fmt::format("      for (unsigned y = 1; y < {}; ++y)\n", NY);
-    S += fmt::format("        tot = {0}(tot, y < jf_ng ? {0}({1}, jf_stage[{2} + y * w + l]) : {1});\n",
-                     F, Id, Off);
-    S += "      " + mixStore(R, "tot", "c") + "\n    }\n";
-  }
-  S += "  }\n";
-  // The last group's block to finish leaves the counters at 0.
-  S += "  __syncthreads();\n";
-  S += "  if (threadIdx.x == 0 && atomicAdd(jf_counter + 2, 1u) == jf_ng - 1u) {\n";
-  S += "    jf_counter[0] = 0u;\n    jf_counter[1] = 0u;\n    jf_counter[2] = 0u;\n  }\n}\n";
-  return S;
 }
 
 void KernelWriter::mixCombine() {
@@ -377,7 +267,9 @@ void KernelWriter::mixCombine() {
     E.line(fmt::format("{} tot = jf_mct[0][jf_lane];", AT));
     E.line(fmt::format("for (int y = 1; y < {}; ++y) tot = {}(tot, jf_mct[y][jf_lane]);", NY,
                        reduceFunctor(Red.Kind)));
-    E.line(mixStore(R, "tot", "jf_c"));
+    std::string V = Red.Kind == Op::ReduceMean ? fmt::format("tot / ({})nrows", AT) : "tot";
+    E.line(fmt::format("out_{}[jf_c] = {};", outputIndex(P, P.MixColumns[R]),
+                       storeConvert(Red.Type, V)));
   });
   E.close();
   // The last combining block leaves the counters at 0 for the next launch:

@@ -581,7 +581,6 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // MixTwoRows (an experiment): two rows an iteration, of one chunk a
   // thread; the second row's test stays (a group's row count may be odd).
   P.MixTwoRows = Opts.MixTwoRows && OneChunk;
-  P.MixFewGroups = Opts.MixFewGroups;
   if (OneChunk)
     P.AlignedMinBlocksPerSm = (P.MixTwoRows ? codegen::launch::MixTwoRowsResidentThreads
                                             : codegen::launch::MixResidentThreads) /
@@ -593,7 +592,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
                        "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
                        "terms to its columns in shared memory; then {} more blocks, each {} "
-                       "columns of one reduction, add the groups' partials in group order{}{}{}{}",
+                       "columns of one reduction, add the groups' partials in group order{}{}{}",
                        fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
                        codegen::launch::mixCombiners(P.Domain.back().Size,
                                                      static_cast<int>(Columns.size())),
@@ -604,12 +603,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                                 : "",
                        RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "",
                        P.MixTwoRows ? "; the aligned variant two rows an iteration (MixTwoRows)"
-                                    : "",
-                       P.MixFewGroups
-                           ? fmt::format("; at most {} groups: no combining blocks, the groups' "
-                                         "blocks add the partials (MixFewGroups)",
-                                         codegen::launch::MixFewGroups)
-                           : "");
+                                    : "");
   return P;
 }
 

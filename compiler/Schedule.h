@@ -60,8 +60,6 @@ struct ScheduleOptions {
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows.
   bool MixTwoRows = true;
-  /// CompileOptions::MixFewGroups.
-  bool MixFewGroups = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

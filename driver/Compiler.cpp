@@ -137,7 +137,6 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
          Opts.MixMaxGroups);
   S.MixMaxGroups = Opts.MixMaxGroups;
   S.MixRowsKnown = Opts.MixRowsKnown;
-  S.MixFewGroups = Opts.MixFewGroups;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)

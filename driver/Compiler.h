@@ -410,14 +410,6 @@ struct CompileOptions {
   /// sweep up to 1.20x, 0.96-0.97x at 1-132 rows. Takes precedence over
   /// MixRowsKnown. False: a row an iteration, for comparisons.
   bool MixTwoRows = true;
-  /// Experiment (off), with MixOrderColumns: when a launch's rows make at
-  /// most launch::MixFewGroups groups, no combining blocks: the groups'
-  /// blocks wait for each other and add the partials of a share of the
-  /// columns each, in the combining blocks' order (the same bits). At 1-8
-  /// rows the mixed kernel ran 0.80-0.92x the default plan's two kernels
-  /// on an H100 (session 35: a group's row, then 256 combining blocks that
-  /// wait for it).
-  bool MixFewGroups = false;
   /// Experiment: how many of the splits' partials the last block of a
   /// column tile loads before adding them (a power of two up to 64; 0:
   /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.

@@ -164,7 +164,6 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixOrderColumns = Opts.MixOrderColumns;
     CO.MixRowsKnown = Opts.MixRowsKnown;
     CO.MixTwoRows = Opts.MixTwoRows;
-    CO.MixFewGroups = Opts.MixFewGroups;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

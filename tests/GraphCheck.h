@@ -94,8 +94,6 @@ struct CheckOptions {
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows (its default).
   bool MixTwoRows = true;
-  /// CompileOptions::MixFewGroups.
-  bool MixFewGroups = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.
