@@ -104,6 +104,7 @@ struct Options {
   bool MixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
+  int64_t MixMinRows = -1;
   bool MixTwoRows = false, NoMixTwoRows = false;
   int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
@@ -524,6 +525,7 @@ int run(const Options &O) {
         CO.MixOrderColumns = O.MixOrderColumns;
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
+        CO.MixMinRows = O.MixMinRows;
         CO.MixTwoRows = !O.NoMixTwoRows;
         CO.MixMinColumns = O.MixMinColumns;
         CO.RowOkKnown = O.RowOkKnown;
@@ -554,8 +556,11 @@ int run(const Options &O) {
       Executable &X = It->second;
       std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
       RunArgs A = runArgsFor(X, Dims, {{"eps", 0.0}});
-      std::vector<int64_t> KB = X.kernelBytes(A.Dims);
-      J["kernels"] = X.numKernels();
+      // The plan these rows run (CompileOptions::MixMinRows: few rows take
+      // the one without the mixed kernel).
+      const Executable &Runs = X.planAt(A.Dims);
+      std::vector<int64_t> KB = Runs.kernelBytes(A.Dims);
+      J["kernels"] = Runs.numKernels();
       J["bytes"] = A.MinBytes;
       J["kernel_bytes"] = std::accumulate(KB.begin(), KB.end(), int64_t(0));
       if (O.CompileOnly) {
@@ -706,6 +711,10 @@ int main(int Argc, char **Argv) {
   App.add_option("--mix-max-groups", O.MixMaxGroups,
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_option("--mix-min-rows", O.MixMinRows,
+                 "CompileOptions::MixMinRows: with --mix-order-columns, runs of fewer rows take "
+                 "the plan without the mixed kernel (-1: the rule's 128; 0: never)")
+      ->check(CLI::Range(int64_t(-1), int64_t(1) << 40));
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");

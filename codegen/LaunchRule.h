@@ -192,6 +192,12 @@ inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
 }
 /// The column lengths of any such kernel (one f32 accumulator a column).
 inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }
+/// Runs of fewer rows than this take the plan without the mixed kernel
+/// (CompileOptions::MixMinRows): the mixed kernel's wait for its groups
+/// costs a constant 1-2 us, so at 1-64 rows it ran 0.78-0.98x the default
+/// plan's kernels in 16 bits, at 128-256 rows 1.0-1.2x (H100, sessions 35
+/// and 36, BENCHMARKS.md).
+inline constexpr int64_t MixMinRows = 128;
 /// Rows a group: ceil(Rows / MaxGroups), at least 1. \p MaxGroups other
 /// than MixMaxGroups: CompileOptions::MixMaxGroups, an experiment (the
 /// error bound assumes MixMaxGroups).
@@ -341,6 +347,8 @@ public:
   /// reductions: 1; column reductions: one a column tile; a row kernel
   /// with column partials: 3, codegen/MixColumns.cpp).
   size_t counters() const;
+  /// A row kernel computing column reductions (KernelPlan::MixColumns).
+  bool mixesColumns() const { return MixReductions > 0; }
   /// Column reductions: columns a block covers.
   int64_t columnTile() const { return int64_t(ThreadsX) * ColumnWidth; }
   /// Row kernels with KernelPlan::RowSharedInputs: the dynamic shared memory

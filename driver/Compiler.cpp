@@ -369,10 +369,60 @@ rt::CacheEntry compileDeferred(std::shared_ptr<rt::KernelCache> Cache, const rt:
   return Out;
 }
 
+/// CompileOptions::MixMinRows, resolved: 0 when no run falls back.
+int64_t mixMinRows(const CompileOptions &Opts) {
+  if (Opts.MixMinRows < -1)
+    fail("CompileOptions::MixMinRows: {} is neither -1 (the rule's) nor 0 or more",
+         Opts.MixMinRows);
+  if (!Opts.MixOrderColumns)
+    return 0;
+  return Opts.MixMinRows < 0 ? codegen::launch::MixMinRows : Opts.MixMinRows;
+}
+
+/// The plan's mixed row kernels (KernelPlan::MixColumns) against a least
+/// row count: none, all with enough static rows, one with too few static
+/// rows, or (else) one whose rows are dynamic.
+enum class MixedRows { None, Enough, TooFew, Dynamic };
+
+MixedRows mixedRows(const GraphPlan &P, int64_t MinRows) {
+  MixedRows R = MixedRows::None;
+  for (const KernelPlan &K : P.Kernels) {
+    if (K.MixColumns.empty())
+      continue;
+    bool Dynamic = false;
+    int64_t Rows = 1;
+    for (size_t I = 0; I + 1 < K.Domain.size(); ++I) {
+      Dynamic |= K.Domain[I].isDynamic();
+      Rows *= K.Domain[I].isDynamic() ? 1 : K.Domain[I].Size;
+    }
+    if (!Dynamic && Rows < MinRows)
+      return MixedRows::TooFew;
+    if (Dynamic)
+      R = MixedRows::Dynamic;
+    else if (R == MixedRows::None)
+      R = MixedRows::Enough;
+  }
+  return R;
+}
+
+/// The options of the plan without MixOrderColumns that runs of too few
+/// rows take (the kernel and launch counts expected of the mixed plan do
+/// not apply to it).
+CompileOptions unmixedOptions(const CompileOptions &Opts) {
+  CompileOptions O = Opts;
+  O.MixOrderColumns = false;
+  O.ExpectKernels.reset();
+  O.ExpectLaunches.reset();
+  return O;
+}
+
 } // namespace
 
 GraphPlan Compiler::plan(const Graph &G, const CompileOptions &Opts) {
-  return planGraph(G, planOptions(Opts, chooseTarget(Opts)));
+  GraphPlan P = planGraph(G, planOptions(Opts, chooseTarget(Opts)));
+  if (int64_t Min = mixMinRows(Opts); Min > 0 && mixedRows(P, Min) == MixedRows::TooFew)
+    return plan(G, unmixedOptions(Opts));
+  return P;
 }
 
 Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
@@ -383,6 +433,12 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   Target T = chooseTarget(Opts);
   PlanOptions PO = planOptions(Opts, T);
   GraphPlan Plan = planGraph(G, PO);
+  // A mixed kernel of too few rows: the plan without it; of dynamic rows:
+  // both, each run taking one (Executable::planAt).
+  const int64_t MixMin = mixMinRows(Opts);
+  const MixedRows Mixed = MixMin > 0 ? mixedRows(Plan, MixMin) : MixedRows::None;
+  if (Mixed == MixedRows::TooFew)
+    return compile(G, unmixedOptions(Opts));
   double PlanMs = msSince(Start);
 
   // Stage "emit": each kernel once; its text is both the inspection copy and
@@ -541,6 +597,21 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
                            "load {:.2f} ms",
                            PlanMs, EmitMs, X->Stats.CompileMs - PlanMs - EmitMs,
                            X->Stats.LoadMs));
+  if (Mixed == MixedRows::Dynamic) {
+    X->Unmixed = std::make_unique<Executable>(compile(G, unmixedOptions(Opts)));
+    X->UnmixedBelow = MixMin;
+    for (const LaunchPlan &L : X->Launches) {
+      if (L.Rule.mixesColumns())
+        X->MixedRows.push_back(L.Rows);
+      for (const LaunchPart &Part : L.Parts)
+        if (Part.Rule.mixesColumns())
+          X->MixedRows.push_back(Part.Rows);
+    }
+    X->PlanText += fmt::format("runs of fewer than {} rows take the plan without "
+                               "MixOrderColumns ({} kernels; CompileOptions::MixMinRows, "
+                               "Executable::planAt)\n",
+                               MixMin, X->Unmixed->numKernels());
+  }
   return Executable(std::move(X));
 }
 

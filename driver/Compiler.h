@@ -391,6 +391,14 @@ struct CompileOptions {
   /// of (0: codegen::launch::MixMinColumns, 2048; else 1024 or more). For
   /// timing only, as MixMaxGroups: the error bound assumes the rule's.
   int64_t MixMinColumns = 0;
+  /// With MixOrderColumns: runs of fewer rows than this take the plan
+  /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows
+  /// known when compiling: that plan alone; dynamic rows: both plans are
+  /// compiled and each run takes one (Executable::unmixedAt). At 1-64 rows
+  /// the mixed kernel ran 0.78-0.98x the default plan's kernels in 16 bits
+  /// (H100, session 36; a constant 1-2 us), at 128 rows and more 1.0x and
+  /// above.
+  int64_t MixMinRows = -1;
   /// Experiment (off): the mixed row kernel's rows known to be rows (a
   /// group's rows all exist, so no `rowOk` test): the compiler shares the
   /// stages' loads and conversions (W21's aligned variant 341 -> 264

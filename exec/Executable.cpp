@@ -6,6 +6,8 @@
 #include "runtime/Nvrtc.h"
 #include "support/Error.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -100,8 +102,23 @@ void Executable::run(llvm::ArrayRef<CUdeviceptr> Inputs,
                      llvm::ArrayRef<CUdeviceptr> Outputs,
                      llvm::ArrayRef<double> Scalars, llvm::ArrayRef<int64_t> Dims,
                      CUstream Stream) {
+  if (Impl->Unmixed && Impl->unmixedAt(Dims))
+    return Impl->Unmixed->run(Inputs, Outputs, Scalars, Dims, Stream);
   Impl->run(Inputs, Outputs, Scalars, Dims, Stream);
 }
+
+bool ExecutableImpl::unmixedAt(llvm::ArrayRef<int64_t> Dims) const {
+  if (!Unmixed || Dims.size() != DynDims.size() ||
+      llvm::any_of(Dims, [](int64_t D) { return D < 0; }))
+    return false;
+  return llvm::any_of(MixedRows, [&](const SizeExpr &R) { return R.eval(Dims) < UnmixedBelow; });
+}
+
+const Executable &Executable::planAt(llvm::ArrayRef<int64_t> Dims) const {
+  return Impl->unmixedAt(Dims) ? *Impl->Unmixed : *this;
+}
+
+const Executable *Executable::unmixed() const { return Impl->Unmixed.get(); }
 
 void ExecutableImpl::checkArgs(llvm::ArrayRef<CUdeviceptr> In,
                                llvm::ArrayRef<CUdeviceptr> Out,

@@ -95,7 +95,8 @@ public:
   /// strides included (a strided tensor's span must stay within 2^48
   /// elements and an output's elements must not overlap). Enqueues on
   /// Stream and returns; no allocation unless a dynamic dim grew (or, in
-  /// graph mode, on the first run, which builds the graph).
+  /// graph mode, on the first run, which builds the graph). At dims where
+  /// planAt() is another plan, that plan runs.
   void run(llvm::ArrayRef<CUdeviceptr> Inputs, llvm::ArrayRef<CUdeviceptr> Outputs,
            llvm::ArrayRef<double> Scalars = {}, llvm::ArrayRef<int64_t> Dims = {},
            CUstream Stream = nullptr);
@@ -112,6 +113,16 @@ public:
   /// graph calls (CUDA 12.0+); without a device it only records the mode
   /// and run() throws its usual no-device error.
   void setCudaGraph(bool On);
+
+  /// The plan a run at \p Dims takes: this one, or (CompileOptions::
+  /// MixMinRows, a mixed kernel's rows dynamic) the plan without
+  /// MixOrderColumns when a mixed kernel's rows are fewer than the
+  /// option's. run() and setCudaGraph() follow it; every other call
+  /// describes or times this plan (call it on planAt(Dims) for the plan
+  /// that runs). Dims of the wrong count or negative: this plan.
+  const Executable &planAt(llvm::ArrayRef<int64_t> Dims) const;
+  /// That other plan, or null when every run takes this one.
+  const Executable *unmixed() const;
 
   /// Times each kernel: runs the executable Reps times with direct launches
   /// (graph mode or not), each kernel between CUDA events on Stream, waits

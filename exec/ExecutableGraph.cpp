@@ -35,7 +35,11 @@
 
 namespace jitfuse {
 
-void Executable::setCudaGraph(bool On) { Impl->setCudaGraph(On); }
+void Executable::setCudaGraph(bool On) {
+  Impl->setCudaGraph(On);
+  if (Impl->Unmixed)
+    Impl->Unmixed->setCudaGraph(On);
+}
 bool Executable::cudaGraph() const { return Impl->UseCudaGraph; }
 const CudaGraphStats &Executable::cudaGraphStats() const { return Impl->GraphStats; }
 

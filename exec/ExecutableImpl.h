@@ -217,6 +217,15 @@ public:
   std::vector<std::string> NvrtcOptions;
   CompileStats Stats;
   std::vector<SizeSum> KernelBytes;
+  /// CompileOptions::MixMinRows with dynamic rows: the plan without
+  /// MixOrderColumns, which runs take when a mixed kernel's rows
+  /// (MixedRows, at the run's dims) are fewer than UnmixedBelow.
+  std::unique_ptr<Executable> Unmixed;
+  std::vector<SizeExpr> MixedRows;
+  int64_t UnmixedBelow = 0;
+  /// Whether a run at \p Dims takes Unmixed (false for dims of the wrong
+  /// count or negative: the checks of the call report those).
+  bool unmixedAt(llvm::ArrayRef<int64_t> Dims) const;
 
   // Intermediates between kernels: sizes and their current buffers.
   std::vector<SizeExpr> InterNumel;

@@ -164,6 +164,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixOrderColumns = Opts.MixOrderColumns;
     CO.MixRowsKnown = Opts.MixRowsKnown;
     CO.MixTwoRows = Opts.MixTwoRows;
+    CO.MixMinRows = Opts.MixMinRows;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

@@ -94,6 +94,9 @@ struct CheckOptions {
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows (its default).
   bool MixTwoRows = true;
+  /// CompileOptions::MixMinRows (its default; 0: the mixed kernel at any
+  /// rows, for its own tests).
+  int64_t MixMinRows = -1;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

@@ -467,6 +467,7 @@ static void checkLayerNormBackwardColumns(int64_t H) {
     INFO("LayerNorm backward H=" << H << " B=" << B);
     CheckOptions O;
     O.MixOrderColumns = true;
+    O.MixMinRows = 0; // the mixed kernel at any rows
     O.ExpectFusedKernels = 1;
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     O.MisalignEach = {1, 3, 0, 2};
@@ -509,6 +510,7 @@ TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][m
         INFO("RMSNorm backward " << dtypeName(T).str() << " H=" << H << " B=" << B);
         CheckOptions O;
         O.MixOrderColumns = true;
+        O.MixMinRows = 0; // the mixed kernel at any rows
         O.ExpectFusedKernels = 1;
         O.SpecialValues = B == 3;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
@@ -529,6 +531,7 @@ TEST_CASE("GPU: max and mean and min column partials match the reference", "[gpu
         INFO(dtypeName(T).str() << " H=" << H << " B=" << B);
         CheckOptions O;
         O.MixOrderColumns = true;
+        O.MixMinRows = 0; // the mixed kernel at any rows
         O.ExpectFusedKernels = 1;
         checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
         // NaN and infinities through the max/min combine; offsets.
@@ -577,6 +580,7 @@ TEST_CASE("GPU: two rows an iteration give a row an iteration's bits", "[gpu][mi
     Graph G = layerNormBackward(Dim(H));
     CompileOptions One;
     One.MixOrderColumns = true;
+    One.MixMinRows = 0; // the mixed kernel at 37 rows too
     One.MixTwoRows = false;
     CompileOptions Two = One;
     Two.MixTwoRows = true;
