@@ -105,6 +105,7 @@ struct Options {
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
   int64_t MixMinRows = -1;
+  int64_t MixMinGroupRows = 0;
   bool MixTwoRows = false, NoMixTwoRows = false;
   int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
@@ -526,6 +527,7 @@ int run(const Options &O) {
         CO.MixMaxGroups = O.MixMaxGroups;
         CO.MixRowsKnown = O.MixRowsKnown;
         CO.MixMinRows = O.MixMinRows;
+        CO.MixMinGroupRows = O.MixMinGroupRows;
         CO.MixTwoRows = !O.NoMixTwoRows;
         CO.MixMinColumns = O.MixMinColumns;
         CO.RowOkKnown = O.RowOkKnown;
@@ -715,6 +717,10 @@ int main(int Argc, char **Argv) {
                  "CompileOptions::MixMinRows: with --mix-order-columns, runs of fewer rows take "
                  "the plan without the mixed kernel (-1: the rule's 128; 0: never)")
       ->check(CLI::Range(int64_t(-1), int64_t(1) << 40));
+  App.add_option("--mix-min-group-rows", O.MixMinGroupRows,
+                 "CompileOptions::MixMinGroupRows (experiment, timing only): the fewest rows a "
+                 "group of the mixed kernel (0: the rule's 1)")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)));
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");

@@ -117,6 +117,9 @@ struct KernelPlan {
   /// The most groups of rows (launch::MixMaxGroups, or
   /// CompileOptions::MixMaxGroups for experiments).
   int64_t MixMaxGroups = 0;
+  /// The fewest rows a group (1, or CompileOptions::MixMinGroupRows for
+  /// experiments): launch::mixRowsPerGroup's MinRows.
+  int64_t MixMinGroupRows = 1;
   /// Every block's row exists, so the row kernel declares rowOk constant:
   /// a block a row (its grid the rows, or the rows x ClusterX;
   /// CompileOptions::RowOkKnown), or a group's rows of a mixed kernel

@@ -52,6 +52,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     MixCols = P.Domain.back().Size;
     MixAccBytes = P.MixAccBytes;
     MixGroupsMax = P.MixMaxGroups;
+    MixGroupRows = P.MixMinGroupRows;
   }
 }
 
@@ -157,7 +158,7 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
       JITFUSE_CHECK(RowsPerBlock == 1 && ClusterX == 1 && !PhaseLoop,
                     "column partials take a block a row");
       L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
-      L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax) +
+      L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax, MixGroupRows) +
                                launch::mixCombiners(MixCols, MixReductions),
                            1);
       return L;

@@ -201,14 +201,17 @@ inline constexpr int64_t MixMinRows = 128;
 /// Rows a group: ceil(Rows / MaxGroups), at least 1. \p MaxGroups other
 /// than MixMaxGroups: CompileOptions::MixMaxGroups, an experiment (the
 /// error bound assumes MixMaxGroups).
-inline int64_t mixRowsPerGroup(int64_t Rows, int64_t MaxGroups = MixMaxGroups) {
-  return Rows <= MaxGroups ? 1 : (Rows + MaxGroups - 1) / MaxGroups;
+/// \p MinRows: CompileOptions::MixMinGroupRows, an experiment (timing
+/// only, like MaxGroups): at least this many rows a group.
+inline int64_t mixRowsPerGroup(int64_t Rows, int64_t MaxGroups = MixMaxGroups,
+                               int64_t MinRows = 1) {
+  return std::max(MinRows, Rows <= MaxGroups ? 1 : (Rows + MaxGroups - 1) / MaxGroups);
 }
 /// Groups that hold rows: ceil(Rows / mixRowsPerGroup(Rows)) (0 for none).
-inline int64_t mixGroups(int64_t Rows, int64_t MaxGroups = MixMaxGroups) {
+inline int64_t mixGroups(int64_t Rows, int64_t MaxGroups = MixMaxGroups, int64_t MinRows = 1) {
   if (Rows <= 0)
     return 0;
-  int64_t K = mixRowsPerGroup(Rows, MaxGroups);
+  int64_t K = mixRowsPerGroup(Rows, MaxGroups, MinRows);
   return (Rows + K - 1) / K;
 }
 /// The combining blocks: a tile of MixCombineLanes columns a reduction.
@@ -387,6 +390,7 @@ private:
   /// accumulator's bytes (0 reductions: none).
   int MixReductions = 0;
   int64_t MixCols = 0, MixAccBytes = 0, MixGroupsMax = 0;
+  int64_t MixGroupRows = 1; // KernelPlan::MixMinGroupRows
 };
 
 } // namespace jitfuse::codegen

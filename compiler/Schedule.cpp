@@ -573,6 +573,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(codegen::computeBytes(G.node(Columns.front()).Type));
   P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
+  P.MixMinGroupRows = std::max<int64_t>(1, Opts.MixMinGroupRows);
   // Rows of one chunk a thread: the aligned variant's registers bounded
   // (sweep shapes: RMSNorm backward 16-bit x 4096 53 -> 40 registers, 2 -> 3
   // blocks an SM, no spill; more chunks, or the peeled variants' head and

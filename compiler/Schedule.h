@@ -60,6 +60,8 @@ struct ScheduleOptions {
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows.
   bool MixTwoRows = true;
+  /// CompileOptions::MixMinGroupRows (0: 1).
+  int64_t MixMinGroupRows = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

@@ -138,6 +138,10 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
          Opts.MixMaxGroups);
   S.MixMaxGroups = Opts.MixMaxGroups;
   S.MixRowsKnown = Opts.MixRowsKnown;
+  if (Opts.MixMinGroupRows < 0 || Opts.MixMinGroupRows > 4096)
+    fail("CompileOptions::MixMinGroupRows: {} is outside 0 (the rule's) to 4096",
+         Opts.MixMinGroupRows);
+  S.MixMinGroupRows = Opts.MixMinGroupRows;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)

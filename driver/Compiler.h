@@ -391,6 +391,11 @@ struct CompileOptions {
   /// of (0: codegen::launch::MixMinColumns, 2048; else 1024 or more). For
   /// timing only, as MixMaxGroups: the error bound assumes the rule's.
   int64_t MixMinColumns = 0;
+  /// Experiment: the fewest rows a group of the mixed kernel (0: 1, the
+  /// rule's). For timing only, as MixMaxGroups. At 512 rows (512 groups
+  /// of a row) the mixed kernel ran up to 1.22x slower than the default
+  /// plan (H100, session 36): its partials outweighed its inputs.
+  int64_t MixMinGroupRows = 0;
   /// With MixOrderColumns: runs of fewer rows than this take the plan
   /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows
   /// known when compiling: that plan alone; dynamic rows: both plans are

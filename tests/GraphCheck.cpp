@@ -165,6 +165,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixRowsKnown = Opts.MixRowsKnown;
     CO.MixTwoRows = Opts.MixTwoRows;
     CO.MixMinRows = Opts.MixMinRows;
+    CO.MixMinGroupRows = Opts.MixMinGroupRows;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

@@ -97,6 +97,8 @@ struct CheckOptions {
   /// CompileOptions::MixMinRows (its default; 0: the mixed kernel at any
   /// rows, for its own tests).
   int64_t MixMinRows = -1;
+  /// CompileOptions::MixMinGroupRows.
+  int64_t MixMinGroupRows = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

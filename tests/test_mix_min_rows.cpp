@@ -104,6 +104,52 @@ TEST_CASE("MixMinRows: known rows below it plan without the mixed kernel", "[mix
   }
 }
 
+TEST_CASE("MixMinGroupRows sets the fewest rows a group (an experiment)", "[mix-min-rows]") {
+  using codegen::launch::mixGroups;
+  using codegen::launch::mixRowsPerGroup;
+  CHECK(mixRowsPerGroup(512) == 1);
+  CHECK(mixRowsPerGroup(512, 512, 8) == 8);
+  CHECK(mixGroups(512, 512, 8) == 64);
+  CHECK(mixGroups(513, 512, 8) == 65);
+  CHECK(mixRowsPerGroup(16384, 512, 8) == 32); // the rule's count is more
+  CHECK(mixGroups(5, 512, 8) == 1);
+  Graph G = layerNormBackward(Dim(4096));
+  CompileOptions O = mixOptions(0);
+  O.MixMinGroupRows = 8;
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK(P.Kernels[0].MixMinGroupRows == 8);
+  codegen::LaunchRule L(P.Kernels[0]);
+  auto S = L.shape({int64_t(512) * 4096, 512, 4096}, 8, 132, false);
+  REQUIRE(S);
+  CHECK(S->GridX == 64 + 256);
+  Executable X = testCompiler().compile(G, O);
+  CHECK_THAT(X.source(), Contains("const long long jf_rg = jf_rg0 < 8 ? (long long)8 : jf_rg0;"));
+  // The rule's: one row a group up to 512 rows, and the expression as before.
+  CHECK(Compiler::plan(G, mixOptions(0)).Kernels[0].MixMinGroupRows == 1);
+  CHECK_THAT(testCompiler().compile(G, mixOptions(0)).source(),
+             !Contains("jf_rg0"));
+  O.MixMinGroupRows = -1;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+  O.MixMinGroupRows = 4097;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+}
+
+TEST_CASE("GPU: groups of several rows match the reference", "[gpu][mix-min-rows]") {
+  if (!haveGpu())
+    return;
+  Graph G = layerNormBackward(Dim(4096));
+  for (int64_t B : {5, 512, 1001}) {
+    INFO("B=" << B);
+    CheckOptions O;
+    O.MixOrderColumns = true;
+    O.MixMinRows = 0;
+    O.MixMinGroupRows = 8;
+    O.ExpectFusedKernels = 1;
+    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+  }
+}
+
 // Across the threshold: the reference, and below it the bits of the plan
 // compiled without MixOrderColumns, in direct and CUDA graph runs whose
 // dims move between the two plans.
