@@ -122,14 +122,14 @@ void KernelWriter::mixBegin() {
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
+  std::string PerGroup = fmt::format("nrows <= {1} ? ({0})1 : (nrows + {2}) / {1}", IT,
+                                     P.MixMaxGroups, P.MixMaxGroups - 1);
   if (P.MixMinGroupRows > 1) {
-    E.line(fmt::format("const {0} jf_rg0 = nrows <= {1} ? ({0})1 : (nrows + {2}) / {1};", IT,
-                       P.MixMaxGroups, P.MixMaxGroups - 1));
+    E.line(fmt::format("const {} jf_rg0 = {};", IT, PerGroup));
     E.line(fmt::format("const {0} jf_rg = jf_rg0 < {1} ? ({0}){1} : jf_rg0;", IT,
                        P.MixMinGroupRows));
   } else {
-    E.line(fmt::format("const {0} jf_rg = nrows <= {1} ? ({0})1 : (nrows + {2}) / {1};", IT,
-                       P.MixMaxGroups, P.MixMaxGroups - 1));
+    E.line(fmt::format("const {} jf_rg = {};", IT, PerGroup));
   }
   E.line(fmt::format("const {0} jf_ng = nrows > 0 ? (nrows + jf_rg - 1) / jf_rg : ({0})0;", IT));
   E.line("if (threadIdx.x == 0) jf_ticket = atomicAdd(jf_counter, 1u);");

@@ -30,6 +30,7 @@
 #include "support/Settings.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLExtras.h>
 
 #include <atomic>
 #include <chrono>
@@ -385,27 +386,23 @@ int64_t mixMinRows(const CompileOptions &Opts) {
 }
 
 /// The plan's mixed row kernels (KernelPlan::MixColumns) against a least
-/// row count: none, all with enough static rows, one with too few static
-/// rows, or (else) one whose rows are dynamic.
-enum class MixedRows { None, Enough, TooFew, Dynamic };
+/// row count: one with too few static rows, else one whose rows are
+/// dynamic, else enough (or none).
+enum class MixedRows { Enough, TooFew, Dynamic };
 
 MixedRows mixedRows(const GraphPlan &P, int64_t MinRows) {
-  MixedRows R = MixedRows::None;
+  MixedRows R = MixedRows::Enough;
   for (const KernelPlan &K : P.Kernels) {
     if (K.MixColumns.empty())
       continue;
-    bool Dynamic = false;
-    int64_t Rows = 1;
-    for (size_t I = 0; I + 1 < K.Domain.size(); ++I) {
-      Dynamic |= K.Domain[I].isDynamic();
-      Rows *= K.Domain[I].isDynamic() ? 1 : K.Domain[I].Size;
-    }
-    if (!Dynamic && Rows < MinRows)
-      return MixedRows::TooFew;
-    if (Dynamic)
+    llvm::ArrayRef<Dim> Outer = llvm::ArrayRef<Dim>(K.Domain).drop_back();
+    if (llvm::any_of(Outer, [](const Dim &D) { return D.isDynamic(); })) {
       R = MixedRows::Dynamic;
-    else if (R == MixedRows::None)
-      R = MixedRows::Enough;
+      continue;
+    }
+    std::optional<int64_t> Rows = boundedStaticNumel(Outer);
+    if (Rows && *Rows < MinRows)
+      return MixedRows::TooFew;
   }
   return R;
 }
@@ -441,7 +438,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
   // A mixed kernel of too few rows: the plan without it; of dynamic rows:
   // both, each run taking one (Executable::planAt).
   const int64_t MixMin = mixMinRows(Opts);
-  const MixedRows Mixed = MixMin > 0 ? mixedRows(Plan, MixMin) : MixedRows::None;
+  const MixedRows Mixed = MixMin > 0 ? mixedRows(Plan, MixMin) : MixedRows::Enough;
   if (Mixed == MixedRows::TooFew)
     return compile(G, unmixedOptions(Opts));
   // The other plan compiles beside this one (Compiler is thread-safe): a

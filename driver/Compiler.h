@@ -399,7 +399,7 @@ struct CompileOptions {
   /// With MixOrderColumns: runs of fewer rows than this take the plan
   /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows
   /// known when compiling: that plan alone; dynamic rows: both plans are
-  /// compiled and each run takes one (Executable::unmixedAt). At 1-64 rows
+  /// compiled and each run takes one (Executable::planAt). At 1-64 rows
   /// the mixed kernel ran 0.78-0.98x the default plan's kernels in 16 bits
   /// (H100, session 36; a constant 1-2 us), at 128 rows and more 1.0x and
   /// above.
