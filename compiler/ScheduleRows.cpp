@@ -18,16 +18,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 
 namespace jitfuse {
 
+/// The largest power of two <= V (1 for V < 1), at most 2^30: callers clamp
+/// it to a thread count, and a row of 2^40 chunks must not overflow it (the
+/// unsigned doubling used to wrap to 0 and loop forever on such a row).
 static unsigned pow2Floor(int64_t V) {
-  unsigned P = 1;
-  while (static_cast<int64_t>(P) * 2 <= V)
-    P *= 2;
-  return P;
+  uint64_t P = std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(V, 1)));
+  return static_cast<unsigned>(std::min<uint64_t>(P, uint64_t(1) << 30));
 }
 
 static unsigned pow2Ceil(int64_t V) {

@@ -9,6 +9,7 @@
 #include "GraphCheck.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/LaunchRule.h"
 #include "compiler/Fusion.h"
 #include "compiler/Schedule.h"
 #include "runtime/Driver.h"
@@ -179,6 +180,27 @@ TEST_CASE("A 10,000-node graph builds, partitions, schedules and emits", "[hosti
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   std::fprintf(stderr, "hostile: 10,000-node graph through partition+codegen in %.2f s\n", Secs);
   CHECK(Secs < 60);
+}
+
+// Found by fuzz_graph_builder: a row of 2^38 elements made the row
+// scheduler's power-of-two floor wrap to 0 and loop forever.
+TEST_CASE("Rows of 2^38 and more elements schedule with a bounded thread count",
+          "[hostile]") {
+  for (int64_t H : {int64_t(1) << 38, (int64_t(1) << 40) + 3, (int64_t(1) << 47) + 1}) {
+    INFO("row length " << H);
+    Graph G;
+    Value X = G.input("x", f32, {"B", H});
+    Value S = sum(X * X, {1});
+    G.output("y", X * rsqrt(S));
+    for (bool Fuse : {true, false}) {
+      Partition P = Fuse ? fuseGraph(G) : partitionUnfused(G);
+      for (unsigned I = 0; I < P.Clusters.size(); ++I) {
+        KernelPlan K = scheduleCluster(G, P.Clusters[I], I);
+        CHECK(K.ThreadsX >= 1);
+        CHECK(K.ThreadsX <= codegen::launch::MaxRowThreads);
+      }
+    }
+  }
 }
 
 TEST_CASE("A 600-node chain compiles with NVRTC", "[hostile]") {
