@@ -561,7 +561,7 @@ int main(int Argc, char **Argv) {
                "to be rows (with --mix-order-columns)");
   App.add_option("--mix-min-columns", O.MixMinColumns,
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 2048; else 1024 or more)")
+                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", O.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "

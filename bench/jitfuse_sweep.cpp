@@ -106,6 +106,7 @@ struct Options {
   bool MixRowsKnown = false;
   int64_t MixMinRows = -1;
   int64_t MixMinGroupRows = 0;
+  int64_t MixBlockRows = 0;
   bool MixTwoRows = false, NoMixTwoRows = false;
   int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
@@ -528,6 +529,7 @@ int run(const Options &O) {
         CO.MixRowsKnown = O.MixRowsKnown;
         CO.MixMinRows = O.MixMinRows;
         CO.MixMinGroupRows = O.MixMinGroupRows;
+        CO.MixBlockRows = O.MixBlockRows;
         CO.MixTwoRows = !O.NoMixTwoRows;
         CO.MixMinColumns = O.MixMinColumns;
         CO.RowOkKnown = O.RowOkKnown;
@@ -721,12 +723,16 @@ int main(int Argc, char **Argv) {
                  "CompileOptions::MixMinGroupRows (experiment, timing only): the fewest rows a "
                  "group of the mixed kernel (0: the rule's 1)")
       ->check(CLI::Range(int64_t(0), int64_t(4096)));
+  App.add_option("--mix-block-rows", O.MixBlockRows,
+                 "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
+                 "works on side by side, each with its own accumulators (0: the rule's)")
+      ->check(CLI::Range(int64_t(0), int64_t(32)));
   App.add_flag("--mix-rows-known", O.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
   App.add_option("--mix-min-columns", O.MixMinColumns,
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 2048; else 1024 or more)")
+                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", O.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "

@@ -145,6 +145,16 @@ private:
   /// KernelPlan::MixTwoRows, in the variant that applies it (the aligned
   /// one: a peeled row's chunks move with its phase).
   bool twoRows() const { return P.MixTwoRows && !Peel; }
+  /// A mixed row kernel of several rows a block (KernelPlan::RowsPerBlock >
+  /// 1, threadIdx.y the row): each row its own accumulators (mixAcc) and
+  /// block reductions' scratch (rowScratch); the block's threads in one
+  /// numbering for what the block does as a whole (mixTid, mixThreads).
+  bool mixSubRows() const { return !P.MixColumns.empty() && P.RowsPerBlock > 1; }
+  std::string mixAcc() const { return mixSubRows() ? "jf_mrow" : "jf_macc"; }
+  std::string mixTid() const { return mixSubRows() ? "jf_tid" : "threadIdx.x"; }
+  int mixThreads() const { return P.ThreadsX * P.RowsPerBlock; }
+  /// Block reduction \p N's scratch for this thread's row.
+  std::string rowScratch(NodeId N) const;
   /// Emits \p Body, a row's code; with twoRows() then its copy for the
   /// second row (row_1, its own accumulators, kept chunks and scratch).
   void rowSegment(const std::function<void()> &Body);

@@ -154,9 +154,10 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
   case KernelKind::RowReduce:
     if (MixReductions > 0) {
       // Launched with no rows too: an empty column still writes its
-      // identity. A block a group of rows, then the combining blocks.
-      JITFUSE_CHECK(RowsPerBlock == 1 && ClusterX == 1 && !PhaseLoop,
-                    "column partials take a block a row");
+      // identity. A block a group of rows (RowsPerBlock of them at a
+      // time), then the combining blocks.
+      JITFUSE_CHECK(ClusterX == 1 && !PhaseLoop, "column partials take rows of a block");
+      L.BlockY = static_cast<unsigned>(RowsPerBlock);
       L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
       L.GridX = gridBlocks(launch::mixGroups(S.Rows, MixGroupsMax, MixGroupRows) +
                                launch::mixCombiners(MixCols, MixReductions),

@@ -173,6 +173,11 @@ inline constexpr int MixResidentThreads = 1536;
 /// kept chunks and accumulators are twice a row's: the probe's hand-written
 /// form of W21 took 61 registers (bench/probes/mix_w21.cu, session 34).
 inline constexpr int MixTwoRowsResidentThreads = 1024;
+/// ... and with several rows a block (CompileOptions::MixBlockRows), whose
+/// rows' scratch and accumulators are indexed by threadIdx.y: RMSNorm
+/// backward 16-bit x 1024 (4 rows of 128 threads) spilled 16 B at
+/// MixResidentThreads' 40 registers (ptxas, session 37).
+inline constexpr int MixBlockRowsResidentThreads = 1024;
 /// The accumulators of a mixed row kernel, reductions x C x the
 /// accumulator's size, are at most this many bytes of static shared memory
 /// (the block reductions' scratch beside them stays under the 48 KB a
@@ -190,8 +195,27 @@ inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
                     int64_t MinColumns = MixMinColumns) {
   return Cols >= MinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;
 }
+/// Threads a block of a mixed row kernel with several rows a block
+/// (CompileOptions::MixBlockRows), at most: a block a row of 512 threads
+/// is the form measured best at 2048-8192 columns.
+inline constexpr int MixBlockThreads = 512;
+/// Rows a block of a mixed row kernel: \p Wanted (at least 1), at most
+/// MixBlockThreads / \p ThreadsX, and no more rows than whose accumulators
+/// (\p RowAccBytes each) fit MixMaxSharedBytes together.
+inline int mixBlockRows(int ThreadsX, int64_t RowAccBytes, int64_t Wanted) {
+  int64_t S = std::min<int64_t>(Wanted, MixBlockThreads / std::max(ThreadsX, 1));
+  S = std::min<int64_t>(S, MixMaxSharedBytes / std::max<int64_t>(RowAccBytes, 1));
+  return static_cast<int>(std::max<int64_t>(S, 1));
+}
 /// The column lengths of any such kernel (one f32 accumulator a column).
 inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }
+/// The fewest columns CompileOptions::MixMinColumns may set: 16 chunks of
+/// any element size (KernelPlan::RowsPerBlock takes rows of a warp or
+/// less several to a block).
+inline constexpr int64_t MixMinColumnsAllowed = 256;
+/// ... and the column lengths of any such kernel with it (the error bound
+/// covers them: reference/SummationDepth.cpp).
+inline bool mixColumnsAny(int64_t Cols) { return mixFits(Cols, 1, 4, MixMinColumnsAllowed); }
 /// Runs of fewer rows than this take the plan without the mixed kernel
 /// (CompileOptions::MixMinRows): the mixed kernel's wait for its groups
 /// costs a constant 1-2 us, so at 1-64 rows it ran 0.78-0.98x the default

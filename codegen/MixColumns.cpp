@@ -116,9 +116,14 @@ void KernelWriter::mixBegin() {
   int64_t CV = mixLaneSlots();
   size_t NR = P.MixColumns.size();
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
-  JITFUSE_CHECK(P.RowsPerBlock == 1 && P.ClusterX == 1 && !P.RowPhaseLoop && P.MixMaxGroups > 0,
-                "column partials take a block a row and a group count");
-  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, int64_t(NR) * Vec * CV));
+  const int S = P.RowsPerBlock;
+  JITFUSE_CHECK(S >= 1 && (S == 1 || !P.MixTwoRows) && P.ClusterX == 1 && !P.RowPhaseLoop &&
+                    P.MixMaxGroups > 0,
+                "column partials take rows of a block and a group count");
+  const int64_t Stride = int64_t(NR) * Vec * CV; // a row's accumulators
+  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, Stride * S));
+  if (mixSubRows())
+    E.line(fmt::format("const int jf_tid = threadIdx.y * {} + threadIdx.x;", P.ThreadsX));
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
@@ -132,24 +137,29 @@ void KernelWriter::mixBegin() {
     E.line(fmt::format("const {} jf_rg = {};", IT, PerGroup));
   }
   E.line(fmt::format("const {0} jf_ng = nrows > 0 ? (nrows + jf_rg - 1) / jf_rg : ({0})0;", IT));
-  E.line("if (threadIdx.x == 0) jf_ticket = atomicAdd(jf_counter, 1u);");
+  E.line(fmt::format("if ({} == 0) jf_ticket = atomicAdd(jf_counter, 1u);", mixTid()));
   E.line("__syncthreads();");
   E.line(fmt::format("const {0} jf_b = ({0})jf_ticket;", IT));
   E.open("if (jf_b >= jf_ng)");
   mixCombine();
   E.line("return;");
   E.close();
-  for (size_t R = 0; R < NR; ++R) {
-    const Node &Red = G.node(P.MixColumns[R]);
-    E.line(fmt::format("for (int i = threadIdx.x; i < {}; i += {}) jf_macc[{} + i] = {};",
-                       int64_t(Vec) * CV, P.ThreadsX, int64_t(R) * Vec * CV,
-                       reduceIdentity(Red.Kind, Red.Type)));
-  }
+  for (int Y = 0; Y < S; ++Y)
+    for (size_t R = 0; R < NR; ++R) {
+      const Node &Red = G.node(P.MixColumns[R]);
+      E.line(fmt::format("for (int i = {}; i < {}; i += {}) jf_macc[{} + i] = {};", mixTid(),
+                         int64_t(Vec) * CV, mixThreads(), Y * Stride + int64_t(R) * Vec * CV,
+                         reduceIdentity(Red.Kind, Red.Type)));
+    }
+  if (mixSubRows())
+    E.line(fmt::format("{} *const jf_mrow = jf_macc + threadIdx.y * {};", AT, Stride));
   E.line("__syncthreads();");
   E.line(fmt::format("const {} jf_r1 = nrows - jf_b * jf_rg < jf_rg ? nrows : (jf_b + 1) * jf_rg;",
                      IT));
   E.open(fmt::format("for ({} jf_mr = jf_b * jf_rg; jf_mr < jf_r1; {})", IT,
-                     twoRows() ? "jf_mr += 2" : "++jf_mr"));
+                     twoRows() ? "jf_mr += 2"
+                     : S > 1   ? fmt::format("jf_mr += {}", S)
+                               : "++jf_mr"));
 }
 
 void KernelWriter::mixAdds() {
@@ -177,8 +187,8 @@ void KernelWriter::mixAdds() {
       const Node &Red = G.node(P.MixColumns[R]);
       for (int H = 0; H < Vec / 4; ++H) {
         std::string Slots = fmt::format("jf_q{}_{}", R, H), Acc = fmt::format("jf_a{}_{}", R, H);
-        E.line(fmt::format("float4 &{} = reinterpret_cast<float4 *>(jf_macc + {})[jf_s];", Slots,
-                           int64_t(R) * Vec * CV + int64_t(H) * 4 * CV));
+        E.line(fmt::format("float4 &{} = reinterpret_cast<float4 *>({} + {})[jf_s];", Slots,
+                           mixAcc(), int64_t(R) * Vec * CV + int64_t(H) * 4 * CV));
         E.line(fmt::format("float4 {} = {};", Acc, Slots));
         for (int L = 0; L < 4; ++L)
           E.line(fmt::format("{0}.{1} = {2}({0}.{1}, {3});", Acc, Field[L],
@@ -197,25 +207,42 @@ void KernelWriter::mixAdds() {
       std::string Slot =
           Aligned ? fmt::format("{} + jf_s", Base + K * CV)
                   : fmt::format("{} + {}", Base, mixSlot(K ? fmt::format("col + {}", K) : "col"));
-      E.line(fmt::format("jf_macc[{0}] = {1}(jf_macc[{0}], {2});", Slot,
-                         reduceFunctor(Red.Kind), V));
+      E.line(fmt::format("{3}[{0}] = {1}({3}[{0}], {2});", Slot, reduceFunctor(Red.Kind), V,
+                         mixAcc()));
     }
   });
 }
 
 void KernelWriter::mixEnd() {
   // The group's rows are added: its partials, by reduction, group, column.
+  // Several rows a block: row y's accumulators held rows y, y + S, ... of
+  // the group in order; the group's partial adds them in y order.
   std::string IT = E.indexType();
   int64_t C = P.Domain.back().Size, CV = mixLaneSlots();
+  const int64_t Stride = int64_t(P.MixColumns.size()) * Vec * CV;
   E.line("__syncthreads();");
-  for (size_t R = 0; R < P.MixColumns.size(); ++R)
-    E.line(fmt::format("for (int c = threadIdx.x; c < {0}; c += {1}) jf_partials[({2} * jf_ng + "
-                       "jf_b) * {0} + c] = jf_macc[{3} + {4}];",
-                       C, P.ThreadsX, fmt::format("({}){}", IT, R), int64_t(R) * Vec * CV,
-                       mixSlot("c")));
+  for (size_t R = 0; R < P.MixColumns.size(); ++R) {
+    std::string Part = fmt::format("jf_partials[({} * jf_ng + jf_b) * {} + c]",
+                                   fmt::format("({}){}", IT, R), C);
+    std::string Slot = fmt::format("{} + {}", int64_t(R) * Vec * CV, mixSlot("c"));
+    if (!mixSubRows()) {
+      E.line(fmt::format("for (int c = threadIdx.x; c < {}; c += {}) {} = jf_macc[{}];", C,
+                         P.ThreadsX, Part, Slot));
+      continue;
+    }
+    const Node &Red = G.node(P.MixColumns[R]);
+    E.open(fmt::format("for (int c = jf_tid; c < {}; c += {})", C, mixThreads()));
+    E.line(fmt::format("const int jf_sl = {};", Slot));
+    E.line(fmt::format("{} a = jf_macc[jf_sl];", computeType(Red.Type)));
+    for (int Y = 1; Y < P.RowsPerBlock; ++Y)
+      E.line(fmt::format("a = {}(a, jf_macc[{} + jf_sl]);", reduceFunctor(Red.Kind),
+                         Y * Stride));
+    E.line(fmt::format("{} = a;", Part));
+    E.close();
+  }
   E.line("__threadfence();");
   E.line("__syncthreads();");
-  E.line("if (threadIdx.x == 0) atomicAdd(jf_counter + 1, 1u);");
+  E.line(fmt::format("if ({} == 0) atomicAdd(jf_counter + 1, 1u);", mixTid()));
 }
 
 void KernelWriter::mixCombine() {
@@ -226,18 +253,19 @@ void KernelWriter::mixCombine() {
   int64_t C = P.Domain.back().Size;
   int NR = static_cast<int>(P.MixColumns.size());
   constexpr int NX = launch::MixCombineLanes, NY = launch::MixCombineRows;
-  JITFUSE_CHECK(P.ThreadsX % NX == 0, "a combining block is whole warps");
+  const std::string Tid = mixTid();
+  JITFUSE_CHECK(mixThreads() % NX == 0, "a combining block is whole warps");
   int64_t Tiles = (C + NX - 1) / NX;
   std::string AT = computeType(G.node(P.MixColumns.front()).Type);
   E.line(fmt::format("__shared__ {} jf_mct[{}][{}];", AT, NY, NX));
   E.line(fmt::format("const int jf_t = (int)(jf_b - jf_ng);"));
   if (NR > 1)
     E.line(fmt::format("const int jf_red = jf_t / {};", Tiles));
-  E.line(fmt::format("const int jf_lane = threadIdx.x % {};", NX));
+  E.line(fmt::format("const int jf_lane = {} % {};", Tid, NX));
   E.line(fmt::format("const int jf_c = (jf_t % {}) * {} + jf_lane;", Tiles, NX));
   // Every group's partials are stored (the groups' blocks fence, then
   // count); read them from L2, never from this SM's L1.
-  E.open("if (threadIdx.x == 0)");
+  E.open(fmt::format("if ({} == 0)", Tid));
   E.line("while (*(volatile unsigned *)(jf_counter + 1) < (unsigned)jf_ng) __nanosleep(256);");
   E.line("__threadfence();");
   E.close();
@@ -253,7 +281,7 @@ void KernelWriter::mixCombine() {
       E.close();
     }
   };
-  E.open(fmt::format("for (int y = threadIdx.x / {}; y < {}; y += {})", NX, NY, P.ThreadsX / NX));
+  E.open(fmt::format("for (int y = {} / {}; y < {}; y += {})", Tid, NX, NY, mixThreads() / NX));
   EachReduction([&](int R) {
     const Node &Red = G.node(P.MixColumns[R]);
     E.line(fmt::format("{} a = {};", AT, reduceIdentity(Red.Kind, Red.Type)));
@@ -268,7 +296,7 @@ void KernelWriter::mixCombine() {
   });
   E.close();
   E.line("__syncthreads();");
-  E.open(fmt::format("if (threadIdx.x < {} && jf_c < {})", NX, C));
+  E.open(fmt::format("if ({} < {} && jf_c < {})", Tid, NX, C));
   EachReduction([&](int R) {
     const Node &Red = G.node(P.MixColumns[R]);
     E.line(fmt::format("{} tot = jf_mct[0][jf_lane];", AT));
@@ -282,7 +310,7 @@ void KernelWriter::mixCombine() {
   // The last combining block leaves the counters at 0 for the next launch:
   // every block has taken its ticket and every group has counted.
   E.line("__syncthreads();");
-  E.open(fmt::format("if (threadIdx.x == 0 && atomicAdd(jf_counter + 2, 1u) == {}u)",
+  E.open(fmt::format("if ({} == 0 && atomicAdd(jf_counter + 2, 1u) == {}u)", Tid,
                      launch::mixCombiners(C, NR) - 1));
   E.line("jf_counter[0] = 0u;");
   E.line("jf_counter[1] = 0u;");

@@ -266,22 +266,22 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
     // the block's).
     auto ReducedOf = [&](NodeId N) {
       if (Joint)
-        return fmt::format("jf_smem{}[{}]", N, P.ThreadsX / 32);
+        return fmt::format("{}[{}]", rowScratch(N), P.ThreadsX / 32);
       if (P.ThreadsX <= 32)
         return fmt::format("jf_group_reduce<{}>({}, {})", P.ThreadsX, AccOf(N), OpOf(N));
-      return fmt::format("jf_block_reduce<{}>({}, {}, {}, jf_smem{})", P.ThreadsX, AccOf(N),
-                         OpOf(N), IdentityOf(N), N);
+      return fmt::format("jf_block_reduce<{}>({}, {}, {}, {})", P.ThreadsX, AccOf(N),
+                         OpOf(N), IdentityOf(N), rowScratch(N));
     };
     if (Joint) {
       rowSegment([&] {
         for (NodeId N : Own)
-          E.line(fmt::format("jf_block_partial({}, {}, jf_smem{});", AccOf(N), OpOf(N), N));
+          E.line(fmt::format("jf_block_partial({}, {}, {});", AccOf(N), OpOf(N), rowScratch(N)));
       });
       E.line("__syncthreads();");
       rowSegment([&] {
         for (NodeId N : Own)
-          E.line(fmt::format("jf_block_combine<{}>({}, {}, jf_smem{});", P.ThreadsX, OpOf(N),
-                             IdentityOf(N), N));
+          E.line(fmt::format("jf_block_combine<{}>({}, {}, {});", P.ThreadsX, OpOf(N),
+                             IdentityOf(N), rowScratch(N)));
       });
       E.line("__syncthreads();");
     }
@@ -373,6 +373,11 @@ static bool rowDependentAddress(llvm::StringRef Addr) {
   });
 }
 
+std::string KernelWriter::rowScratch(NodeId N) const {
+  return P.RowsPerBlock > 1 ? fmt::format("jf_smem{}[threadIdx.y]", N)
+                            : fmt::format("jf_smem{}", N);
+}
+
 void KernelWriter::rowBody() {
   std::string IT = E.indexType();
   std::map<NodeId, int> Stages = reductionStages(G, P.Nodes, P.RowPairs);
@@ -384,7 +389,10 @@ void KernelWriter::rowBody() {
         std::string T = computeType(G.node(N).Type);
         if (const RowPair *RP = pairOf(N))
           T = pairType(RP->Welford, G.node(N).Type);
-        E.line(fmt::format("__shared__ {} jf_smem{}[{}];", T, N, P.ThreadsX / 32 + 1));
+        // Several rows a block (a mixed kernel's): a scratch a row.
+        std::string Rows =
+            P.RowsPerBlock > 1 ? fmt::format("[{}]", P.RowsPerBlock) : std::string();
+        E.line(fmt::format("__shared__ {} jf_smem{}{}[{}];", T, N, Rows, P.ThreadsX / 32 + 1));
       }
     });
   if (P.ClusterX > 1)
@@ -408,7 +416,7 @@ void KernelWriter::rowBody() {
   } else if (Loop) {
     E.line(fmt::format("const {0} jf_row0 = ({0})blockIdx.x;", IT));
   } else if (Mix) {
-    E.line(fmt::format("const {} row = jf_mr;", IT));
+    E.line(fmt::format("const {} row = jf_mr{};", IT, mixSubRows() ? " + threadIdx.y" : ""));
     if (twoRows())
       E.line(fmt::format("const {} row_1 = jf_mr + 1;", IT));
   } else {
@@ -431,6 +439,10 @@ void KernelWriter::rowBody() {
     JITFUSE_CHECK(P.RowsPerBlock == 1, "a known row is a block's only row");
     E.line("constexpr bool rowOk = true;");
     E.line(fmt::format("const {} rowc = row;", IT));
+  } else if (!Loop && mixSubRows()) {
+    // The group's rows end at jf_r1; a row past them adds no terms.
+    E.line("const bool rowOk = row < jf_r1;");
+    E.line(fmt::format("const {} rowc = rowOk ? row : jf_mr;", IT));
   } else if (!Loop) {
     E.line(fmt::format("const bool rowOk = row < ({})({});", IT, rowsExpr()));
     E.line(fmt::format("const {} rowc = rowOk ? row : 0;", IT));
@@ -634,8 +646,9 @@ void KernelWriter::rowBody() {
   bool Any = false;
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     const Node &Nd = G.node(P.Outputs[O]);
-    if (sameNumel(Nd.Dims, P.Domain) || llvm::is_contained(P.MixColumns, P.Outputs[O]))
-      continue; // stored by the row loop, or column partials' results
+    if (sameNumel(Nd.Dims, P.Domain) || llvm::is_contained(P.MixColumns, P.Outputs[O]) ||
+        emptyShape(Nd.Dims))
+      continue; // stored by the row loop, column partials' results, or empty
     if (!Any)
       E.open("if (" + rankZero("tx == 0") + ")");
     Any = true;
@@ -726,7 +739,7 @@ void KernelWriter::alignedRowFlag(const std::map<NodeId, int> &Stages) {
 
 void KernelWriter::epilogueValues() {
   for (NodeId N : P.Outputs)
-    if (sameNumel(G.node(N).Dims, P.Domain))
+    if (sameNumel(G.node(N).Dims, P.Domain) && !emptyShape(G.node(N).Dims))
       E.value(N, E.domainCoordsOf(N));
   // Column partials read their operands in the last loop too.
   for (NodeId N : P.MixColumns) {

@@ -565,13 +565,22 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
     O.RowOkKnown = false;
   KernelPlan P = scheduleOne(G, Rows, Index, O);
   outputLedVariants(G, P, O);
-  JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.RowsPerBlock == 1 && P.ClusterX == 1 &&
-                    !P.RowPhaseLoop && !P.FewRows && !P.WideRows &&
-                    P.RowSharedElemBytes == 0 && !P.Domain.back().isDynamic() &&
-                    P.ThreadsX % codegen::launch::MixCombineLanes == 0,
-                "a row kernel with column partials is a block a row of a static length");
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(codegen::computeBytes(G.node(Columns.front()).Type));
+  // Rows a block: one, or the row schedule's (short rows), or MixBlockRows
+  // (an experiment), within the block's threads and shared memory. Each
+  // row of a block keeps its own accumulators.
+  int64_t RowAccBytes = int64_t(Columns.size()) * P.MixAccBytes *
+                        ((P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front()) *
+                        P.Vecs.front();
+  P.RowsPerBlock = codegen::launch::mixBlockRows(
+      P.ThreadsX, RowAccBytes, Opts.MixBlockRows > 0 ? Opts.MixBlockRows : P.RowsPerBlock);
+  JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.ClusterX == 1 && !P.RowPhaseLoop &&
+                    !P.FewRows && !P.WideRows && P.RowSharedElemBytes == 0 &&
+                    !P.Domain.back().isDynamic() &&
+                    P.ThreadsX * P.RowsPerBlock % codegen::launch::MixCombineLanes == 0,
+                "a row kernel with column partials is rows of a block of a static length");
+  const int SubRows = P.RowsPerBlock;
   P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
   P.MixMinGroupRows = std::max<int64_t>(1, Opts.MixMinGroupRows);
   // Rows of one chunk a thread: the aligned variant's registers bounded
@@ -581,20 +590,29 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   bool OneChunk = P.Domain.back().Size <= int64_t(P.ThreadsX) * P.Vecs.front();
   // MixTwoRows (an experiment): two rows an iteration, of one chunk a
   // thread; the second row's test stays (a group's row count may be odd).
-  P.MixTwoRows = Opts.MixTwoRows && OneChunk;
+  // Several rows a block test each row against the group's end.
+  P.MixTwoRows = Opts.MixTwoRows && OneChunk && SubRows == 1;
   if (OneChunk)
-    P.AlignedMinBlocksPerSm = (P.MixTwoRows ? codegen::launch::MixTwoRowsResidentThreads
-                                            : codegen::launch::MixResidentThreads) /
-                              P.ThreadsX;
-  bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows;
+    P.AlignedMinBlocksPerSm = std::max(
+        1, (P.MixTwoRows  ? codegen::launch::MixTwoRowsResidentThreads
+            : SubRows > 1 ? codegen::launch::MixBlockRowsResidentThreads
+                          : codegen::launch::MixResidentThreads) /
+               (P.ThreadsX * SubRows));
+  bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows && SubRows == 1;
   P.RowOkKnown |= RowsKnown;
+  if (SubRows > 1)
+    P.RowOkKnown = false;
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
-                       "a group of ceil(R / ceil(R / {})) consecutive rows, adding each row's "
-                       "terms to its columns in shared memory; then {} more blocks, each {} "
-                       "columns of one reduction, add the groups' partials in group order{}{}{}",
+                       "a group of ceil(R / ceil(R / {})) consecutive rows, {}adding each "
+                       "row's terms to its columns in shared memory; then {} more blocks, each "
+                       "{} columns of one reduction, add the groups' partials in group order{}{}{}",
                        fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
+                       SubRows > 1 ? fmt::format("{} rows at a time (threadIdx.y; {} threads a "
+                                                 "row), each row its own accumulators, ",
+                                                 SubRows, P.ThreadsX)
+                                   : "",
                        codegen::launch::mixCombiners(P.Domain.back().Size,
                                                      static_cast<int>(Columns.size())),
                        codegen::launch::MixCombineLanes,

@@ -62,6 +62,8 @@ struct ScheduleOptions {
   bool MixTwoRows = true;
   /// CompileOptions::MixMinGroupRows (0: 1).
   int64_t MixMinGroupRows = 0;
+  /// CompileOptions::MixBlockRows (0: the row schedule's rows a block).
+  int64_t MixBlockRows = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

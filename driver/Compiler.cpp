@@ -83,14 +83,16 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   P.Fusion.SiblingColumnReductions = Opts.SiblingColumnReductions;
   P.Fusion.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
   P.Fusion.MixOrderColumns = Opts.MixOrderColumns;
-  // Rows of 1024 elements or more are 64 16-byte chunks or more of any
-  // element size, so a group's block (a chunk a thread) is a block a row of
-  // whole warps; fewer rows a block of a warp each, which the mixed kernel
-  // does not take (LayerNorm backward bf16 x 256: an internal check).
+  // Rows of 256 elements or more are 16 16-byte chunks or more of any
+  // element size: a row of 16 threads or more, rows a block of 128 threads
+  // or more (launch::ShortRowBlockThreads), so the mixed kernel's combining
+  // blocks are whole warps. Its rows of a warp or less take several rows a
+  // block (KernelPlan::RowsPerBlock), each with its own accumulators.
   if (Opts.MixMinColumns != 0 &&
-      (Opts.MixMinColumns < 1024 || Opts.MixMinColumns > (int64_t(1) << 20)))
-    fail("CompileOptions::MixMinColumns: {} is neither 0 (the rule's) nor in 1024 to 2^20",
-         Opts.MixMinColumns);
+      (Opts.MixMinColumns < codegen::launch::MixMinColumnsAllowed ||
+       Opts.MixMinColumns > (int64_t(1) << 20)))
+    fail("CompileOptions::MixMinColumns: {} is neither 0 (the rule's) nor in {} to 2^20",
+         Opts.MixMinColumns, codegen::launch::MixMinColumnsAllowed);
   if (Opts.MixMinColumns)
     P.Fusion.MixMinColumns = Opts.MixMinColumns;
   P.Horizontal = Opts.HorizontalFusion;
@@ -143,6 +145,9 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
     fail("CompileOptions::MixMinGroupRows: {} is outside 0 (the rule's) to 4096",
          Opts.MixMinGroupRows);
   S.MixMinGroupRows = Opts.MixMinGroupRows;
+  if (Opts.MixBlockRows < 0 || Opts.MixBlockRows > 32)
+    fail("CompileOptions::MixBlockRows: {} is outside 0 (the rule's) to 32", Opts.MixBlockRows);
+  S.MixBlockRows = Opts.MixBlockRows;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)

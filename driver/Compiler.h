@@ -388,7 +388,7 @@ struct CompileOptions {
   /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
   int64_t MixMaxGroups = 0;
   /// Experiment: the fewest columns a row kernel takes column reductions
-  /// of (0: codegen::launch::MixMinColumns, 2048; else 1024 or more). For
+  /// of (0: codegen::launch::MixMinColumns, 2048; else 256 or more). For
   /// timing only, as MixMaxGroups: the error bound assumes the rule's.
   int64_t MixMinColumns = 0;
   /// Experiment: the fewest rows a group of the mixed kernel (0: 1, the
@@ -396,6 +396,17 @@ struct CompileOptions {
   /// of a row) the mixed kernel ran up to 1.22x slower than the default
   /// plan (H100, session 36): its partials outweighed its inputs.
   int64_t MixMinGroupRows = 0;
+  /// Experiment: rows a block of the mixed kernel works on at once, for
+  /// rows of few threads (0: the rule's, a row a block unless the row
+  /// schedule puts several rows in a block). Up to this many rows of the
+  /// group side by side (threadIdx.y), each with its own accumulators,
+  /// capped at launch::MixBlockThreads threads a block and by the
+  /// accumulators' shared memory; the group's partial adds the rows'
+  /// accumulators in order. For rows of 768-2047 columns (with
+  /// MixMinColumns), where a block a row is a quarter of the GPU's threads
+  /// (norm backwards there 0.60-0.73x torch.compile, H100, session 35).
+  /// Turns MixTwoRows off where it applies. Not yet run on a GPU.
+  int64_t MixBlockRows = 0;
   /// With MixOrderColumns: runs of fewer rows than this take the plan
   /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows
   /// known when compiling: that plan alone; dynamic rows: both plans are

@@ -170,6 +170,10 @@ std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S) {
   return N;
 }
 
+bool emptyShape(llvm::ArrayRef<Dim> S) {
+  return llvm::any_of(S, [](const Dim &D) { return !D.isDynamic() && D.Size == 0; });
+}
+
 bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
   if (A == B)
     return true;

@@ -103,6 +103,8 @@ std::optional<Shape> broadcastShapes(llvm::ArrayRef<Dim> A,
 /// tensors of such shapes list the same elements in the same order (what
 /// reshape relabels).
 bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B);
+/// True when S has a static dim of 0: no elements for any dims' values.
+bool emptyShape(llvm::ArrayRef<Dim> S);
 /// True when shape From broadcasts to To without changing To.
 bool broadcastsTo(llvm::ArrayRef<Dim> From, llvm::ArrayRef<Dim> To);
 

@@ -29,9 +29,11 @@ int64_t columnSummationDepth(int64_t L, int64_t Cols) {
   int64_t K = (L + S - 1) / S;
   int64_t D = (K + N - 1) / N - 1 + (std::min(N, K) - 1) + ((L + K - 1) / K - 1);
   // A row kernel may compute the column instead (CompileOptions::
-  // MixOrderColumns, for the row lengths launch::mixColumns allows): the
-  // bound holds for either plan.
-  if (codegen::launch::mixColumns(Cols))
+  // MixOrderColumns, for the row lengths launch::mixColumns allows, or
+  // with CompileOptions::MixMinColumns mixColumnsAny; with several rows a
+  // block, KernelPlan::RowsPerBlock, its order is no deeper): the bound
+  // holds for either plan.
+  if (codegen::launch::mixColumnsAny(Cols))
     D = std::max(D, mixColumnSummationDepth(L));
   return std::min<int64_t>(L - 1, D);
 }

@@ -166,6 +166,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixTwoRows = Opts.MixTwoRows;
     CO.MixMinRows = Opts.MixMinRows;
     CO.MixMinGroupRows = Opts.MixMinGroupRows;
+    CO.MixBlockRows = Opts.MixBlockRows;
+    CO.MixMinColumns = Opts.MixMinColumns;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

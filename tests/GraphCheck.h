@@ -99,6 +99,10 @@ struct CheckOptions {
   int64_t MixMinRows = -1;
   /// CompileOptions::MixMinGroupRows.
   int64_t MixMinGroupRows = 0;
+  /// CompileOptions::MixBlockRows.
+  int64_t MixBlockRows = 0;
+  /// CompileOptions::MixMinColumns.
+  int64_t MixMinColumns = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

@@ -81,17 +81,32 @@ float kernelOrderSum(const std::vector<float> &Col, int64_t Cols, int64_t &Depth
 /// The same column added as a row kernel with column partials adds it
 /// (codegen/MixColumns.cpp): groups of consecutive rows in order, then
 /// MixCombineRows threads each every 8th group's partial, then those.
-float mixOrderSum(const std::vector<float> &Col, int64_t &Depth) {
+float mixOrderSum(const std::vector<float> &Col, int64_t &Depth, int64_t SubRows = 1) {
   const int64_t R = static_cast<int64_t>(Col.size());
   namespace launch = codegen::launch;
   const int64_t Kg = launch::mixRowsPerGroup(R), Ng = launch::mixGroups(R);
   std::vector<float> Group(static_cast<size_t>(Ng), 0.0f);
   std::vector<int64_t> GD(static_cast<size_t>(Ng), 0);
-  for (int64_t Gi = 0; Gi < Ng; ++Gi)
-    for (int64_t Row = Gi * Kg, I = 0; Row < std::min(R, (Gi + 1) * Kg); ++Row, ++I) {
-      Group[Gi] = I ? Group[Gi] + Col[Row] : Col[Row];
-      GD[Gi] = I; // I roundings after I + 1 terms
+  for (int64_t Gi = 0; Gi < Ng; ++Gi) {
+    // Several rows a block (KernelPlan::RowsPerBlock): row y of the block
+    // sums the group's rows y, y + SubRows, ... in order, then the rows'
+    // sums are added in y order (an empty one adds the identity: exact).
+    const int64_t End = std::min(R, (Gi + 1) * Kg);
+    bool Has = false;
+    for (int64_t Y = 0; Y < SubRows; ++Y) {
+      float A = 0;
+      int64_t AD = 0, I = 0;
+      for (int64_t Row = Gi * Kg + Y; Row < End; Row += SubRows, ++I) {
+        A = I ? A + Col[Row] : Col[Row];
+        AD = I; // I roundings after I + 1 terms
+      }
+      if (!I)
+        continue;
+      GD[Gi] = Has ? std::max(GD[Gi], AD) + 1 : AD;
+      Group[Gi] = Has ? Group[Gi] + A : A;
+      Has = true;
     }
+  }
   float Tot = 0;
   int64_t TD = 0;
   bool Any = false;
@@ -294,7 +309,7 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   // simulated tree, over splits, short splits, trailing empty splits
   // (32769 rows of one column: 256 splits of 129 rows, the last 2 empty) and
   // the R - 1 cap.
-  for (int64_t C : {1, 7, 4096, 1 << 19})
+  for (int64_t C : {1, 7, 255, 256, 1021, 4096, 1 << 19})
     for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
       std::vector<float> Col(static_cast<size_t>(R), 1.0f);
       int64_t Depth = 0, MixDepth = 0;
@@ -305,7 +320,14 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
       // Rows of 2048 to 8192 columns may be summed by a row kernel's column
       // partials (CompileOptions::MixOrderColumns): the bound takes the deeper.
       CHECK(columnSummationDepth(R, C) ==
-            (codegen::launch::mixColumns(C) ? std::max(Depth, MixDepth) : Depth));
+            (codegen::launch::mixColumnsAny(C) ? std::max(Depth, MixDepth) : Depth));
+      // Several rows a block (CompileOptions::MixBlockRows) add in a
+      // shallower order: the bound holds for them too.
+      for (int64_t S : {2, 3, 4, 8, 32}) {
+        int64_t SubDepth = 0;
+        mixOrderSum(Col, SubDepth, S);
+        CHECK(SubDepth <= MixDepth);
+      }
     }
   CHECK(columnSummationDepth(65536, 4096) == 255 + 7 + 31);
   CHECK(columnSummationDepth(65536, 1 << 19) == 8191 + 7);
@@ -314,6 +336,9 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   CHECK(mixColumnSummationDepth(1000) == 1 + 62 + 7);
   CHECK(columnSummationDepth(1000, 4096) == 70);
   CHECK(columnSummationDepth(1000, 7) == 30);
+  // Rows of 256-2047 columns take the mixed kernel only through an
+  // experiment (CompileOptions::MixMinColumns); the bound covers it there.
+  CHECK(columnSummationDepth(1000, 1021) == 70);
   // 16384 rows (W21): 512 groups of 32 rows, 31 + 63 + 7; the column kernel's
   // 32 splits of 512 rows, 63 + 7 + 31.
   CHECK(mixColumnSummationDepth(16384) == 101);

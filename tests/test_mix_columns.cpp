@@ -306,12 +306,18 @@ TEST_CASE("MixOrderColumns: MixMinColumns lowers the row length it takes (an exp
   CHECK(Compiler::plan(G, O).Kernels.size() == 2);
   O.MixMinColumns = -1;
   CHECK_THROWS_AS(Compiler::plan(G, O), Error);
-  // The smallest it takes: 1024 columns (64 chunks of any element size: a
-  // block of whole warps a row), planned and compiled; under that, an
-  // error (bf16 rows of 256 would be a warp a row, 4 rows a block).
-  O.MixMinColumns = 1024;
-  CHECK(testCompiler().compile(G, O).numKernels() == 1);
-  O.MixMinColumns = 1023;
+  // The smallest it takes: 256 columns (16 chunks of any element size;
+  // rows of a warp or less take several rows a block, each with its own
+  // accumulators: bf16 rows of 256, a warp a row, 4 rows a block), planned
+  // and compiled; under that, an error.
+  O.MixMinColumns = 256;
+  Graph Short = layerNormBackward(Dim(256));
+  GraphPlan SP = Compiler::plan(Short, O);
+  REQUIRE(SP.Kernels.size() == 1);
+  CHECK(SP.Kernels[0].ThreadsX == 32);
+  CHECK(SP.Kernels[0].RowsPerBlock == 4);
+  CHECK(testCompiler().compile(Short, O).numKernels() == 1);
+  O.MixMinColumns = 255;
   CHECK_THROWS_AS(Compiler::plan(G, O), Error);
 }
 

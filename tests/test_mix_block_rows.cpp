@@ -1,0 +1,186 @@
+//===- tests/test_mix_block_rows.cpp - several rows a mixed block ---------===//
+//
+// CompileOptions::MixBlockRows (an experiment): the mixed row kernel of a
+// narrow row (a few warps a row) works on several rows of its group side by
+// side (threadIdx.y), each with its own accumulators and block reductions'
+// scratch, and adds them in row order into the group's partial. Rows of a
+// warp or less (MixMinColumns down to 256) take the row schedule's rows a
+// block the same way. The rows-a-block rule, the plans, the launch, the
+// generated code and the option's range on the CPU; on a GPU the reference
+// across row counts, element sizes, odd rows and misaligned pointers.
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
+#include "GraphCheck.h"
+
+#include "codegen/LaunchRule.h"
+#include "driver/Compiler.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+CompileOptions narrowOptions(int64_t BlockRows) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixOrderColumns = true;
+  O.MixMinRows = 0;
+  O.MixMinColumns = codegen::launch::MixMinColumnsAllowed;
+  O.MixBlockRows = BlockRows;
+  return O;
+}
+
+const KernelPlan &onlyPlan(const GraphPlan &P) {
+  REQUIRE(P.Kernels.size() == 1);
+  return P.Kernels[0];
+}
+
+} // namespace
+
+TEST_CASE("MixBlockRows: rows a block within threads and shared memory", "[mix-block-rows]") {
+  using codegen::launch::mixBlockRows;
+  CHECK(codegen::launch::MixBlockThreads == 512);
+  CHECK(mixBlockRows(128, 8192, 4) == 4);
+  CHECK(mixBlockRows(128, 8192, 8) == 4);   // 512 threads
+  CHECK(mixBlockRows(64, 6144, 8) == 5);    // 32 KiB of accumulators
+  CHECK(mixBlockRows(512, 16384, 4) == 1);  // a row is the block already
+  CHECK(mixBlockRows(128, 40000, 4) == 1);  // one row's always fit (mixFits)
+  CHECK(mixBlockRows(128, 8192, 0) == 1);
+  CHECK(mixBlockRows(32, 1024, 4) == 4);
+}
+
+TEST_CASE("MixBlockRows: plans, launch and code of several rows a block", "[mix-block-rows]") {
+  // LayerNorm backward bf16 x 1021: 128 chunks, 128 threads a row; 4 rows
+  // a block (2 x 1024 slots x 4 bytes = 8 KiB of accumulators a row).
+  Graph G = layerNormBackward(Dim(1021));
+  const KernelPlan &K = onlyPlan(Compiler::plan(G, narrowOptions(4)));
+  CHECK(K.MixColumns.size() == 2);
+  CHECK(K.ThreadsX == 128);
+  CHECK(K.RowsPerBlock == 4);
+  CHECK(!K.MixTwoRows);
+  CHECK(!K.RowOkKnown);
+  CHECK_THAT(K.Why, Contains("4 rows at a time (threadIdx.y; 128 threads a row)"));
+  codegen::LaunchRule L(K);
+  auto S = L.shape({int64_t(1000) * 1021, 1000, 1021}, 8, 132, true);
+  REQUIRE(S);
+  CHECK(S->BlockX == 128);
+  CHECK(S->BlockY == 4);
+  // 500 groups of 2 rows, then 2 x 32 combining tiles.
+  CHECK(S->GridX == 500 + 64);
+
+  Executable X = testCompiler().compile(G, narrowOptions(4));
+  REQUIRE(X.numKernels() == 1);
+  const std::string &Src = X.source();
+  CHECK_THAT(Src, Contains("__launch_bounds__(512"));
+  CHECK_THAT(Src, Contains("const int jf_tid = threadIdx.y * 128 + threadIdx.x;"));
+  CHECK_THAT(Src, Contains("jf_mr += 4)"));
+  CHECK_THAT(Src, Contains("row = jf_mr + threadIdx.y;"));
+  CHECK_THAT(Src, Contains("const bool rowOk = row < jf_r1;"));
+  CHECK_THAT(Src, Contains("float *const jf_mrow = jf_macc + threadIdx.y * 2048;"));
+  CHECK_THAT(Src, Contains("jf_macc[8192];"));
+  // Each row's block reductions use its own scratch.
+  CHECK_THAT(Src, Contains("[4][5];"));
+  CHECK_THAT(Src, Contains("[threadIdx.y]"));
+  // The group's partial adds the rows' accumulators in order.
+  CHECK_THAT(Src, Contains("a = jf_add_op()(a, jf_macc[6144 + jf_sl]);"));
+  CHECK_THAT(Src, Contains("for (int c = jf_tid; c < 1021; c += 512)"));
+
+  // f32 x 1024: 256 threads a row, 2 rows a block at most (512 threads);
+  // RMSNorm bf16 x 768: 64 threads a row, 8 rows (6 KiB... 3 KiB a row).
+  const KernelPlan &F = onlyPlan(Compiler::plan(layerNormBackwardOf(f32, Dim(1024)),
+                                                narrowOptions(32)));
+  CHECK(F.ThreadsX == 256);
+  CHECK(F.RowsPerBlock == 2);
+  const KernelPlan &R = onlyPlan(Compiler::plan(rmsNormBackward(bf16, Dim(768)),
+                                                narrowOptions(32)));
+  CHECK(R.ThreadsX == 64);
+  CHECK(R.RowsPerBlock == 8);
+  CHECK(testCompiler().compile(rmsNormBackward(bf16, Dim(768)), narrowOptions(32))
+            .numKernels() == 1);
+}
+
+TEST_CASE("MixBlockRows: off, the rule's kernel is unchanged", "[mix-block-rows]") {
+  CompileOptions O = narrowOptions(0);
+  O.MixMinColumns = 0;
+  Graph G = layerNormBackward(Dim(4096));
+  const KernelPlan &K = onlyPlan(Compiler::plan(G, O));
+  CHECK(K.RowsPerBlock == 1);
+  CHECK(K.MixTwoRows);
+  std::string Src = testCompiler().compile(G, O).source();
+  CHECK_THAT(Src, !Contains("jf_tid"));
+  CHECK_THAT(Src, !Contains("jf_mrow"));
+  CHECK_THAT(Src, Contains("if (threadIdx.x == 0) jf_ticket = atomicAdd(jf_counter, 1u);"));
+  // A row of 512 threads is a whole block: the option changes nothing.
+  O.MixBlockRows = 4;
+  CHECK(testCompiler().compile(G, O).source() == Src);
+  // Its range.
+  O.MixBlockRows = -1;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+  O.MixBlockRows = 33;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+}
+
+TEST_CASE("GPU: several rows a mixed block match the reference", "[gpu][mix-block-rows]") {
+  if (!haveGpu())
+    return;
+  struct Case {
+    const char *Name;
+    Graph G;
+    int64_t BlockRows;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({"LayerNorm bf16 x 1021", layerNormBackward(Dim(1021)), 4});
+  Cases.push_back({"LayerNorm f32 x 768", layerNormBackwardOf(f32, Dim(768)), 32});
+  Cases.push_back({"RMSNorm bf16 x 768", rmsNormBackward(bf16, Dim(768)), 32});
+  Cases.push_back({"RMSNorm f16 x 1024", rmsNormBackward(f16, Dim(1024)), 3});
+  // Rows of a warp: the row schedule's 4 rows a block.
+  Cases.push_back({"LayerNorm bf16 x 256", layerNormBackward(Dim(256)), 0});
+  Cases.push_back({"column stats bf16 x 1000", normWithColumnStats(bf16, Dim(1000)), 4});
+  for (Case &C : Cases)
+    for (int64_t B : {1, 3, 130, 1001}) {
+      INFO(C.Name << " B=" << B);
+      CheckOptions O;
+      O.MixOrderColumns = true;
+      O.MixMinRows = 0;
+      O.MixMinColumns = codegen::launch::MixMinColumnsAllowed;
+      O.MixBlockRows = C.BlockRows;
+      O.ExpectFusedKernels = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+      // Misaligned pointers: the peeled variant.
+      O.MisalignElems = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+    }
+}
+
+TEST_CASE("MixBlockRows: the narrow rows' mixed kernels keep everything in registers",
+          "[mix-block-rows][resources]") {
+  int MaxRegisters = 0;
+  for (bool LayerNorm : {true, false})
+    for (DType T : {DType::F32, DType::BF16, DType::F16})
+      for (int64_t H : {int64_t(768), int64_t(1021), int64_t(1024), int64_t(1536)})
+        for (int64_t Rows : {int64_t(0), int64_t(4), int64_t(32)}) {
+          CompileOptions O = narrowOptions(Rows);
+          O.DeferVariants = false;
+          Graph G = LayerNorm ? layerNormBackwardOf(T, Dim(H)) : rmsNormBackward(T, Dim(H));
+          Executable E = testCompiler().compile(G, O);
+          INFO((LayerNorm ? "LayerNorm" : "RMSNorm") << " backward " << dtypeName(T).str()
+                                                     << " x " << H << ", MixBlockRows " << Rows
+                                                     << "\n"
+                                                     << E.plan());
+          REQUIRE(E.numKernels() == 1);
+          CHECK(E.compileLog().find("warning") == std::string::npos);
+          for (const rt::KernelResources &K : E.kernelResources()) {
+            INFO("kernel " << K.Name << ": " << K.Registers << " registers, "
+                           << K.SpillStoreBytes << " B spilled");
+            CHECK(K.SpillStoreBytes == 0);
+            CHECK(K.SpillLoadBytes == 0);
+            CHECK(K.StackBytes == 0);
+            MaxRegisters = std::max(MaxRegisters, K.Registers);
+          }
+        }
+  std::printf("narrow mixed kernels: at most %d registers a thread\n", MaxRegisters);
+}
