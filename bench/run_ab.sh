@@ -14,8 +14,8 @@
 # by scripts/build-baseline REV, against JITFUSE_SWEEP_BIN_B=
 # gpu-carry/jitfuse_sweep). Writes $OUT/{ab_a,ab_b}.jsonl and
 # ab_table.md; the two A runs and every log go to a scratch folder. Time
-# limits: 60 s of compiles a side (8 shards), 150 s of timing a run: at
-# most ~9 minutes.
+# limits: 60 s of compiles a side (8 shards), AB_BUDGET_S (150) s of timing
+# a run: at most ~9 minutes (bench/run_ab_many.sh runs several with less).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 flag=${1:?usage: bench/run_ab.sh OPTION [jitfuse_sweep arguments...]}
@@ -33,6 +33,7 @@ bin_b=${JITFUSE_SWEEP_BIN_B:-$bin}
 opt=()
 [ "$flag" != - ] && read -r -a opt <<< "$flag"
 export JITFUSE_CACHE_DIR=${JITFUSE_CACHE_DIR:-/tmp/jitfuse-ab-cache}
+budget=${AB_BUDGET_S:-150}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 start=$(date +%s)
 
@@ -57,7 +58,7 @@ run() { # name, extra jitfuse_sweep arguments...
   echo "== $name $*"
   local dir=$logs b=$bin
   [ "$name" = b ] && dir=$out && b=$bin_b
-  timeout 160 "$b" --jsonl "$dir/ab_$name.jsonl" --budget-s 150 "$@" \
+  timeout $((budget + 10)) "$b" --jsonl "$dir/ab_$name.jsonl" --budget-s "$budget" "$@" \
     > "$logs/ab_$name.log" 2>&1
   echo "$name exit $? after $(( $(date +%s) - start )) s"
   tail -n 1 "$logs/ab_$name.log"
