@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BenchUtil.h"
+#include "SweepSchedule.h"
 #include "Workloads.h"
 
 #include "driver/Compiler.h"
@@ -87,46 +88,11 @@ struct Options {
   double BudgetS = 220;
   bool CompileOnly = false;
   std::string Shard;
-  /// CompileOptions for same-binary comparisons of opt-in schedules.
-  bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
-       NoStreamReadOnlyRows = false;
-  unsigned RowBlocksPerSm = 0;
-  unsigned RereadThreads = 0;
-  unsigned RowChunksPerThread = 0;
-  bool NoFewRows = false;
-  bool NoConcatGroups = false;
-  bool AlignedRowCopy = false;
-  bool NoJointReduce = false;
-  bool NoWideRows = false;
-  bool NoRowCacheStageInputs = false;
-  bool RowCacheLateEpilogue = false;
-  bool RowCacheLatePeeled = false;
-  bool MixOrderColumns = false;
-  int64_t MixMaxGroups = 0;
-  bool MixRowsKnown = false;
-  int64_t MixMinRows = -1;
-  int64_t MixMinGroupRows = 0;
-  int64_t MixBlockRows = 0;
-  bool MixTwoRows = false, NoMixTwoRows = false;
-  int64_t MixMinColumns = 0;
-  bool RowOkKnown = false;
-  int ColumnCombineUnroll = 0;
-  bool NoRowCacheWideThreads = false;
-  bool NoRowCacheReadOnce = false;
-  bool NoGroupStores = false;
-  bool NoPieceWrapChunks = false;
-  bool RowPhaseLoop = false;
-  bool NoPrefixCoords = false;
-  bool NoOutputLedVariant = false;
-  bool WholeChunkPaths = false;
-  bool NoFlatRowBroadcast = false;
-  bool NoPeeledRowOccupancy = false;
-  bool NoFlatTailThreads = false;
-  bool NoRowCacheValues = false;
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
   bool OffsetFirstOnly = false;
-  bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
+  /// The schedule options under comparison (bench/SweepSchedule.h).
+  ScheduleFlags Sched;
 };
 
 struct Point {
@@ -506,52 +472,7 @@ int run(const Options &O) {
         auto T0 = std::chrono::steady_clock::now();
         Graph G;
         buildPattern(G, P.Pattern, P.Type, P.H);
-        CompileOptions CO;
-        CO.RowSharedMemory = O.RowShared;
-        CO.RowClusters = O.RowClusters;
-        CO.RowL2Hints = O.RowL2Hints;
-        CO.StreamLoads = O.StreamLoads;
-        CO.StreamReadOnlyRows = !O.NoStreamReadOnlyRows;
-        CO.RowReadBack = !O.NoReadBack;
-        CO.RowOnlineSoftmax = !O.NoOnlineSoftmax;
-        if (O.Welford || O.NoWelford)
-          CO.RowWelford = O.Welford;
-        CO.RowFewRowsClusters = !O.NoFewRows;
-        CO.ConcatRowGroups = !O.NoConcatGroups;
-        CO.AlignedRowCopy = O.AlignedRowCopy;
-        CO.JointReduce = !O.NoJointReduce;
-        CO.RowWideRows = !O.NoWideRows;
-        CO.RowCacheStageInputs = !O.NoRowCacheStageInputs;
-        CO.RowCacheLateEpilogue = O.RowCacheLateEpilogue;
-        CO.RowCacheLatePeeled = O.RowCacheLatePeeled;
-        CO.MixOrderColumns = O.MixOrderColumns;
-        CO.MixMaxGroups = O.MixMaxGroups;
-        CO.MixRowsKnown = O.MixRowsKnown;
-        CO.MixMinRows = O.MixMinRows;
-        CO.MixMinGroupRows = O.MixMinGroupRows;
-        CO.MixBlockRows = O.MixBlockRows;
-        CO.MixTwoRows = !O.NoMixTwoRows;
-        CO.MixMinColumns = O.MixMinColumns;
-        CO.RowOkKnown = O.RowOkKnown;
-        CO.ColumnCombineUnroll = O.ColumnCombineUnroll;
-        CO.RowCacheWideThreads = !O.NoRowCacheWideThreads;
-        CO.RowCacheReadOnce = !O.NoRowCacheReadOnce;
-        CO.GroupStores = !O.NoGroupStores;
-        CO.PieceWrapChunks = !O.NoPieceWrapChunks;
-        CO.RowPhaseLoop = O.RowPhaseLoop;
-        CO.PrefixCoords = !O.NoPrefixCoords;
-        CO.OutputLedVariant = !O.NoOutputLedVariant;
-        CO.WholeChunkPaths = O.WholeChunkPaths;
-        CO.FlatRowBroadcast = !O.NoFlatRowBroadcast;
-        CO.FlatTailThreads = !O.NoFlatTailThreads;
-        CO.PeeledRowOccupancy = !O.NoPeeledRowOccupancy;
-        CO.RowCacheValues = !O.NoRowCacheValues;
-        if (O.RereadThreads > 0)
-          CO.RowRereadThreads = O.RereadThreads;
-        if (O.RowChunksPerThread > 0)
-          CO.RowChunksPerThread = O.RowChunksPerThread;
-        if (O.RowBlocksPerSm > 0)
-          CO.RowBlocksPerSm = O.RowBlocksPerSm;
+        CompileOptions CO = scheduleCompileOptions(O.Sched);
         // Compile-only runs report every variant's registers (no deferral).
         CO.DeferVariants = !O.CompileOnly;
         It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
@@ -635,138 +556,12 @@ int main(int Argc, char **Argv) {
                  "Stop timing after this many seconds (later points: skipped)");
   App.add_flag("--compile-only", O.CompileOnly,
                "Only compile the graphs (warms the kernel cache; use with --shard)");
-  App.add_flag("--row-shared-memory", O.RowShared,
-               "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
-  App.add_flag("--no-read-back", O.NoReadBack,
-               "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
-  App.add_flag("--welford", O.Welford,
-               "CompileOptions::RowWelford = true (every LayerNorm row re-read per stage; "
-               "default: rows beyond their L2 share)");
-  App.add_flag("--no-welford", O.NoWelford,
-               "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
-      ->excludes("--welford");
-  App.add_option("--reread-threads", O.RereadThreads,
-                 "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
-                 "per stage)");
-  App.add_option("--row-chunks-per-thread", O.RowChunksPerThread,
-                 "CompileOptions::RowChunksPerThread (experiment: chunks a thread from which a "
-                 "static row gets its threads; the rule: 2)");
-  App.add_flag("--no-few-rows", O.NoFewRows,
-               "CompileOptions::RowFewRowsClusters = false (long rows: no cluster form for few "
-               "rows, for comparisons)");
-  App.add_flag("--no-concat-groups", O.NoConcatGroups,
-               "CompileOptions::ConcatRowGroups = false (RoPE's halves in natural chunk order, "
-               "for comparisons)");
   App.add_flag("--offset-first-only", O.OffsetFirstOnly,
                "Only the first input of a point at its offset, the other tensors aligned (a "
                "slice's phase against aligned weights and outputs; ids end in 'f'; "
                "sweep_torch.py follows the points' offset_first_only)");
-  App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
-               "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
-               "of the chunk loops for rows whose tensors sit at the lead's alignment)");
-  App.add_flag("--no-wide-rows", O.NoWideRows,
-               "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
-               "a row for runs of at most one block an SM, for comparisons)");
-  App.add_flag("--no-flat-tail-threads", O.NoFlatTailThreads,
-               "CompileOptions::FlatTailThreads = false (a flat kernel's last partial chunk "
-               "looped by one thread, for comparisons)");
-  App.add_flag("--no-peeled-row-occupancy", O.NoPeeledRowOccupancy,
-               "CompileOptions::PeeledRowOccupancy = false (a kept row's peeled variant "
-               "without the 64-register bound, for comparisons)");
-  App.add_flag("--no-flat-row-broadcast", O.NoFlatRowBroadcast,
-               "CompileOptions::FlatRowBroadcast = false (odd rows with a broadcast bias run "
-               "row by row with a per-row head and tail, for comparisons)");
-  App.add_flag("--whole-chunk-paths", O.WholeChunkPaths,
-               "CompileOptions::WholeChunkPaths (experiment: whole and partial chunks of "
-               "element-wise rows with a broadcast 16-bit input take separate paths)");
-  App.add_flag("--no-group-stores", O.NoGroupStores,
-               "CompileOptions::GroupStores = false (misaligned 16-bit output chunks of concat "
-               "rows stored in partial stores a lane, for comparisons)");
-  App.add_flag("--no-piece-wrap-chunks", O.NoPieceWrapChunks,
-               "CompileOptions::PieceWrapChunks = false (concat rows' peeled chunks at the row "
-               "start, every misaligned tensor through a byte window, for comparisons)");
-  App.add_flag("--row-phase-loop", O.RowPhaseLoop,
-               "CompileOptions::RowPhaseLoop (experiment: a kept row's peeled variant loops "
-               "over rows of one phase, its 16-bit row vector loaded once a block)");
-  App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
-               "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
-               "linear index, for comparisons)");
-  App.add_flag("--no-output-led-variant", O.NoOutputLedVariant,
-               "CompileOptions::OutputLedVariant = false (one peeled variant of a row kernel, "
-               "led by its input at any output phase, for comparisons)");
-  App.add_flag("--no-row-cache-values", O.NoRowCacheValues,
-               "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
-               "register budget is re-read, not kept as its computed values, for comparisons)");
-  App.add_flag("--no-row-cache-read-once", O.NoRowCacheReadOnce,
-               "CompileOptions::RowCacheReadOnce = false (a row read once is reduced where it is "
-               "loaded, for comparisons)");
-  App.add_flag("--no-row-cache-wide-threads", O.NoRowCacheWideThreads,
-               "CompileOptions::RowCacheWideThreads = false (a kept row over half the register "
-               "budget stays at 512 threads a row, for comparisons)");
-  App.add_flag("--row-cache-late-epilogue", O.RowCacheLateEpilogue,
-               "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
-               "stage inputs in the form for many rows; experiment)");
-  App.add_flag("--mix-order-columns", O.MixOrderColumns,
-               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
-               "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
-  App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
-                 "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
-      ->check(CLI::Range(0, 64));
-  App.add_option("--mix-max-groups", O.MixMaxGroups,
-                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_option("--mix-min-rows", O.MixMinRows,
-                 "CompileOptions::MixMinRows: with --mix-order-columns, runs of fewer rows take "
-                 "the plan without the mixed kernel (-1: the rule's 128; 0: never)")
-      ->check(CLI::Range(int64_t(-1), int64_t(1) << 40));
-  App.add_option("--mix-min-group-rows", O.MixMinGroupRows,
-                 "CompileOptions::MixMinGroupRows (experiment, timing only): the fewest rows a "
-                 "group of the mixed kernel (0: the rule's 1)")
-      ->check(CLI::Range(int64_t(0), int64_t(4096)));
-  App.add_option("--mix-block-rows", O.MixBlockRows,
-                 "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
-                 "works on side by side, each with its own accumulators (0: the rule's)")
-      ->check(CLI::Range(int64_t(0), int64_t(32)));
-  App.add_flag("--mix-rows-known", O.MixRowsKnown,
-               "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
-               "be rows (with --mix-order-columns)");
-  App.add_option("--mix-min-columns", O.MixMinColumns,
-                 "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_flag("--mix-two-rows", O.MixTwoRows,
-               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
-               "commands)");
-  App.add_flag("--no-mix-two-rows", O.NoMixTwoRows,
-               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
-               "comparisons; with --mix-order-columns)")
-      ->excludes("--mix-two-rows");
-  App.add_flag("--row-ok-known", O.RowOkKnown,
-               "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
-               "their row to exist");
-  App.add_flag("--row-cache-late-peeled", O.RowCacheLatePeeled,
-               "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
-               "variants only; experiment)");
-  App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
-               "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
-               "every row input, a norm's weight too, for comparisons)");
-  App.add_flag("--no-joint-reduce", O.NoJointReduce,
-               "CompileOptions::JointReduce = false (three barriers per block reduction, for "
-               "comparisons)");
-  App.add_flag("--no-online-softmax", O.NoOnlineSoftmax,
-               "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
-  App.add_flag("--l2-hints", O.RowL2Hints,
-               "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
-  App.add_flag("--stream-loads", O.StreamLoads,
-               "CompileOptions::StreamLoads (inputs read once loaded with evict_first)");
-  App.add_flag("--no-stream-read-only-rows", O.NoStreamReadOnlyRows,
-               "CompileOptions::StreamReadOnlyRows = false (rows with per-row outputs load "
-               "plainly at every row count, for comparisons)");
-  App.add_option("--row-blocks-per-sm", O.RowBlocksPerSm,
-                 "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
-  App.add_flag("--row-clusters", O.RowClusters,
-               "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
   App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");
+  addScheduleFlags(App, O.Sched);
   CLI11_PARSE(App, Argc, Argv);
   for (const std::string &P : O.Only)
     if (std::find(kPatterns.begin(), kPatterns.end(), P) == kPatterns.end() &&

@@ -1,0 +1,186 @@
+//===- bench/SweepSchedule.cpp - jitfuse_sweep's schedule options ---------===//
+#include "SweepSchedule.h"
+
+namespace jitfuse::bench {
+
+void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
+  App.add_flag("--row-shared-memory", S.RowShared,
+               "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
+  App.add_flag("--no-read-back", S.NoReadBack,
+               "CompileOptions::RowReadBack = false (rows re-read per stage, for comparisons)");
+  App.add_flag("--welford", S.Welford,
+               "CompileOptions::RowWelford = true (every LayerNorm row re-read per stage; "
+               "default: rows beyond their L2 share)");
+  App.add_flag("--no-welford", S.NoWelford,
+               "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
+      ->excludes("--welford");
+  App.add_option("--reread-threads", S.RereadThreads,
+                 "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
+                 "per stage)");
+  App.add_option("--row-chunks-per-thread", S.RowChunksPerThread,
+                 "CompileOptions::RowChunksPerThread (experiment: chunks a thread from which a "
+                 "static row gets its threads; the rule: 2)");
+  App.add_flag("--no-few-rows", S.NoFewRows,
+               "CompileOptions::RowFewRowsClusters = false (long rows: no cluster form for few "
+               "rows, for comparisons)");
+  App.add_flag("--no-concat-groups", S.NoConcatGroups,
+               "CompileOptions::ConcatRowGroups = false (RoPE's halves in natural chunk order, "
+               "for comparisons)");
+  App.add_flag("--aligned-row-copy", S.AlignedRowCopy,
+               "CompileOptions::AlignedRowCopy (experiment: peeled row kernels' plain wide copy "
+               "of the chunk loops for rows whose tensors sit at the lead's alignment)");
+  App.add_flag("--no-wide-rows", S.NoWideRows,
+               "CompileOptions::RowWideRows = false (long re-read rows: no form of 1024 threads "
+               "a row for runs of at most one block an SM, for comparisons)");
+  App.add_flag("--no-flat-tail-threads", S.NoFlatTailThreads,
+               "CompileOptions::FlatTailThreads = false (a flat kernel's last partial chunk "
+               "looped by one thread, for comparisons)");
+  App.add_flag("--no-peeled-row-occupancy", S.NoPeeledRowOccupancy,
+               "CompileOptions::PeeledRowOccupancy = false (a kept row's peeled variant "
+               "without the 64-register bound, for comparisons)");
+  App.add_flag("--no-flat-row-broadcast", S.NoFlatRowBroadcast,
+               "CompileOptions::FlatRowBroadcast = false (odd rows with a broadcast bias run "
+               "row by row with a per-row head and tail, for comparisons)");
+  App.add_flag("--whole-chunk-paths", S.WholeChunkPaths,
+               "CompileOptions::WholeChunkPaths (experiment: whole and partial chunks of "
+               "element-wise rows with a broadcast 16-bit input take separate paths)");
+  App.add_flag("--no-group-stores", S.NoGroupStores,
+               "CompileOptions::GroupStores = false (misaligned 16-bit output chunks of concat "
+               "rows stored in partial stores a lane, for comparisons)");
+  App.add_flag("--no-piece-wrap-chunks", S.NoPieceWrapChunks,
+               "CompileOptions::PieceWrapChunks = false (concat rows' peeled chunks at the row "
+               "start, every misaligned tensor through a byte window, for comparisons)");
+  App.add_flag("--row-phase-loop", S.RowPhaseLoop,
+               "CompileOptions::RowPhaseLoop (experiment: a kept row's peeled variant loops "
+               "over rows of one phase, its 16-bit row vector loaded once a block)");
+  App.add_flag("--no-prefix-coords", S.NoPrefixCoords,
+               "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
+               "linear index, for comparisons)");
+  App.add_flag("--no-output-led-variant", S.NoOutputLedVariant,
+               "CompileOptions::OutputLedVariant = false (one peeled variant of a row kernel, "
+               "led by its input at any output phase, for comparisons)");
+  App.add_flag("--no-row-cache-values", S.NoRowCacheValues,
+               "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
+               "register budget is re-read, not kept as its computed values, for comparisons)");
+  App.add_flag("--no-row-cache-read-once", S.NoRowCacheReadOnce,
+               "CompileOptions::RowCacheReadOnce = false (a row read once is reduced where it is "
+               "loaded, for comparisons)");
+  App.add_flag("--no-row-cache-wide-threads", S.NoRowCacheWideThreads,
+               "CompileOptions::RowCacheWideThreads = false (a kept row over half the register "
+               "budget stays at 512 threads a row, for comparisons)");
+  App.add_flag("--row-cache-late-epilogue", S.RowCacheLateEpilogue,
+               "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
+               "stage inputs in the form for many rows; experiment)");
+  App.add_flag("--mix-order-columns", S.MixOrderColumns,
+               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
+               "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
+  App.add_option("--column-combine-unroll", S.ColumnCombineUnroll,
+                 "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
+      ->check(CLI::Range(0, 64));
+  App.add_option("--mix-max-groups", S.MixMaxGroups,
+                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_option("--mix-min-rows", S.MixMinRows,
+                 "CompileOptions::MixMinRows: with --mix-order-columns, runs of fewer rows take "
+                 "the plan without the mixed kernel (-1: the rule's 128; 0: never)")
+      ->check(CLI::Range(int64_t(-1), int64_t(1) << 40));
+  App.add_option("--mix-min-group-rows", S.MixMinGroupRows,
+                 "CompileOptions::MixMinGroupRows (experiment, timing only): the fewest rows a "
+                 "group of the mixed kernel (0: the rule's 1)")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)));
+  App.add_option("--mix-block-rows", S.MixBlockRows,
+                 "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
+                 "works on side by side, each with its own accumulators (0: the rule's)")
+      ->check(CLI::Range(int64_t(0), int64_t(32)));
+  App.add_flag("--mix-rows-known", S.MixRowsKnown,
+               "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
+               "be rows (with --mix-order-columns)");
+  App.add_option("--mix-min-columns", S.MixMinColumns,
+                 "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
+                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  App.add_flag("--mix-two-rows", S.MixTwoRows,
+               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
+               "commands)");
+  App.add_flag("--no-mix-two-rows", S.NoMixTwoRows,
+               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
+               "comparisons; with --mix-order-columns)")
+      ->excludes("--mix-two-rows");
+  App.add_flag("--row-ok-known", S.RowOkKnown,
+               "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
+               "their row to exist");
+  App.add_flag("--row-cache-late-peeled", S.RowCacheLatePeeled,
+               "CompileOptions::RowCacheLatePeeled (RowCacheLateEpilogue in the peeled "
+               "variants only; experiment)");
+  App.add_flag("--no-row-cache-stage-inputs", S.NoRowCacheStageInputs,
+               "CompileOptions::RowCacheStageInputs = false (a row's register cache counts "
+               "every row input, a norm's weight too, for comparisons)");
+  App.add_flag("--no-joint-reduce", S.NoJointReduce,
+               "CompileOptions::JointReduce = false (three barriers per block reduction, for "
+               "comparisons)");
+  App.add_flag("--no-online-softmax", S.NoOnlineSoftmax,
+               "CompileOptions::RowOnlineSoftmax = false (max then sum, for comparisons)");
+  App.add_flag("--l2-hints", S.RowL2Hints,
+               "CompileOptions::RowL2Hints (rows re-read per stage, for comparisons)");
+  App.add_flag("--stream-loads", S.StreamLoads,
+               "CompileOptions::StreamLoads (inputs read once loaded with evict_first)");
+  App.add_flag("--no-stream-read-only-rows", S.NoStreamReadOnlyRows,
+               "CompileOptions::StreamReadOnlyRows = false (rows with per-row outputs load "
+               "plainly at every row count, for comparisons)");
+  App.add_option("--row-blocks-per-sm", S.RowBlocksPerSm,
+                 "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
+  App.add_flag("--row-clusters", S.RowClusters,
+               "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
+}
+
+CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
+  CompileOptions CO;
+  CO.RowSharedMemory = S.RowShared;
+  CO.RowClusters = S.RowClusters;
+  CO.RowL2Hints = S.RowL2Hints;
+  CO.StreamLoads = S.StreamLoads;
+  CO.StreamReadOnlyRows = !S.NoStreamReadOnlyRows;
+  CO.RowReadBack = !S.NoReadBack;
+  CO.RowOnlineSoftmax = !S.NoOnlineSoftmax;
+  if (S.Welford || S.NoWelford)
+    CO.RowWelford = S.Welford;
+  CO.RowFewRowsClusters = !S.NoFewRows;
+  CO.ConcatRowGroups = !S.NoConcatGroups;
+  CO.AlignedRowCopy = S.AlignedRowCopy;
+  CO.JointReduce = !S.NoJointReduce;
+  CO.RowWideRows = !S.NoWideRows;
+  CO.RowCacheStageInputs = !S.NoRowCacheStageInputs;
+  CO.RowCacheLateEpilogue = S.RowCacheLateEpilogue;
+  CO.RowCacheLatePeeled = S.RowCacheLatePeeled;
+  CO.MixOrderColumns = S.MixOrderColumns;
+  CO.MixMaxGroups = S.MixMaxGroups;
+  CO.MixRowsKnown = S.MixRowsKnown;
+  CO.MixMinRows = S.MixMinRows;
+  CO.MixMinGroupRows = S.MixMinGroupRows;
+  CO.MixBlockRows = S.MixBlockRows;
+  CO.MixTwoRows = !S.NoMixTwoRows;
+  CO.MixMinColumns = S.MixMinColumns;
+  CO.RowOkKnown = S.RowOkKnown;
+  CO.ColumnCombineUnroll = S.ColumnCombineUnroll;
+  CO.RowCacheWideThreads = !S.NoRowCacheWideThreads;
+  CO.RowCacheReadOnce = !S.NoRowCacheReadOnce;
+  CO.GroupStores = !S.NoGroupStores;
+  CO.PieceWrapChunks = !S.NoPieceWrapChunks;
+  CO.RowPhaseLoop = S.RowPhaseLoop;
+  CO.PrefixCoords = !S.NoPrefixCoords;
+  CO.OutputLedVariant = !S.NoOutputLedVariant;
+  CO.WholeChunkPaths = S.WholeChunkPaths;
+  CO.FlatRowBroadcast = !S.NoFlatRowBroadcast;
+  CO.FlatTailThreads = !S.NoFlatTailThreads;
+  CO.PeeledRowOccupancy = !S.NoPeeledRowOccupancy;
+  CO.RowCacheValues = !S.NoRowCacheValues;
+  if (S.RereadThreads > 0)
+    CO.RowRereadThreads = S.RereadThreads;
+  if (S.RowChunksPerThread > 0)
+    CO.RowChunksPerThread = S.RowChunksPerThread;
+  if (S.RowBlocksPerSm > 0)
+    CO.RowBlocksPerSm = S.RowBlocksPerSm;
+  return CO;
+}
+
+} // namespace jitfuse::bench

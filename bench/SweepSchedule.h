@@ -1,0 +1,63 @@
+//===- bench/SweepSchedule.h - jitfuse_sweep's schedule options -*- C++ -*-===//
+//
+// The CompileOptions a sweep run compares (opt-in schedules, experiments and
+// the defaults turned off), their command-line flags and the CompileOptions
+// they give. One struct, one flag table, one mapping: a new experiment adds
+// a field, its flag and its line here, not in the sweep's driver.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "driver/Compiler.h"
+
+#include <CLI/CLI.hpp>
+
+namespace jitfuse::bench {
+
+struct ScheduleFlags {
+  /// CompileOptions for same-binary comparisons of opt-in schedules.
+  bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
+       NoStreamReadOnlyRows = false;
+  unsigned RowBlocksPerSm = 0;
+  unsigned RereadThreads = 0;
+  unsigned RowChunksPerThread = 0;
+  bool NoFewRows = false;
+  bool NoConcatGroups = false;
+  bool AlignedRowCopy = false;
+  bool NoJointReduce = false;
+  bool NoWideRows = false;
+  bool NoRowCacheStageInputs = false;
+  bool RowCacheLateEpilogue = false;
+  bool RowCacheLatePeeled = false;
+  bool MixOrderColumns = false;
+  int64_t MixMaxGroups = 0;
+  bool MixRowsKnown = false;
+  int64_t MixMinRows = -1;
+  int64_t MixMinGroupRows = 0;
+  int64_t MixBlockRows = 0;
+  bool MixTwoRows = false, NoMixTwoRows = false;
+  int64_t MixMinColumns = 0;
+  bool RowOkKnown = false;
+  int ColumnCombineUnroll = 0;
+  bool NoRowCacheWideThreads = false;
+  bool NoRowCacheReadOnce = false;
+  bool NoGroupStores = false;
+  bool NoPieceWrapChunks = false;
+  bool RowPhaseLoop = false;
+  bool NoPrefixCoords = false;
+  bool NoOutputLedVariant = false;
+  bool WholeChunkPaths = false;
+  bool NoFlatRowBroadcast = false;
+  bool NoPeeledRowOccupancy = false;
+  bool NoFlatTailThreads = false;
+  bool NoRowCacheValues = false;
+  bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
+};
+
+/// Adds the flags of \p S to \p App (their names are the sweep's --help).
+void addScheduleFlags(CLI::App &App, ScheduleFlags &S);
+
+/// The CompileOptions \p S selects (every other option its default).
+CompileOptions scheduleCompileOptions(const ScheduleFlags &S);
+
+} // namespace jitfuse::bench
