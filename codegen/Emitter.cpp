@@ -392,6 +392,17 @@ std::string Emitter::reshapeValue(NodeId N, const Coords &C) {
   const Node &Nd = G.node(N);
   NodeId OpId = Nd.Operands[0];
   llvm::ArrayRef<Dim> S = G.node(OpId).Dims;
+  // An operand of one element is at coordinates 0 whatever the reshape's
+  // own: so a slice under it offsets real coordinates, also in a flat
+  // kernel of one element (a slice of one element reshaped to a scalar;
+  // found by fuzz_graph_builder: "flat kernels hold no slice").
+  if (!S.empty() && staticNumel(S) == std::optional<int64_t>(1)) {
+    Coords Z;
+    Z.Outer.assign(S.size() - 1, "0");
+    Z.ColRel = false;
+    Z.Last = "0";
+    return value(OpId, Z);
+  }
   if (C.Flat || C.Relabeled)
     return value(OpId, C); // same linear index on both sides
   // A reshape to the domain of a tensor of another shape (per-head rows of

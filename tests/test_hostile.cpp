@@ -230,6 +230,19 @@ TEST_CASE("Empty tensors: a middle-axis sum beside a view of its input compiles"
   }
 }
 
+// Found by fuzz_graph_builder: a slice of one element reshaped to a scalar
+// made a flat kernel of one element that held a slice (an internal error).
+TEST_CASE("A one-element slice reshaped to a scalar reads its element", "[hostile]") {
+  Graph G;
+  Value X = G.input("x", f32, {40});
+  Value S = reshape(slice(X, 24, 25), {});
+  G.output("y", S);
+  G.output("z", S * 2.0);
+  Executable E = testCompiler().compile(G, CompileOptions{});
+  CHECK_THAT(E.source(), Catch::Matchers::Contains("in_0[((0 + 24))]"));
+  checkGraph(G, randomBindings(G, {}, {}));
+}
+
 TEST_CASE("A 600-node chain compiles with NVRTC", "[hostile]") {
   Graph G;
   Value X = G.input("x", f32, {"B", 64});
