@@ -92,6 +92,11 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
                  "works on side by side, each with its own accumulators (0: the rule's)")
       ->check(CLI::Range(int64_t(0), int64_t(32)));
+  App.add_option("--mix-max-shared-bytes", S.MixMaxSharedBytes,
+                 "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
+                 "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
+                 "rule's 32768)")
+      ->check(CLI::Range(int64_t(0), int64_t(200) * 1024));
   App.add_flag("--mix-rows-known", S.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
@@ -158,6 +163,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixMinRows = S.MixMinRows;
   CO.MixMinGroupRows = S.MixMinGroupRows;
   CO.MixBlockRows = S.MixBlockRows;
+  CO.MixMaxSharedBytes = S.MixMaxSharedBytes;
   CO.MixTwoRows = !S.NoMixTwoRows;
   CO.MixMinColumns = S.MixMinColumns;
   CO.RowOkKnown = S.RowOkKnown;

@@ -235,14 +235,17 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
   // split's partial and the tile's last block adds the splits in order.
   E.line(fmt::format("const int jf_t = threadIdx.y * {} + threadIdx.x;", NX));
   E.line(fmt::format("{} tot{}[{}];", AT, PerRed, (Tile + Threads - 1) / Threads));
-  auto EachColumn = [&](const std::function<void(int)> &Body) {
+  // \p Oc: the body reads the output column oc (an unused one is an NVRTC
+  // warning users read: LayerNorm backward f32 x 32064's column kernel).
+  auto EachColumn = [&](const std::function<void(int)> &Body, bool Oc) {
     for (int I = 0; I * Threads < Tile; ++I) {
       std::string LC = I ? fmt::format("jf_t + {}", I * Threads) : "jf_t";
       E.open(Tile % Threads == 0 || (I + 1) * Threads <= Tile
                  ? std::string("")
                  : fmt::format("if ({} < {})", LC, Tile));
       E.line(fmt::format("const int lc = {};", LC));
-      E.line(fmt::format("const {0} oc = tile * {1} + lc;", IT, Tile));
+      if (Oc)
+        E.line(fmt::format("const {0} oc = tile * {1} + lc;", IT, Tile));
       Body(I);
       E.close();
     }
@@ -255,7 +258,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       E.line(fmt::format("{0} = {1}({0}, jf_col{2}[i][lc]);", Tot(R, I), F(R), Ix(R)));
       E.close();
     }
-  });
+  }, /*Oc=*/false);
   // Each output's element oc: its linear index, or for a strided output
   // the element at oc's coordinates of its shape.
   auto OutIndex = [&](NodeId O) -> std::string {
@@ -305,7 +308,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     E.close();
   };
   E.open("if (nsplit == 1)");
-  EachColumn(Store);
+  EachColumn(Store, /*Oc=*/true);
   E.line("return;");
   E.close();
   // Reduction R's partials follow reduction R - 1's: gridDim.x * Tile each.
@@ -317,7 +320,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
     for (size_t R = 0; R < NR; ++R)
       E.line(fmt::format("jf_partials[{}] = {};", PartialAt(R, fmt::format("({})blockIdx.x", IT)),
                          Tot(R, I)));
-  });
+  }, /*Oc=*/false);
   E.line("__threadfence();");
   E.line("__syncthreads();");
   E.open("if (jf_t == 0)");
@@ -338,7 +341,7 @@ void columnReduceBody(const Graph &G, const KernelPlan &P, Emitter &E) {
       E.close();
     }
     Store(I);
-  });
+  }, /*Oc=*/true);
   E.line("if (jf_t == 0) jf_counter[tile] = 0u; // ready for the next launch");
 }
 

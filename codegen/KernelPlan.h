@@ -120,6 +120,10 @@ struct KernelPlan {
   /// The fewest rows a group (1, or CompileOptions::MixMinGroupRows for
   /// experiments): launch::mixRowsPerGroup's MinRows.
   int64_t MixMinGroupRows = 1;
+  /// The accumulators exceed launch::MixMaxSharedBytes (CompileOptions::
+  /// MixMaxSharedBytes, an experiment): they are the launch's dynamic
+  /// shared memory (LaunchRule::dynamicSharedBytes), not a static array.
+  bool MixDynamicShared = false;
   /// Every block's row exists, so the row kernel declares rowOk constant:
   /// a block a row (its grid the rows, or the rows x ClusterX;
   /// CompileOptions::RowOkKnown), or a group's rows of a mixed kernel

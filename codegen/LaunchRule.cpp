@@ -53,6 +53,7 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     MixAccBytes = P.MixAccBytes;
     MixGroupsMax = P.MixMaxGroups;
     MixGroupRows = P.MixMinGroupRows;
+    MixDynamic = P.MixDynamicShared;
   }
 }
 

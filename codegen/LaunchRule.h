@@ -191,10 +191,22 @@ inline constexpr int64_t MixMaxSharedBytes = 32768;
 inline constexpr int64_t MixMinColumns = 2048;
 /// (\p MinColumns: CompileOptions::MixMinColumns, an experiment for timing
 /// only.)
+/// (\p MaxBytes: CompileOptions::MixMaxSharedBytes, an experiment: past
+/// MixMaxSharedBytes the accumulators go in dynamic shared memory.)
 inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
-                    int64_t MinColumns = MixMinColumns) {
-  return Cols >= MinColumns && Reductions * Cols * AccBytes <= MixMaxSharedBytes;
+                    int64_t MinColumns = MixMinColumns, int64_t MaxBytes = MixMaxSharedBytes) {
+  return Cols >= MinColumns && Reductions * Cols * AccBytes <= MaxBytes;
 }
+/// The most bytes of accumulators CompileOptions::MixMaxSharedBytes may
+/// allow (dynamic shared memory; an sm_90 block may opt in to 227 KiB, the
+/// block reductions' and the combine's static scratch beside them).
+inline constexpr int64_t MixMaxSharedBytesAllowed = 200 * 1024;
+/// The row lengths and accumulator bytes the mixed kernel takes
+/// (FusionOptions::MixMinColumns and MixMaxSharedBytes).
+struct MixLimits {
+  int64_t MinColumns = MixMinColumns;
+  int64_t MaxSharedBytes = MixMaxSharedBytes;
+};
 /// Threads a block of a mixed row kernel with several rows a block
 /// (CompileOptions::MixBlockRows), at most: a block a row of 512 threads
 /// is the form measured best at 2048-8192 columns.
@@ -207,6 +219,13 @@ inline int mixBlockRows(int ThreadsX, int64_t RowAccBytes, int64_t Wanted) {
   S = std::min<int64_t>(S, MixMaxSharedBytes / std::max<int64_t>(RowAccBytes, 1));
   return static_cast<int>(std::max<int64_t>(S, 1));
 }
+/// Bytes of a mixed row kernel's accumulators in its variant of width
+/// \p Vec: \p Rows rows a block, each \p Reductions x Vec x ceil(Cols /
+/// Vec) slots (codegen/MixColumns.cpp) of \p AccBytes.
+inline int64_t mixAccumulatorBytes(int64_t Cols, int Vec, int64_t Reductions, int64_t Rows,
+                                   int64_t AccBytes) {
+  return Rows * Reductions * Vec * ((Cols + Vec - 1) / Vec) * AccBytes;
+}
 /// The column lengths of any such kernel (one f32 accumulator a column).
 inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }
 /// The fewest columns CompileOptions::MixMinColumns may set: 16 chunks of
@@ -215,7 +234,9 @@ inline bool mixColumns(int64_t Cols) { return mixFits(Cols, 1, 4); }
 inline constexpr int64_t MixMinColumnsAllowed = 256;
 /// ... and the column lengths of any such kernel with it (the error bound
 /// covers them: reference/SummationDepth.cpp).
-inline bool mixColumnsAny(int64_t Cols) { return mixFits(Cols, 1, 4, MixMinColumnsAllowed); }
+inline bool mixColumnsAny(int64_t Cols) {
+  return mixFits(Cols, 1, 4, MixMinColumnsAllowed, MixMaxSharedBytesAllowed);
+}
 /// Runs of fewer rows than this take the plan without the mixed kernel
 /// (CompileOptions::MixMinRows): the mixed kernel's wait for its groups
 /// costs a constant 1-2 us, so at 1-64 rows it ran 0.78-0.98x the default
@@ -386,7 +407,14 @@ public:
   /// The dynamic shared memory a launch of variant \p Vec requests: the row
   /// kept in shared memory and the occupancy padding
   /// (KernelPlan::RowPadSharedBytes); each such kernel opts in to it at load.
-  int64_t dynamicSharedBytes(int Vec) const { return rowSharedBytes(Vec) + RowPadBytes; }
+  /// A mixed kernel's accumulators past the static limit
+  /// (KernelPlan::MixDynamicShared) are dynamic shared memory too.
+  int64_t dynamicSharedBytes(int Vec) const {
+    return rowSharedBytes(Vec) + RowPadBytes +
+           (MixDynamic ? launch::mixAccumulatorBytes(MixCols, Vec, MixReductions, RowsPerBlock,
+                                                     MixAccBytes)
+                       : 0);
+  }
 
   KernelKind kind() const { return Kind; }
   int clusterX() const { return ClusterX; }
@@ -414,6 +442,7 @@ private:
   /// accumulator's bytes (0 reductions: none).
   int MixReductions = 0;
   int64_t MixCols = 0, MixAccBytes = 0, MixGroupsMax = 0;
+  bool MixDynamic = false;    // KernelPlan::MixDynamicShared
   int64_t MixGroupRows = 1; // KernelPlan::MixMinGroupRows
 };
 

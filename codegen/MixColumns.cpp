@@ -121,7 +121,17 @@ void KernelWriter::mixBegin() {
                     P.MixMaxGroups > 0,
                 "column partials take rows of a block and a group count");
   const int64_t Stride = int64_t(NR) * Vec * CV; // a row's accumulators
-  E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, Stride * S));
+  JITFUSE_CHECK(launch::mixAccumulatorBytes(P.Domain.back().Size, Vec, int64_t(NR), S,
+                                            P.MixAccBytes) == Stride * S * P.MixAccBytes,
+                "the launch's accumulator bytes are the kernel's");
+  if (P.MixDynamicShared) {
+    // Past the static limit: the launch's dynamic shared memory, opted in
+    // to at load (LaunchRule::dynamicSharedBytes).
+    E.line("extern __shared__ __align__(16) unsigned char jf_dyn[];");
+    E.line(fmt::format("{0} *const jf_macc = reinterpret_cast<{0} *>(jf_dyn);", AT));
+  } else {
+    E.line(fmt::format("__shared__ __align__(16) {} jf_macc[{}];", AT, Stride * S));
+  }
   if (mixSubRows())
     E.line(fmt::format("const int jf_tid = threadIdx.y * {} + threadIdx.x;", P.ThreadsX));
   E.line("__shared__ unsigned jf_ticket;");

@@ -622,7 +622,8 @@ Partition Fuser::run() {
     }
   }
   recomputeCheapProducers(G, P, Opts.RecomputeStoredValues, Opts.SiblingColumnReductions,
-                          Opts.MixOrderColumns, Opts.MixMinColumns);
+                          Opts.MixOrderColumns,
+                          codegen::launch::MixLimits{Opts.MixMinColumns, Opts.MixMaxSharedBytes});
   finalizePartition(G, P);
   return P;
 }

@@ -35,6 +35,10 @@ struct FusionOptions {
   /// The fewest columns a row kernel takes column reductions of
   /// (CompileOptions::MixMinColumns, else codegen::launch::MixMinColumns).
   int64_t MixMinColumns = codegen::launch::MixMinColumns;
+  /// The most bytes of accumulators a row kernel keeps for them
+  /// (CompileOptions::MixMaxSharedBytes, else
+  /// codegen::launch::MixMaxSharedBytes).
+  int64_t MixMaxSharedBytes = codegen::launch::MixMaxSharedBytes;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

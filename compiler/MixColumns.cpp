@@ -41,7 +41,8 @@ std::set<NodeId> loadsOf(const Graph &G, const Cluster &C) {
 /// The [R, C] domain of a cluster of unstrided column reductions over one
 /// domain and accumulator type whose accumulators a row kernel can keep
 /// (launch::mixFits), or nullopt.
-std::optional<Shape> columnDomain(const Graph &G, const Cluster &C, int64_t MinColumns) {
+std::optional<Shape> columnDomain(const Graph &G, const Cluster &C,
+                                  const codegen::launch::MixLimits &Limits) {
   std::vector<NodeId> Reds;
   for (NodeId N : C.Nodes)
     if (isReduction(G.node(N).Kind)) {
@@ -59,7 +60,7 @@ std::optional<Shape> columnDomain(const Graph &G, const Cluster &C, int64_t MinC
       return std::nullopt;
   if (D.size() != 2 || D[1].isDynamic() ||
       !codegen::launch::mixFits(D[1].Size, int64_t(Reds.size()), codegen::computeBytes(T),
-                                MinColumns))
+                                Limits.MinColumns, Limits.MaxSharedBytes))
     return std::nullopt;
   return D;
 }
@@ -110,8 +111,8 @@ bool rowOver(const Graph &G, const Cluster &C, const Shape &Domain) {
 } // namespace
 
 bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column,
-                  int64_t MinColumns) {
-  std::optional<Shape> D = columnDomain(G, Column, MinColumns);
+                  const codegen::launch::MixLimits &Limits) {
+  std::optional<Shape> D = columnDomain(G, Column, Limits);
   return D && rowOver(G, Row, *D);
 }
 
@@ -126,7 +127,8 @@ bool mixesColumns(const Graph &G, llvm::ArrayRef<NodeId> Nodes) {
 }
 
 void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
-                     std::vector<std::set<NodeId>> &Recomputed, int64_t MinColumns) {
+                     std::vector<std::set<NodeId>> &Recomputed,
+                     const codegen::launch::MixLimits &Limits) {
   std::vector<bool> IsOutput(G.size(), false);
   for (const GraphOutput &O : G.outputs())
     IsOutput[O.Id] = true;
@@ -145,7 +147,7 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
     for (unsigned B = 0; B < Clusters.size() && !Changed; ++B) {
       if (Clusters[B].Nodes.empty())
         continue;
-      std::optional<Shape> Domain = columnDomain(G, Clusters[B], MinColumns);
+      std::optional<Shape> Domain = columnDomain(G, Clusters[B], Limits);
       if (!Domain || !onlyReductionOutputs(G, Clusters[B], IsOutput, Users, Computes, B))
         continue;
       std::set<NodeId> ColLoads = loadsOf(G, Clusters[B]);

@@ -23,17 +23,17 @@ namespace jitfuse {
 /// the nodes into the row cluster's place or the column cluster's, where
 /// every cluster between allows it, and leaves the other empty (the caller
 /// drops empty clusters); \p Recomputed moves along.
-/// \p MinColumns: FusionOptions::MixMinColumns.
+/// \p Limits: FusionOptions::MixMinColumns and MixMaxSharedBytes.
 void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
                      std::vector<std::set<NodeId>> &Recomputed,
-                     int64_t MinColumns = codegen::launch::MixMinColumns);
+                     const codegen::launch::MixLimits &Limits = {});
 
 /// The shape part of that rule: \p Row's reductions are all row
 /// reductions over one [R, C] domain, \p Column's all column reductions
 /// over it whose accumulators fit (launch::mixFits). The recompute pass
 /// asks it too (compiler/Recompute.h).
 bool mixShapesFit(const Graph &G, const Cluster &Row, const Cluster &Column,
-                  int64_t MinColumns = codegen::launch::MixMinColumns);
+                  const codegen::launch::MixLimits &Limits = {});
 
 /// Whether \p Nodes (a cluster) hold both row and column reductions: a row
 /// kernel with column partials.

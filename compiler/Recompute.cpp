@@ -56,9 +56,9 @@ bool isNumelOne(const Node &N) {
 class Recomputer {
 public:
   Recomputer(const Graph &G, Partition &P, bool StoredValues, bool SiblingColumns,
-             bool MixColumns, int64_t MixMinColumns)
+             bool MixColumns, const codegen::launch::MixLimits &MixLimits)
       : G(G), P(P), StoredValues(StoredValues), SiblingColumns(SiblingColumns),
-        MixColumns(MixColumns), MixMinColumns(MixMinColumns) {}
+        MixColumns(MixColumns), MixLimits(MixLimits) {}
   void run();
 
 private:
@@ -84,7 +84,7 @@ private:
   const Graph &G;
   Partition &P;
   bool StoredValues, SiblingColumns, MixColumns;
-  int64_t MixMinColumns;
+  codegen::launch::MixLimits MixLimits;
   std::vector<std::vector<NodeId>> Users;
   std::vector<bool> IsOutput;
   std::vector<std::set<NodeId>> Members;    // per cluster
@@ -120,7 +120,7 @@ bool Recomputer::mixEnabling(unsigned K, const std::set<unsigned> &Readers,
   // trade costs the copy's per-row loads), and the copy reading only what
   // K loads.
   if (!MixColumns || Readers.size() != 1 ||
-      !mixShapesFit(G, P.Clusters[K], P.Clusters[*Readers.begin()], MixMinColumns))
+      !mixShapesFit(G, P.Clusters[K], P.Clusters[*Readers.begin()], MixLimits))
     return false;
   Reads Has = loads(K, P.Clusters[K].Nodes);
   return llvm::all_of(CopyLoads, [&](NodeId In) { return Has.count(In) || in(K, In); });
@@ -403,7 +403,7 @@ void Recomputer::run() {
   }
   // Then a row kernel may take the column reductions of its own loads.
   if (MixColumns) {
-    mergeRowColumns(G, P.Clusters, Recomputed, MixMinColumns);
+    mergeRowColumns(G, P.Clusters, Recomputed, MixLimits);
     rebuildWhere();
   }
 
@@ -464,8 +464,9 @@ void Recomputer::run() {
 } // namespace
 
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues,
-                             bool SiblingColumns, bool MixColumns, int64_t MixMinColumns) {
-  Recomputer(G, P, StoredValues, SiblingColumns, MixColumns, MixMinColumns).run();
+                             bool SiblingColumns, bool MixColumns,
+                             const codegen::launch::MixLimits &MixLimits) {
+  Recomputer(G, P, StoredValues, SiblingColumns, MixColumns, MixLimits).run();
 }
 
 } // namespace jitfuse

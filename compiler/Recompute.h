@@ -48,9 +48,9 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// kernel of its domain is recomputed there, bytes saved or not, when the
 /// copy reads only what the row kernel loads (the column kernel can then
 /// join it).
-/// \p MixMinColumns: FusionOptions::MixMinColumns.
+/// \p MixLimits: FusionOptions::MixMinColumns and MixMaxSharedBytes.
 void recomputeCheapProducers(const Graph &G, Partition &P, bool StoredValues = false,
                              bool SiblingColumns = false, bool MixColumns = false,
-                             int64_t MixMinColumns = codegen::launch::MixMinColumns);
+                             const codegen::launch::MixLimits &MixLimits = {});
 
 } // namespace jitfuse

@@ -553,6 +553,20 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   O.RowPhaseLoop = O.AlignedRowCopy = O.Clusters = O.FewRowsClusters = O.WideRows = false;
   O.ForceCluster.reset();
   O.RowSharedBytes = O.RowPadSharedBytes = 0;
+  // Accumulators past the static limit (rows past 8192 columns, only
+  // through MixMaxSharedBytes): at most 512 threads a row, and half the
+  // register budget for a kept row. Under the row rule's 1024 threads
+  // (RowCacheWideThreads) the column terms did not fit 64 registers
+  // (LayerNorm backward f32 x 14336 spilled 4-32 B); at 512 threads its
+  // kept row (224 B a thread) spilled 4 B at 128 registers.
+  const int64_t AccBytes = codegen::computeBytes(G.node(Columns.front()).Type);
+  const Dim &Cols = G.node(G.node(Columns.front()).Operands[0]).Dims.back();
+  const bool LongRow = !Cols.isDynamic() && int64_t(Columns.size()) * AccBytes * Cols.Size >
+                                                codegen::launch::MixMaxSharedBytes;
+  if (LongRow) {
+    O.RowCacheWideThreads = false;
+    O.RowCacheBytes /= 2;
+  }
   // A chunk a thread (up to MaxRowThreads): the groups' blocks are the
   // launch's threads (launch::MixMinColumns); 16-byte chunks of the rows'
   // own elements (f32 [R, 1] statistics of a bf16 row halved them: W21's
@@ -575,6 +589,15 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                         P.Vecs.front();
   P.RowsPerBlock = codegen::launch::mixBlockRows(
       P.ThreadsX, RowAccBytes, Opts.MixBlockRows > 0 ? Opts.MixBlockRows : P.RowsPerBlock);
+  // Past the static limit (only through MixMaxSharedBytes, an experiment:
+  // the fusion pass allowed them) the accumulators are dynamic shared
+  // memory, one row's a block.
+  P.MixDynamicShared = RowAccBytes > codegen::launch::MixMaxSharedBytes;
+  // Without PeeledRowOccupancy's 64-register bound there: RMSNorm
+  // backward bf16 x 11008's peeled variants spilled 96 B under it with the
+  // column terms (ptxas, session 37).
+  if (P.MixDynamicShared)
+    P.PeeledMinBlocksPerSm = 0;
   JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.ClusterX == 1 && !P.RowPhaseLoop &&
                     !P.FewRows && !P.WideRows && P.RowSharedElemBytes == 0 &&
                     !P.Domain.back().isDynamic() &&

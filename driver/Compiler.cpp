@@ -95,6 +95,14 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
          Opts.MixMinColumns, codegen::launch::MixMinColumnsAllowed);
   if (Opts.MixMinColumns)
     P.Fusion.MixMinColumns = Opts.MixMinColumns;
+  if (Opts.MixMaxSharedBytes != 0 &&
+      (Opts.MixMaxSharedBytes < codegen::launch::MixMaxSharedBytes ||
+       Opts.MixMaxSharedBytes > codegen::launch::MixMaxSharedBytesAllowed))
+    fail("CompileOptions::MixMaxSharedBytes: {} is neither 0 (the rule's) nor in {} to {}",
+         Opts.MixMaxSharedBytes, codegen::launch::MixMaxSharedBytes,
+         codegen::launch::MixMaxSharedBytesAllowed);
+  if (Opts.MixMaxSharedBytes)
+    P.Fusion.MixMaxSharedBytes = Opts.MixMaxSharedBytes;
   P.Horizontal = Opts.HorizontalFusion;
   P.HorizontalMaxBytes = Opts.HorizontalMaxBytes.value_or(HorizontalMaxLaunchBytes);
   P.ExpectKernels = Opts.ExpectKernels;

@@ -407,6 +407,14 @@ struct CompileOptions {
   /// (norm backwards there 0.60-0.73x torch.compile, H100, session 35).
   /// Turns MixTwoRows off where it applies. Not yet run on a GPU.
   int64_t MixBlockRows = 0;
+  /// Experiment: the most bytes of column accumulators a mixed row kernel
+  /// keeps (0: codegen::launch::MixMaxSharedBytes, 32 KiB of static shared
+  /// memory; else up to launch::MixMaxSharedBytesAllowed, 200 KiB). Past
+  /// 32 KiB they are the launch's dynamic shared memory, so rows past 8192
+  /// columns (a reduction of f32 accumulators) can mix: the norm backwards
+  /// there ran 0.69-0.87x torch.compile (H100, session 35) on 2-3 kernels.
+  /// For timing only, as MixMaxGroups. Not yet run on a GPU.
+  int64_t MixMaxSharedBytes = 0;
   /// With MixOrderColumns: runs of fewer rows than this take the plan
   /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows
   /// known when compiling: that plan alone; dynamic rows: both plans are

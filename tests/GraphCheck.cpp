@@ -168,6 +168,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixMinGroupRows = Opts.MixMinGroupRows;
     CO.MixBlockRows = Opts.MixBlockRows;
     CO.MixMinColumns = Opts.MixMinColumns;
+    CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;
     CO.RowOkKnown = Opts.RowOkKnown;
     CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
     CO.WholeChunkPaths = Opts.WholeChunkPaths;

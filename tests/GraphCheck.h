@@ -103,6 +103,8 @@ struct CheckOptions {
   int64_t MixBlockRows = 0;
   /// CompileOptions::MixMinColumns.
   int64_t MixMinColumns = 0;
+  /// CompileOptions::MixMaxSharedBytes.
+  int64_t MixMaxSharedBytes = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::WholeChunkPaths.

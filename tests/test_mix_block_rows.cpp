@@ -184,3 +184,113 @@ TEST_CASE("MixBlockRows: the narrow rows' mixed kernels keep everything in regis
         }
   std::printf("narrow mixed kernels: at most %d registers a thread\n", MaxRegisters);
 }
+
+// CompileOptions::MixMaxSharedBytes (an experiment): accumulators past the
+// 32 KiB of static shared memory are the launch's dynamic shared memory,
+// so rows past 8192 columns mix.
+TEST_CASE("MixMaxSharedBytes: long rows keep their accumulators in dynamic shared memory",
+          "[mix-block-rows]") {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixOrderColumns = true;
+  O.MixMinRows = 0;
+  Graph G = rmsNormBackward(bf16, Dim(11008));
+  CHECK(Compiler::plan(G, O).Kernels.size() > 1);
+  O.MixMaxSharedBytes = 65536;
+  const KernelPlan &K = onlyPlan(Compiler::plan(G, O));
+  CHECK(K.MixDynamicShared);
+  CHECK(K.RowsPerBlock == 1);
+  codegen::LaunchRule L(K);
+  // 11008 f32 accumulators (8 lanes x 1376 slots).
+  CHECK(L.dynamicSharedBytes(8) == 11008 * 4);
+  auto S = L.shape({int64_t(1000) * 11008, 1000, 11008}, 8, 132, false);
+  REQUIRE(S);
+  CHECK(S->SharedBytes == 11008 * 4);
+  CompileOptions R = O;
+  R.DeferVariants = false;
+  Executable X = testCompiler().compile(G, R);
+  REQUIRE(X.numKernels() == 1);
+  CHECK_THAT(X.source(), Contains("extern __shared__ __align__(16) unsigned char jf_dyn[];"));
+  CHECK_THAT(X.source(), Contains("float *const jf_macc = reinterpret_cast<float *>(jf_dyn);"));
+  CHECK_THAT(X.source(), !Contains("__shared__ __align__(16) float jf_macc["));
+  for (const rt::KernelResources &KR : X.kernelResources()) {
+    INFO(KR.Name << ": " << KR.Registers << " registers");
+    CHECK(KR.SpillStoreBytes == 0);
+    CHECK(KR.StackBytes == 0);
+  }
+  // LayerNorm backward f32 x 6144: 48 KiB of accumulators, past the rule's.
+  Graph LN = layerNormBackwardOf(f32, Dim(6144));
+  CHECK(Compiler::plan(LN, O).Kernels.size() == 1);
+  O.MixMaxSharedBytes = 0;
+  CHECK(Compiler::plan(LN, O).Kernels.size() > 1);
+  // Under the rule's 32 KiB nothing changes: the same kernel text.
+  Graph W21 = layerNormBackward(Dim(4096));
+  std::string Rule = testCompiler().compile(W21, O).source();
+  O.MixMaxSharedBytes = 200 * 1024;
+  CHECK(testCompiler().compile(W21, O).source() == Rule);
+  // The range.
+  O.MixMaxSharedBytes = 32767;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+  O.MixMaxSharedBytes = 200 * 1024 + 1;
+  CHECK_THROWS_AS(Compiler::plan(G, O), Error);
+}
+
+TEST_CASE("GPU: long rows' dynamic shared accumulators match the reference",
+          "[gpu][mix-block-rows]") {
+  if (!haveGpu())
+    return;
+  struct Case {
+    const char *Name;
+    Graph G;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({"RMSNorm bf16 x 11008", rmsNormBackward(bf16, Dim(11008))});
+  Cases.push_back({"LayerNorm f32 x 6144", layerNormBackwardOf(f32, Dim(6144))});
+  Cases.push_back({"LayerNorm bf16 x 14335", layerNormBackward(Dim(14335))});
+  for (Case &C : Cases)
+    for (int64_t B : {1, 7, 600}) {
+      INFO(C.Name << " B=" << B);
+      CheckOptions O;
+      O.MixOrderColumns = true;
+      O.MixMinRows = 0;
+      O.MixMaxSharedBytes = 200 * 1024;
+      O.ExpectFusedKernels = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+      O.MisalignElems = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+    }
+}
+
+TEST_CASE("MixMaxSharedBytes: long rows' mixed kernels keep everything in registers",
+          "[mix-block-rows][resources]") {
+  int MaxRegisters = 0, Mixed = 0;
+  for (bool LayerNorm : {true, false})
+    for (DType T : {DType::F32, DType::BF16})
+      for (int64_t H : {int64_t(11008), int64_t(14336), int64_t(32064)}) {
+        CompileOptions O;
+        O.Arch = "sm_90";
+        O.MixOrderColumns = true;
+        O.MixMinRows = 0;
+        O.MixMaxSharedBytes = 200 * 1024;
+        O.DeferVariants = false;
+        Graph G = LayerNorm ? layerNormBackwardOf(T, Dim(H)) : rmsNormBackward(T, Dim(H));
+        Executable E = testCompiler().compile(G, O);
+        INFO((LayerNorm ? "LayerNorm" : "RMSNorm") << " backward " << dtypeName(T).str() << " x "
+                                                   << H << "\n"
+                                                   << E.plan());
+        // One f32 accumulator a column and reduction within 200 KiB.
+        int64_t Bytes = (LayerNorm ? 2 : 1) * H * 4;
+        CHECK((E.numKernels() == 1) == (Bytes <= 200 * 1024));
+        Mixed += E.numKernels() == 1;
+        CHECK_THAT(E.compileLog(), !Contains("warning"));
+        for (const rt::KernelResources &K : E.kernelResources()) {
+          INFO("kernel " << K.Name << ": " << K.Registers << " registers, "
+                         << K.SpillStoreBytes << " B spilled");
+          CHECK(K.SpillStoreBytes == 0);
+          CHECK(K.StackBytes == 0);
+          MaxRegisters = std::max(MaxRegisters, K.Registers);
+        }
+      }
+  std::printf("long mixed kernels: %d mixed, at most %d registers a thread\n", Mixed,
+              MaxRegisters);
+}
