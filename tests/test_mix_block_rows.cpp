@@ -34,7 +34,9 @@ CompileOptions narrowOptions(int64_t BlockRows) {
   return O;
 }
 
-const KernelPlan &onlyPlan(const GraphPlan &P) {
+/// The plan's one kernel, a copy: the plan is often a temporary (a
+/// reference into it dangled; AddressSanitizer, CI's job 2).
+KernelPlan onlyPlan(const GraphPlan &P) {
   REQUIRE(P.Kernels.size() == 1);
   return P.Kernels[0];
 }
