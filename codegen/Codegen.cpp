@@ -189,12 +189,7 @@ void KernelWriter::storeOutputs(bool Vector, const std::string &Base) {
     hoistInputLoads();
   for (size_t O = 0; O < P.Outputs.size(); ++O) {
     NodeId N = P.Outputs[O];
-    const Node &Nd = G.node(N);
-    // An empty output (a dim of 0) has nothing to store. An empty row
-    // domain holds as many elements as its row reductions (0 = 0), which
-    // are no elements of the row (found by fuzz_graph_builder: [3, 5, 0]
-    // summed over axis 1, an internal error).
-    if (!sameNumel(Nd.Dims, P.Domain) || emptyShape(Nd.Dims))
+    if (!domainOutput(N))
       continue; // per-row outputs are stored after the row loop
     if (!StoreOnly.empty() && !StoreOnly[O])
       continue;

@@ -114,6 +114,14 @@ private:
   /// Stores the outputs of the chunk at `col` (element \p Base): once per
   /// piece of a hoistable concat, so each branch loads its piece's vectors.
   void storeChunk(const std::string &Base);
+  /// Whether output \p N holds the domain's elements (a relabeling of it),
+  /// stored by the row or element loop. Not an empty output: an empty row
+  /// domain holds as many elements as its row reductions (0 = 0), which are
+  /// no elements of the row (found by fuzz_graph_builder: [3, 5, 0] summed
+  /// over axis 1, an internal error); an empty output stores nothing.
+  bool domainOutput(NodeId N) const {
+    return sameNumel(G.node(N).Dims, P.Domain) && !emptyShape(G.node(N).Dims);
+  }
   /// A flat domain's last, partial chunk (`col` to `n`), element by
   /// element: \p Body emitted once with ScalarPart set, `col` each element.
   void tailElements(const std::function<void()> &Body);

@@ -739,7 +739,7 @@ void KernelWriter::alignedRowFlag(const std::map<NodeId, int> &Stages) {
 
 void KernelWriter::epilogueValues() {
   for (NodeId N : P.Outputs)
-    if (sameNumel(G.node(N).Dims, P.Domain) && !emptyShape(G.node(N).Dims))
+    if (domainOutput(N))
       E.value(N, E.domainCoordsOf(N));
   // Column partials read their operands in the last loop too.
   for (NodeId N : P.MixColumns) {

@@ -559,10 +559,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // (RowCacheWideThreads) the column terms did not fit 64 registers
   // (LayerNorm backward f32 x 14336 spilled 4-32 B); at 512 threads its
   // kept row (224 B a thread) spilled 4 B at 128 registers.
+  // (The fusion pass's test, launch::mixFits, on the same bytes.)
   const int64_t AccBytes = codegen::computeBytes(G.node(Columns.front()).Type);
-  const Dim &Cols = G.node(G.node(Columns.front()).Operands[0]).Dims.back();
-  const bool LongRow = !Cols.isDynamic() && int64_t(Columns.size()) * AccBytes * Cols.Size >
-                                                codegen::launch::MixMaxSharedBytes;
+  const int64_t Cols = G.node(G.node(Columns.front()).Operands[0]).Dims.back().Size;
+  const bool LongRow =
+      int64_t(Columns.size()) * AccBytes * Cols > codegen::launch::MixMaxSharedBytes;
   if (LongRow) {
     O.RowCacheWideThreads = false;
     O.RowCacheBytes /= 2;
@@ -580,19 +581,19 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   KernelPlan P = scheduleOne(G, Rows, Index, O);
   outputLedVariants(G, P, O);
   P.MixColumns = Columns;
-  P.MixAccBytes = static_cast<int>(codegen::computeBytes(G.node(Columns.front()).Type));
+  P.MixAccBytes = static_cast<int>(AccBytes);
   // Rows a block: one, or the row schedule's (short rows), or MixBlockRows
   // (an experiment), within the block's threads and shared memory. Each
   // row of a block keeps its own accumulators.
-  int64_t RowAccBytes = int64_t(Columns.size()) * P.MixAccBytes *
-                        ((P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front()) *
-                        P.Vecs.front();
   P.RowsPerBlock = codegen::launch::mixBlockRows(
-      P.ThreadsX, RowAccBytes, Opts.MixBlockRows > 0 ? Opts.MixBlockRows : P.RowsPerBlock);
+      P.ThreadsX,
+      codegen::launch::mixAccumulatorBytes(Cols, P.Vecs.front(), int64_t(Columns.size()), 1,
+                                           AccBytes),
+      Opts.MixBlockRows > 0 ? Opts.MixBlockRows : P.RowsPerBlock);
   // Past the static limit (only through MixMaxSharedBytes, an experiment:
   // the fusion pass allowed them) the accumulators are dynamic shared
-  // memory, one row's a block.
-  P.MixDynamicShared = RowAccBytes > codegen::launch::MixMaxSharedBytes;
+  // memory, one row's a block (mixBlockRows).
+  P.MixDynamicShared = LongRow;
   // Without PeeledRowOccupancy's 64-register bound there: RMSNorm
   // backward bf16 x 11008's peeled variants spilled 96 B under it with the
   // column terms (ptxas, session 37).
