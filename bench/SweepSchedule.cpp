@@ -72,8 +72,12 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
                "stage inputs in the form for many rows; experiment)");
   App.add_flag("--mix-order-columns", S.MixOrderColumns,
-               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
-               "reductions of its rows (layernorm_bwd, rmsnorm_bwd: one kernel)");
+               "CompileOptions::MixOrderColumns, the default (the flag is kept for the recorded "
+               "commands)");
+  App.add_flag("--no-mix-order-columns", S.NoMixOrderColumns,
+               "CompileOptions::MixOrderColumns = false: the norm backwards' column sums in "
+               "kernels of their own (for comparisons)")
+      ->excludes("--mix-order-columns");
   App.add_option("--column-combine-unroll", S.ColumnCombineUnroll,
                  "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
       ->check(CLI::Range(0, 64));
@@ -157,7 +161,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowCacheStageInputs = !S.NoRowCacheStageInputs;
   CO.RowCacheLateEpilogue = S.RowCacheLateEpilogue;
   CO.RowCacheLatePeeled = S.RowCacheLatePeeled;
-  CO.MixOrderColumns = S.MixOrderColumns;
+  CO.MixOrderColumns = !S.NoMixOrderColumns;
   CO.MixMaxGroups = S.MixMaxGroups;
   CO.MixRowsKnown = S.MixRowsKnown;
   CO.MixMinRows = S.MixMinRows;

@@ -29,7 +29,7 @@ struct ScheduleFlags {
   bool NoRowCacheStageInputs = false;
   bool RowCacheLateEpilogue = false;
   bool RowCacheLatePeeled = false;
-  bool MixOrderColumns = false;
+  bool MixOrderColumns = false, NoMixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
   int64_t MixMinRows = -1;

@@ -63,7 +63,7 @@ struct Options {
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
-  bool NoPrefixCoords = false, MixOrderColumns = false;
+  bool NoPrefixCoords = false, MixOrderColumns = false, NoMixOrderColumns = false;
   int64_t MixMaxGroups = 0;
   bool MixRowsKnown = false;
   bool MixTwoRows = false, NoMixTwoRows = false;
@@ -316,7 +316,7 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
     FO.RecomputeStoredValues = !Ctx.Opts.NoRecomputeStoredValues;
     FO.SiblingColumnReductions = !Ctx.Opts.NoSiblingColumnReductions;
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
-    FO.MixOrderColumns = Ctx.Opts.MixOrderColumns;
+    FO.MixOrderColumns = !Ctx.Opts.NoMixOrderColumns;
     FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
     FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
     FO.MixTwoRows = !Ctx.Opts.NoMixTwoRows;
@@ -550,8 +550,12 @@ int main(int Argc, char **Argv) {
                "CompileOptions::ColumnReducePrologueOutputs = false, fused, for a "
                "same-binary comparison");
   App.add_flag("--mix-order-columns", O.MixOrderColumns,
-               "CompileOptions::MixOrderColumns (experiment): a row kernel computes the column "
-               "reductions of its rows (W21: 1 kernel), fused, for a same-binary comparison");
+               "CompileOptions::MixOrderColumns, the default (the flag is kept for the recorded "
+               "commands)");
+  App.add_flag("--no-mix-order-columns", O.NoMixOrderColumns,
+               "CompileOptions::MixOrderColumns = false (W21: 2 kernels), fused, for a "
+               "same-binary comparison")
+      ->excludes("--mix-order-columns");
   App.add_option("--mix-max-groups", O.MixMaxGroups,
                  "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512): the most groups "
                  "of rows of a row kernel with column partials")

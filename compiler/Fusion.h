@@ -31,7 +31,7 @@ struct FusionOptions {
   bool ColumnReducePrologueOutputs = true;
   /// CompileOptions::MixOrderColumns: a row kernel computes the column
   /// reductions of its own loads (compiler/MixColumns.h).
-  bool MixOrderColumns = false;
+  bool MixOrderColumns = true;
   /// The fewest columns a row kernel takes column reductions of
   /// (CompileOptions::MixMinColumns, else codegen::launch::MixMinColumns).
   int64_t MixMinColumns = codegen::launch::MixMinColumns;

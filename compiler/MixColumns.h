@@ -9,7 +9,7 @@
 
 namespace jitfuse {
 
-/// FusionOptions::MixOrderColumns (an experiment, off by default): a column
+/// FusionOptions::MixOrderColumns (on by default since session 36): a column
 /// reduction cluster over [R, C] whose loads a row-reduction cluster over
 /// the same [R, C] domain loads too joins that cluster, which then computes
 /// the column terms from the rows it holds (KernelPlan::MixColumns,

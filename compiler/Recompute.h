@@ -42,7 +42,7 @@ inline constexpr size_t MaxRecomputeNodes = 64;
 /// \p SiblingColumns (FusionOptions::SiblingColumnReductions, an
 /// experiment): then sibling column reductions share a kernel
 /// (compiler/ColumnSiblings.h).
-/// \p MixColumns (FusionOptions::MixOrderColumns, an experiment): then a
+/// \p MixColumns (FusionOptions::MixOrderColumns): then a
 /// row cluster takes the column reductions of its loads
 /// (compiler/MixColumns.h); and a row kernel's value read by one column
 /// kernel of its domain is recomputed there, bytes saved or not, when the

@@ -375,14 +375,16 @@ struct CompileOptions {
   /// column sum) is one kernel, 6 bytes an element instead of 14 (W22
   /// 895.3 -> 404.0 us on the H200). false: for same-run comparisons.
   bool ColumnReducePrologueOutputs = true;
-  /// Experiment (off): a row kernel computes the column reductions of its
-  /// own loads over the same [R, C] rows (compiler/MixColumns.h), each block
-  /// summing a group of consecutive rows in shared memory and the launch's
-  /// last blocks adding the groups' partials in order: LayerNorm backward's
-  /// dx, dw and db read x and dy once (W21: 2 kernels -> 1). Measured on
-  /// the H200 (session 33): W21 0.97x the two kernels' time, 0.8x at 1-8
-  /// rows, 1.8-3.2x at f32 and odd rows (BENCHMARKS.md).
-  bool MixOrderColumns = false;
+  /// A row kernel computes the column reductions of its own loads over the
+  /// same [R, C] rows (compiler/MixColumns.h), each block summing a group
+  /// of consecutive rows in shared memory and the launch's last blocks
+  /// adding the groups' partials in order: LayerNorm backward's dx, dw and
+  /// db read x and dy once (W21: 2 kernels -> 1). Runs of fewer than
+  /// MixMinRows rows take the plan without it. Measured on an H100
+  /// (sessions 35-36, BENCHMARKS.md): W21 1.45x the two kernels (1.20x
+  /// torch.compile), the norm-backward sweep up to 1.94x. false: for
+  /// same-run comparisons.
+  bool MixOrderColumns = true;
   /// Experiment: the most groups of rows a row kernel with column partials
   /// cuts its rows into (0: codegen::launch::MixMaxGroups, 512). For timing
   /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.

@@ -24,8 +24,8 @@ struct RunOptions {
   /// After the check, time every kernel (fused and unfused) and print the
   /// roofline: predicted bytes, median us and GB/s per kernel.
   bool Profile = false;
-  /// CompileOptions::MixOrderColumns for the fused compile (an experiment).
-  bool MixOrderColumns = false;
+  /// CompileOptions::MixOrderColumns for the fused compile (its default).
+  bool MixOrderColumns = true;
 };
 
 /// Runs \p E as described above. Returns the process exit code: 0 when every

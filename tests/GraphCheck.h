@@ -88,8 +88,8 @@ struct CheckOptions {
   bool SiblingColumnReductions = true;
   /// CompileOptions::ColumnReducePrologueOutputs.
   bool ColumnReducePrologueOutputs = true;
-  /// CompileOptions::MixOrderColumns.
-  bool MixOrderColumns = false;
+  /// CompileOptions::MixOrderColumns (its default).
+  bool MixOrderColumns = true;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows (its default).

@@ -42,6 +42,7 @@ FusionOptions siblings(bool StoredValues = false) {
   FusionOptions O;
   O.SiblingColumnReductions = true;
   O.RecomputeStoredValues = StoredValues;
+  O.MixOrderColumns = false; // the column sums in kernels of their own
   return O;
 }
 
@@ -56,6 +57,7 @@ CompileOptions cpuOptions() {
   CompileOptions O;
   O.Arch = "sm_90";
   O.SiblingColumnReductions = true;
+  O.MixOrderColumns = false; // the column sums in kernels of their own
   return O;
 }
 

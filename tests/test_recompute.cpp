@@ -299,6 +299,7 @@ FusionOptions stored(bool On) {
   FusionOptions F;
   F.RecomputeStoredValues = On;
   F.SiblingColumnReductions = F.ColumnReducePrologueOutputs = false;
+  F.MixOrderColumns = false; // the column sums in kernels of their own
   return F;
 }
 
@@ -306,6 +307,7 @@ FusionOptions stored(bool On) {
 test::CheckOptions storedCheck() {
   test::CheckOptions O;
   O.SiblingColumnReductions = O.ColumnReducePrologueOutputs = false;
+  O.MixOrderColumns = false;
   return O;
 }
 

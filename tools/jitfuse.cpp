@@ -40,7 +40,7 @@ struct ShowArgs {
   std::string Example;
   bool Unfused = false;
   bool FastMath = false;
-  bool MixOrderColumns = false;
+  bool NoMixOrderColumns = false;
   bool Graph = false, Plan = false, Cuda = false, Ptx = false, Dot = false,
        DotGraph = false, Roofline = false, Resources = false;
   std::string Arch;
@@ -94,7 +94,7 @@ int cmdShow(const ShowArgs &A) {
   CompileOptions CO;
   CO.Fuse = !A.Unfused;
   CO.FastMath = A.FastMath;
-  CO.MixOrderColumns = A.MixOrderColumns;
+  CO.MixOrderColumns = !A.NoMixOrderColumns;
   CO.Arch = A.Arch;
   CO.WantPtx = A.Ptx || All;
   // Every variant's ptxas report, not only the first variants'.
@@ -129,7 +129,7 @@ int cmdShow(const ShowArgs &A) {
   if (EC)
     fail("cannot create output directory '{}': {}", A.Out, EC.message());
   std::string Stem = E.Name + (A.Unfused ? ".unfused" : "") + (A.FastMath ? ".fastmath" : "") +
-                     (A.MixOrderColumns ? ".mix" : "");
+                     (A.NoMixOrderColumns ? ".nomix" : "");
   for (const View &V : Views)
     if (V.Selected)
       writeFile(fs::path(A.Out) / fmt::format("{}.{}", Stem, V.Suffix), V.Text());
@@ -289,9 +289,9 @@ int main(int Argc, char **Argv) {
   ShowCmd->add_flag("--unfused", Show.Unfused, "one kernel per op instead of fused");
   ShowCmd->add_flag("--fast-math", Show.FastMath,
                     "sigmoid/silu with __expf and __fdividef (CompileOptions::FastMath)");
-  ShowCmd->add_flag("--mix-order-columns", Show.MixOrderColumns,
-                    "a row kernel computes the column reductions of its rows "
-                    "(CompileOptions::MixOrderColumns, an experiment)");
+  ShowCmd->add_flag("--no-mix-order-columns", Show.NoMixOrderColumns,
+                    "column reductions in kernels of their own, not in the row kernel of the "
+                    "same rows (CompileOptions::MixOrderColumns = false)");
   ShowCmd->add_flag("--graph", Show.Graph, "the graph, one node a line");
   ShowCmd->add_flag("--plan", Show.Plan, "the kernel plan and why each boundary exists");
   ShowCmd->add_flag("--cuda", Show.Cuda, "the generated CUDA program");
@@ -328,9 +328,9 @@ int main(int Argc, char **Argv) {
                    "after the check, time every kernel and print the roofline (predicted "
                    "bytes, median us, GB/s per kernel)");
 
-  bool RunMix = false;
-  RunCmd->add_flag("--mix-order-columns", RunMix,
-                   "compile the fused plan with CompileOptions::MixOrderColumns (an experiment)");
+  bool RunNoMix = false;
+  RunCmd->add_flag("--no-mix-order-columns", RunNoMix,
+                   "compile the fused plan with CompileOptions::MixOrderColumns = false");
 
   bool Clear = false;
   CLI::App *CacheCmd = App.add_subcommand(
@@ -359,7 +359,7 @@ int main(int Argc, char **Argv) {
     if (RunCmd->parsed()) {
       examples::RunOptions Opts;
       Opts.Profile = Profile;
-      Opts.MixOrderColumns = RunMix;
+      Opts.MixOrderColumns = !RunNoMix;
       if (SeedOpt->count())
         Opts.Seed = *parseSeed(SeedText);
       return examples::runExample(examples::buildExample(RunExample), Opts);
