@@ -114,11 +114,11 @@ struct KernelPlan {
   std::vector<NodeId> MixColumns;
   /// Bytes of their accumulator type (4: f32, 8: f64 or i64).
   int MixAccBytes = 0;
-  /// The most groups of rows (launch::MixMaxGroups, or
+  /// The most groups of rows (launch::mixGroupsFor the block, or
   /// CompileOptions::MixMaxGroups for experiments).
   int64_t MixMaxGroups = 0;
-  /// The fewest rows a group (1, or CompileOptions::MixMinGroupRows for
-  /// experiments): launch::mixRowsPerGroup's MinRows.
+  /// The fewest rows a group (RowsPerBlock, or CompileOptions::
+  /// MixMinGroupRows for experiments): launch::mixRowsPerGroup's MinRows.
   int64_t MixMinGroupRows = 1;
   /// The accumulators exceed launch::MixMaxSharedBytes (CompileOptions::
   /// MixMaxSharedBytes, an experiment): they are the launch's dynamic

@@ -150,13 +150,28 @@ inline constexpr int ColumnCombineUnroll = 8;
 /// MixCombineRows threads down a column (thread y the groups y, y + 8, ...
 /// in order, whatever the block's size), then those in order. A function
 /// of the shape alone, as columnSplits is, so every bit is reproducible.
-/// 512 groups: one block a group fills the H200 (132 SMs x 4 blocks of 512
-/// threads) and reads the partials (2 x C x 4 bytes a group and reduction,
-/// written and read once) in well under the row kernel's time at 16384
-/// rows of 4096; the same cut as Inductor's mix-order reduction of
-/// LayerNorm backward (1024 blocks of 16 rows; ncu, BENCHMARKS.md session
-/// 30). W21 on an H100: 1.45x the default plan's two kernels (session 35).
+/// How many groups: about one wave of the groups' blocks at the mixed
+/// kernels' launch bound of 1024 threads an SM (MixBlockRowsResidentThreads,
+/// MixTwoRowsResidentThreads) on 128 SMs, mixGroupsFor: MixGroupThreads /
+/// the block's threads, within MixMinGroups..MixMaxGroups. A group's rows
+/// are at least the block's rows (KernelPlan::RowsPerBlock), so no row slot
+/// of a block idles. Fewer groups than a wave leave SMs idle (128 rows: 32
+/// groups of 4 ran 0.84-0.97x 128 groups of 1); more add partials (2 x C x
+/// 4 bytes a group and reduction, written and read once) and a second
+/// wave: blocks of 512 threads ran 1.07-1.32x faster at 256 groups than at
+/// 512 over 512-4096 rows (0.97x at 128-256 rows, where both are one group
+/// a row), blocks of 256 threads 0.73-0.96x slower at 256 than at 512 past
+/// 4096 rows (H100, session 38, BENCHMARKS.md). A function of the plan and
+/// the row count, not of the GPU, so every bit is reproducible anywhere.
+inline constexpr int64_t MixGroupThreads = 131072;
+inline constexpr int64_t MixMinGroups = 256;
 inline constexpr int64_t MixMaxGroups = 512;
+/// The most groups of a mixed kernel whose blocks have \p BlockThreads
+/// threads (KernelPlan::ThreadsX x RowsPerBlock).
+inline int64_t mixGroupsFor(int BlockThreads) {
+  return std::clamp<int64_t>(MixGroupThreads / std::max(BlockThreads, 1), MixMinGroups,
+                             MixMaxGroups);
+}
 inline constexpr int MixCombineLanes = 32;
 inline constexpr int MixCombineRows = 8;
 /// Threads a mixed row kernel of one chunk a thread keeps resident an SM
@@ -183,18 +198,28 @@ inline constexpr int MixBlockRowsResidentThreads = 1024;
 /// (the block reductions' scratch beside them stays under the 48 KB a
 /// kernel may declare statically).
 inline constexpr int64_t MixMaxSharedBytes = 32768;
-/// Column reductions a row kernel may take: rows of at least 2048 columns
-/// (at one 16-byte chunk a thread, CompileOptions::RowChunksPerThread,
-/// 256 threads a row or more: MixMaxGroups blocks of them hold the GPU's
-/// threads) whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
-/// MixMaxSharedBytes.
-inline constexpr int64_t MixMinColumns = 2048;
+/// The most bytes of accumulators the mixed kernel takes by the rule: past
+/// MixMaxSharedBytes they are dynamic shared memory (KernelPlan::
+/// MixDynamicShared). Up to 64 KiB (LayerNorm backward 4097-8192 columns,
+/// RMSNorm backward 8193-16384) the mixed kernel ran 1.29x (LayerNorm) and
+/// 1.42x (RMSNorm) the default plan's 2-3 kernels median, 0.84x at worst
+/// (LayerNorm f32 1024 x 4999); at 88 KB (LayerNorm bf16 x 11008) it lost
+/// (0.68-0.86x), at 44-128 KB of RMSNorm it won (H100, session 38).
+inline constexpr int64_t MixRuleSharedBytes = 65536;
+/// Column reductions a row kernel may take: rows of at least 768 columns
+/// whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
+/// MixRuleSharedBytes. Rows under 2048 columns run several rows a block
+/// (MixBlockRowsRule); the norm backwards at 768-1536 columns ran 1.09-1.89x
+/// their 2-3 kernels there (H100, session 38). Shorter rows are not
+/// measured (CompileOptions::MixMinColumns lowers the bound to 256).
+inline constexpr int64_t MixMinColumns = 768;
 /// (\p MinColumns: CompileOptions::MixMinColumns, an experiment for timing
 /// only.)
-/// (\p MaxBytes: CompileOptions::MixMaxSharedBytes, an experiment: past
-/// MixMaxSharedBytes the accumulators go in dynamic shared memory.)
+/// (\p MaxBytes: CompileOptions::MixMaxSharedBytes, an experiment, else
+/// MixRuleSharedBytes: past MixMaxSharedBytes the accumulators go in
+/// dynamic shared memory.)
 inline bool mixFits(int64_t Cols, int64_t Reductions, int64_t AccBytes,
-                    int64_t MinColumns = MixMinColumns, int64_t MaxBytes = MixMaxSharedBytes) {
+                    int64_t MinColumns = MixMinColumns, int64_t MaxBytes = MixRuleSharedBytes) {
   return Cols >= MinColumns && Reductions * Cols * AccBytes <= MaxBytes;
 }
 /// The most bytes of accumulators CompileOptions::MixMaxSharedBytes may
@@ -205,12 +230,21 @@ inline constexpr int64_t MixMaxSharedBytesAllowed = 200 * 1024;
 /// (FusionOptions::MixMinColumns and MixMaxSharedBytes).
 struct MixLimits {
   int64_t MinColumns = MixMinColumns;
-  int64_t MaxSharedBytes = MixMaxSharedBytes;
+  int64_t MaxSharedBytes = MixRuleSharedBytes;
 };
-/// Threads a block of a mixed row kernel with several rows a block
-/// (CompileOptions::MixBlockRows), at most: a block a row of 512 threads
-/// is the form measured best at 2048-8192 columns.
+/// Threads a block of a mixed row kernel with several rows a block, at
+/// most: a block a row of 512 threads is the form measured best at
+/// 2048-8192 columns.
 inline constexpr int MixBlockThreads = 512;
+/// Rows a block of a mixed row kernel wanted (CompileOptions::MixBlockRows
+/// 0), within mixBlockRows' caps: rows of 768-1536 columns, a block a row
+/// a quarter to a half of the GPU's threads, ran 1.1-1.9x faster at 4 rows
+/// of a group side by side than at one (norm backwards, H100, sessions 37
+/// and 38); 32 rows (512 threads) were no faster than 4, and slower at
+/// 1024 rows.
+inline constexpr int MixBlockRowsRule = 4;
+/// The most rows a block CompileOptions::MixBlockRows may ask for.
+inline constexpr int MixBlockRowsMax = 32;
 /// Rows a block of a mixed row kernel: \p Wanted (at least 1), at most
 /// MixBlockThreads / \p ThreadsX, and no more rows than whose accumulators
 /// (\p RowAccBytes each) fit MixMaxSharedBytes together.

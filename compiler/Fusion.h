@@ -37,8 +37,8 @@ struct FusionOptions {
   int64_t MixMinColumns = codegen::launch::MixMinColumns;
   /// The most bytes of accumulators a row kernel keeps for them
   /// (CompileOptions::MixMaxSharedBytes, else
-  /// codegen::launch::MixMaxSharedBytes).
-  int64_t MixMaxSharedBytes = codegen::launch::MixMaxSharedBytes;
+  /// codegen::launch::MixRuleSharedBytes).
+  int64_t MixMaxSharedBytes = codegen::launch::MixRuleSharedBytes;
 };
 
 /// Partitions G into Level 1 (element-wise), Level 2 (row reduction with

@@ -17,8 +17,8 @@ namespace jitfuse {
 /// kernel's reads of x and dy, one read of each instead of two (W21: 640 ->
 /// 384 MiB plus the groups' partials). Only column clusters whose outputs
 /// are their reductions (sum, mean, max, min; no prologue outputs, views or
-/// epilogue), of a static C that launch::mixColumns allows (2048 to 8192
-/// columns, accumulators within launch::MixMaxSharedBytes), and neither
+/// epilogue), of a static C whose accumulators launch::mixFits allows
+/// (from 768 columns, within launch::MixRuleSharedBytes), and neither
 /// cluster reading the other. Moves
 /// the nodes into the row cluster's place or the column cluster's, where
 /// every cluster between allows it, and leaves the other empty (the caller

@@ -553,8 +553,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   O.RowPhaseLoop = O.AlignedRowCopy = O.Clusters = O.FewRowsClusters = O.WideRows = false;
   O.ForceCluster.reset();
   O.RowSharedBytes = O.RowPadSharedBytes = 0;
-  // Accumulators past the static limit (rows past 8192 columns, only
-  // through MixMaxSharedBytes): at most 512 threads a row, and half the
+  // Accumulators past the static limit (launch::MixRuleSharedBytes or
+  // MixMaxSharedBytes allowed them): at most 512 threads a row, and half the
   // register budget for a kept row. Under the row rule's 1024 threads
   // (RowCacheWideThreads) the column terms did not fit 64 registers
   // (LayerNorm backward f32 x 14336 spilled 4-32 B); at 512 threads its
@@ -582,17 +582,16 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   outputLedVariants(G, P, O);
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(AccBytes);
-  // Rows a block: one, or the row schedule's (short rows), or MixBlockRows
-  // (an experiment), within the block's threads and shared memory. Each
-  // row of a block keeps its own accumulators.
+  // Rows a block: the rule's (launch::MixBlockRowsRule) or MixBlockRows,
+  // within the block's threads and shared memory. Each row of a block
+  // keeps its own accumulators.
   P.RowsPerBlock = codegen::launch::mixBlockRows(
       P.ThreadsX,
       codegen::launch::mixAccumulatorBytes(Cols, P.Vecs.front(), int64_t(Columns.size()), 1,
                                            AccBytes),
-      Opts.MixBlockRows > 0 ? Opts.MixBlockRows : P.RowsPerBlock);
-  // Past the static limit (only through MixMaxSharedBytes, an experiment:
-  // the fusion pass allowed them) the accumulators are dynamic shared
-  // memory, one row's a block (mixBlockRows).
+      Opts.MixBlockRows > 0 ? Opts.MixBlockRows : codegen::launch::MixBlockRowsRule);
+  // Past the static limit (the fusion pass allowed them) the accumulators
+  // are dynamic shared memory, one row's a block (mixBlockRows).
   P.MixDynamicShared = LongRow;
   // Without PeeledRowOccupancy's 64-register bound there: RMSNorm
   // backward bf16 x 11008's peeled variants spilled 96 B under it with the
@@ -605,8 +604,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                     P.ThreadsX * P.RowsPerBlock % codegen::launch::MixCombineLanes == 0,
                 "a row kernel with column partials is rows of a block of a static length");
   const int SubRows = P.RowsPerBlock;
-  P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups : codegen::launch::MixMaxGroups;
-  P.MixMinGroupRows = std::max<int64_t>(1, Opts.MixMinGroupRows);
+  // About a wave of groups, each at least a block's rows
+  // (launch::mixGroupsFor); MixMaxGroups and MixMinGroupRows: experiments.
+  P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups
+                                         : codegen::launch::mixGroupsFor(P.ThreadsX * SubRows);
+  P.MixMinGroupRows = Opts.MixMinGroupRows > 0 ? Opts.MixMinGroupRows : SubRows;
   // Rows of one chunk a thread: the aligned variant's registers bounded
   // (sweep shapes: RMSNorm backward 16-bit x 4096 53 -> 40 registers, 2 -> 3
   // blocks an SM, no spill; more chunks, or the peeled variants' head and
@@ -629,10 +631,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   for (NodeId N : Columns)
     P.Outputs.push_back(N);
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
-                       "a group of ceil(R / ceil(R / {})) consecutive rows, {}adding each "
-                       "row's terms to its columns in shared memory; then {} more blocks, each "
+                       "a group of ceil(R / max({}, ceil(R / {}))) consecutive rows, {}adding "
+                       "each row's terms to its columns in shared memory; then {} more blocks, each "
                        "{} columns of one reduction, add the groups' partials in group order{}{}{}",
-                       fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMaxGroups,
+                       fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMinGroupRows,
+                       P.MixMaxGroups,
                        SubRows > 1 ? fmt::format("{} rows at a time (threadIdx.y; {} threads a "
                                                  "row), each row its own accumulators, ",
                                                  SubRows, P.ThreadsX)

@@ -54,15 +54,15 @@ struct ScheduleOptions {
   /// chunked tensors do (a row kernel with column partials, whose f32
   /// statistics otherwise halve a 16-bit row's width).
   bool PerRowInputsSetWidth = true;
-  /// CompileOptions::MixMaxGroups (0: launch::MixMaxGroups).
+  /// CompileOptions::MixMaxGroups (0: launch::mixGroupsFor the block).
   int64_t MixMaxGroups = 0;
   /// CompileOptions::MixRowsKnown.
   bool MixRowsKnown = false;
   /// CompileOptions::MixTwoRows.
   bool MixTwoRows = true;
-  /// CompileOptions::MixMinGroupRows (0: 1).
+  /// CompileOptions::MixMinGroupRows (0: the block's rows).
   int64_t MixMinGroupRows = 0;
-  /// CompileOptions::MixBlockRows (0: the row schedule's rows a block).
+  /// CompileOptions::MixBlockRows (0: launch::MixBlockRowsRule).
   int64_t MixBlockRows = 0;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;

@@ -153,8 +153,9 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
     fail("CompileOptions::MixMinGroupRows: {} is outside 0 (the rule's) to 4096",
          Opts.MixMinGroupRows);
   S.MixMinGroupRows = Opts.MixMinGroupRows;
-  if (Opts.MixBlockRows < 0 || Opts.MixBlockRows > 32)
-    fail("CompileOptions::MixBlockRows: {} is outside 0 (the rule's) to 32", Opts.MixBlockRows);
+  if (Opts.MixBlockRows < 0 || Opts.MixBlockRows > codegen::launch::MixBlockRowsMax)
+    fail("CompileOptions::MixBlockRows: {} is outside 0 (the rule's) to {}", Opts.MixBlockRows,
+         codegen::launch::MixBlockRowsMax);
   S.MixBlockRows = Opts.MixBlockRows;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;

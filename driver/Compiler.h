@@ -386,36 +386,33 @@ struct CompileOptions {
   /// same-run comparisons.
   bool MixOrderColumns = true;
   /// Experiment: the most groups of rows a row kernel with column partials
-  /// cuts its rows into (0: codegen::launch::MixMaxGroups, 512). For timing
-  /// only: the error bound (docs/NUMERICS.md) assumes the rule's count.
+  /// cuts its rows into (0: the rule's, codegen::launch::mixGroupsFor the
+  /// block's threads, 256-512). For timing only: the error bound
+  /// (docs/NUMERICS.md) assumes the rule's counts.
   int64_t MixMaxGroups = 0;
   /// Experiment: the fewest columns a row kernel takes column reductions
-  /// of (0: codegen::launch::MixMinColumns, 2048; else 256 or more). For
-  /// timing only, as MixMaxGroups: the error bound assumes the rule's.
+  /// of (0: codegen::launch::MixMinColumns, 768; else 256 or more). For
+  /// timing only, as MixMaxGroups.
   int64_t MixMinColumns = 0;
-  /// Experiment: the fewest rows a group of the mixed kernel (0: 1, the
-  /// rule's). For timing only, as MixMaxGroups. At 512 rows (512 groups
-  /// of a row) the mixed kernel ran up to 1.22x slower than the default
-  /// plan (H100, session 36): its partials outweighed its inputs.
+  /// Experiment: the fewest rows a group of the mixed kernel (0: the
+  /// rule's, the block's rows). For timing only, as MixMaxGroups.
   int64_t MixMinGroupRows = 0;
-  /// Experiment: rows a block of the mixed kernel works on at once, for
-  /// rows of few threads (0: the rule's, a row a block unless the row
-  /// schedule puts several rows in a block). Up to this many rows of the
-  /// group side by side (threadIdx.y), each with its own accumulators,
+  /// Experiment: rows a block of the mixed kernel works on at once (0: the
+  /// rule's, codegen::launch::MixBlockRowsRule, 4). Up to this many rows of
+  /// the group side by side (threadIdx.y), each with its own accumulators,
   /// capped at launch::MixBlockThreads threads a block and by the
   /// accumulators' shared memory; the group's partial adds the rows'
-  /// accumulators in order. For rows of 768-2047 columns (with
-  /// MixMinColumns), where a block a row is a quarter of the GPU's threads
-  /// (norm backwards there 0.60-0.73x torch.compile, H100, session 35).
-  /// Turns MixTwoRows off where it applies. Not yet run on a GPU.
+  /// accumulators in order. Several rows a block turn MixTwoRows off.
   int64_t MixBlockRows = 0;
   /// Experiment: the most bytes of column accumulators a mixed row kernel
-  /// keeps (0: codegen::launch::MixMaxSharedBytes, 32 KiB of static shared
-  /// memory; else up to launch::MixMaxSharedBytesAllowed, 200 KiB). Past
-  /// 32 KiB they are the launch's dynamic shared memory, so rows past 8192
-  /// columns (a reduction of f32 accumulators) can mix: the norm backwards
-  /// there ran 0.69-0.87x torch.compile (H100, session 35) on 2-3 kernels.
-  /// For timing only, as MixMaxGroups. Not yet run on a GPU.
+  /// keeps (0: the rule's, codegen::launch::MixRuleSharedBytes, 64 KiB;
+  /// else 32 KiB, launch::MixMaxSharedBytes, up to
+  /// launch::MixMaxSharedBytesAllowed, 200 KiB). Past 32 KiB they are the
+  /// launch's dynamic shared memory. On an H100 (session 38) up to 64 KiB
+  /// the mixed kernel ran 1.29-1.42x the 2-3 kernels median; past it
+  /// 1.02-1.86x in f32 and RMSNorm, but LayerNorm backward bf16 x 11008
+  /// 0.68-0.86x (88 KB of accumulators a block). For timing only, as
+  /// MixMaxGroups.
   int64_t MixMaxSharedBytes = 0;
   /// With MixOrderColumns: runs of fewer rows than this take the plan
   /// without it (-1: codegen::launch::MixMinRows, 128; 0: never). Rows

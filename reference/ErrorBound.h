@@ -53,8 +53,13 @@ int64_t summationDepth(int64_t L);
 int64_t columnSummationDepth(int64_t L, int64_t Cols);
 
 /// The same for the column partials of a row kernel (codegen/MixColumns.cpp):
-/// groups of consecutive rows, then the groups' partials.
+/// groups of consecutive rows, then the groups' partials; the deepest over
+/// the plans the schedule may make (group counts, rows a block).
 int64_t mixColumnSummationDepth(int64_t L);
+
+/// ... of one plan: at most \p MaxGroups groups, \p SubRows rows a block
+/// (and a group).
+int64_t mixColumnSummationDepth(int64_t L, int64_t MaxGroups, int64_t SubRows);
 
 /// Documented maximum error of the CUDA library function the device code
 /// calls for Op (in ulp, relative to the correctly rounded result) in the

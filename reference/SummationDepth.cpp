@@ -38,17 +38,33 @@ int64_t columnSummationDepth(int64_t L, int64_t Cols) {
   return std::min<int64_t>(L - 1, D);
 }
 
-int64_t mixColumnSummationDepth(int64_t L) {
-  // codegen/MixColumns.cpp: each group's Kg = mixRowsPerGroup(L) rows in
-  // order (Kg - 1 roundings), then MixCombineRows threads each every 8th of
-  // the Ng = mixGroups(L) groups' partials (ceil(Ng / 8) - 1), then those in
+int64_t mixColumnSummationDepth(int64_t L, int64_t MaxGroups, int64_t SubRows) {
+  // codegen/MixColumns.cpp: each group's Kg = mixRowsPerGroup(L, MaxGroups,
+  // SubRows) rows, row y of the block every SubRows-th from y in order
+  // (ceil(Kg / SubRows) - 1 roundings), then the block's min(SubRows, Kg)
+  // rows in order; then MixCombineRows threads each every 8th of the Ng =
+  // mixGroups(L, ...) groups' partials (ceil(Ng / 8) - 1), then those in
   // order (min(8, Ng) - 1).
   namespace launch = codegen::launch;
   constexpr int64_t M = launch::MixCombineRows;
   if (L <= 1)
     return 0;
-  int64_t Kg = launch::mixRowsPerGroup(L), Ng = launch::mixGroups(L);
-  return std::min<int64_t>(L - 1, Kg - 1 + (Ng + M - 1) / M - 1 + (std::min(M, Ng) - 1));
+  int64_t Kg = launch::mixRowsPerGroup(L, MaxGroups, SubRows);
+  int64_t Ng = launch::mixGroups(L, MaxGroups, SubRows);
+  int64_t Group = (Kg + SubRows - 1) / SubRows - 1 + std::min(SubRows, Kg) - 1;
+  return std::min<int64_t>(L - 1, Group + (Ng + M - 1) / M - 1 + (std::min(M, Ng) - 1));
+}
+
+int64_t mixColumnSummationDepth(int64_t L) {
+  // Any plan the schedule may make: the group count launch::mixGroupsFor
+  // a block of any thread count (a multiple of a warp), rows a block 1 to
+  // MixBlockRowsMax (groups of at least as many rows).
+  namespace launch = codegen::launch;
+  int64_t D = 0;
+  for (int T = 32; T <= 1024; T += 32)
+    for (int64_t S = 1; S <= launch::MixBlockRowsMax; ++S)
+      D = std::max(D, mixColumnSummationDepth(L, launch::mixGroupsFor(T), S));
+  return D;
 }
 
 int64_t summationDepth(int64_t L) {

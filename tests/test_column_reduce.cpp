@@ -81,10 +81,13 @@ float kernelOrderSum(const std::vector<float> &Col, int64_t Cols, int64_t &Depth
 /// The same column added as a row kernel with column partials adds it
 /// (codegen/MixColumns.cpp): groups of consecutive rows in order, then
 /// MixCombineRows threads each every 8th group's partial, then those.
-float mixOrderSum(const std::vector<float> &Col, int64_t &Depth, int64_t SubRows = 1) {
+/// \p MaxGroups groups at most, \p MinRows rows a group at least.
+float mixOrderSum(const std::vector<float> &Col, int64_t &Depth, int64_t SubRows = 1,
+                  int64_t MaxGroups = codegen::launch::MixMaxGroups, int64_t MinRows = 1) {
   const int64_t R = static_cast<int64_t>(Col.size());
   namespace launch = codegen::launch;
-  const int64_t Kg = launch::mixRowsPerGroup(R), Ng = launch::mixGroups(R);
+  const int64_t Kg = launch::mixRowsPerGroup(R, MaxGroups, MinRows),
+                Ng = launch::mixGroups(R, MaxGroups, MinRows);
   std::vector<float> Group(static_cast<size_t>(Ng), 0.0f);
   std::vector<int64_t> GD(static_cast<size_t>(Ng), 0);
   for (int64_t Gi = 0; Gi < Ng; ++Gi) {
@@ -309,26 +312,40 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   // simulated tree, over splits, short splits, trailing empty splits
   // (32769 rows of one column: 256 splits of 129 rows, the last 2 empty) and
   // the R - 1 cap.
-  for (int64_t C : {1, 7, 255, 256, 1021, 4096, 1 << 19})
-    for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
-      std::vector<float> Col(static_cast<size_t>(R), 1.0f);
-      int64_t Depth = 0, MixDepth = 0;
-      kernelOrderSum(Col, C, Depth);
-      mixOrderSum(Col, MixDepth);
-      INFO("R=" << R << " C=" << C);
-      CHECK(mixColumnSummationDepth(R) == MixDepth);
-      // Rows of 2048 to 8192 columns may be summed by a row kernel's column
-      // partials (CompileOptions::MixOrderColumns): the bound takes the deeper.
-      CHECK(columnSummationDepth(R, C) ==
-            (codegen::launch::mixColumnsAny(C) ? std::max(Depth, MixDepth) : Depth));
-      // Several rows a block (CompileOptions::MixBlockRows) add in a
-      // shallower order: the bound holds for them too.
-      for (int64_t S : {2, 3, 4, 8, 32}) {
+  // The mixed kernel's plans: groups launch::mixGroupsFor a block of any
+  // thread count (256-512 of them), S rows a block and at least S a group.
+  std::vector<int64_t> GroupCounts;
+  for (int T = 32; T <= 1024; T += 32)
+    GroupCounts.push_back(codegen::launch::mixGroupsFor(T));
+  std::sort(GroupCounts.begin(), GroupCounts.end());
+  GroupCounts.erase(std::unique(GroupCounts.begin(), GroupCounts.end()), GroupCounts.end());
+  CHECK(GroupCounts.front() == 256);
+  CHECK(GroupCounts.back() == 512);
+  for (int64_t R : {1, 2, 7, 8, 9, 100, 127, 128, 129, 1000, 4097, 32769, 65536, 65537}) {
+    std::vector<float> Col(static_cast<size_t>(R), 1.0f);
+    int64_t MixDepth = 0;
+    for (int64_t G : GroupCounts)
+      for (int64_t S = 1; S <= codegen::launch::MixBlockRowsMax; ++S) {
         int64_t SubDepth = 0;
-        mixOrderSum(Col, SubDepth, S);
-        CHECK(SubDepth <= MixDepth);
+        float Sum = mixOrderSum(Col, SubDepth, S, G, S);
+        INFO("R=" << R << " groups " << G << " rows a block " << S);
+        CHECK(Sum == static_cast<float>(R));
+        CHECK(SubDepth == mixColumnSummationDepth(R, G, S));
+        MixDepth = std::max(MixDepth, SubDepth);
       }
+    INFO("R=" << R);
+    CHECK(mixColumnSummationDepth(R) == MixDepth);
+    for (int64_t C : {1, 7, 255, 256, 1021, 4096, 1 << 19}) {
+      int64_t Depth = 0;
+      kernelOrderSum(Col, C, Depth);
+      INFO("C=" << C);
+      // Rows of 256 to 8192 columns (and more, MixMaxSharedBytes) may be
+      // summed by a row kernel's column partials: the bound takes the deeper.
+      CHECK(columnSummationDepth(R, C) ==
+            (codegen::launch::mixColumnsAny(C) ? std::max(Depth, mixColumnSummationDepth(R))
+                                               : Depth));
     }
+  }
   CHECK(columnSummationDepth(65536, 4096) == 255 + 7 + 31);
   CHECK(columnSummationDepth(65536, 1 << 19) == 8191 + 7);
   // 1000 rows of 4096: 7 splits (17 + 7 + 6) or 500 groups of 2 rows
@@ -336,10 +353,12 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   CHECK(mixColumnSummationDepth(1000) == 1 + 62 + 7);
   CHECK(columnSummationDepth(1000, 4096) == 70);
   CHECK(columnSummationDepth(1000, 7) == 30);
-  // Rows of 256-2047 columns take the mixed kernel only through an
-  // experiment (CompileOptions::MixMinColumns); the bound covers it there.
+  // Rows of 768-2047 columns take the mixed kernel by the rule, of
+  // 256-767 through an experiment (CompileOptions::MixMinColumns); the
+  // bound covers both.
   CHECK(columnSummationDepth(1000, 1021) == 70);
-  // 16384 rows (W21): 512 groups of 32 rows, 31 + 63 + 7; the column kernel's
+  // 16384 rows (W21): 512 groups of 32 rows, 31 + 63 + 7 (256 groups of 64:
+  // 63 + 31 + 7); the column kernel's
   // 32 splits of 512 rows, 63 + 7 + 31.
   CHECK(mixColumnSummationDepth(16384) == 101);
   CHECK(columnSummationDepth(16384, 4096) == 101);

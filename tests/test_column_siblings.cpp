@@ -203,12 +203,18 @@ TEST_CASE("GPU: sibling column reductions match the reference", "[gpu][column-re
         checkGraph(G, randomBindings(G, {{"R", R}}, {}, O), O);
       }
     }
-  // LayerNorm backward with both experiments: one tile-split path (B large).
+  // LayerNorm backward with both options: one tile-split path (B large);
+  // without MixOrderColumns, which takes rows of 1001 columns since
+  // session 38 (one kernel, checked as well).
   Graph G = layerNormBackward(Dim(1001));
   for (int64_t B : {37, 20011}) {
     CheckOptions O;
     O.SiblingColumnReductions = O.RecomputeStoredValues = true;
+    O.MixOrderColumns = false;
     O.ExpectFusedKernels = 2;
+    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+    O.MixOrderColumns = true;
+    O.ExpectFusedKernels = 1;
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
   }
 }

@@ -71,8 +71,11 @@ TEST_CASE("MixBlockRows: plans, launch and code of several rows a block", "[mix-
   REQUIRE(S);
   CHECK(S->BlockX == 128);
   CHECK(S->BlockY == 4);
-  // 500 groups of 2 rows, then 2 x 32 combining tiles.
-  CHECK(S->GridX == 500 + 64);
+  // Blocks of 512 threads: 256 groups at most, of at least 4 rows (a
+  // block's): 250 groups of 4 rows, then 2 x 32 combining tiles.
+  CHECK(K.MixMaxGroups == 256);
+  CHECK(K.MixMinGroupRows == 4);
+  CHECK(S->GridX == 250 + 64);
 
   Executable X = testCompiler().compile(G, narrowOptions(4));
   REQUIRE(X.numKernels() == 1);
@@ -187,9 +190,9 @@ TEST_CASE("MixBlockRows: the narrow rows' mixed kernels keep everything in regis
   std::printf("narrow mixed kernels: at most %d registers a thread\n", MaxRegisters);
 }
 
-// CompileOptions::MixMaxSharedBytes (an experiment): accumulators past the
-// 32 KiB of static shared memory are the launch's dynamic shared memory,
-// so rows past 8192 columns mix.
+// Accumulators past the 32 KiB of static shared memory are the launch's
+// dynamic shared memory: up to the rule's 64 KiB (launch::
+// MixRuleSharedBytes), and past it with CompileOptions::MixMaxSharedBytes.
 TEST_CASE("MixMaxSharedBytes: long rows keep their accumulators in dynamic shared memory",
           "[mix-block-rows]") {
   CompileOptions O;
@@ -197,8 +200,9 @@ TEST_CASE("MixMaxSharedBytes: long rows keep their accumulators in dynamic share
   O.MixOrderColumns = true;
   O.MixMinRows = 0;
   Graph G = rmsNormBackward(bf16, Dim(11008));
+  O.MixMaxSharedBytes = 32768; // the static limit only
   CHECK(Compiler::plan(G, O).Kernels.size() > 1);
-  O.MixMaxSharedBytes = 65536;
+  O.MixMaxSharedBytes = 0; // the rule's 64 KiB
   const KernelPlan &K = onlyPlan(Compiler::plan(G, O));
   CHECK(K.MixDynamicShared);
   CHECK(K.RowsPerBlock == 1);
@@ -220,11 +224,15 @@ TEST_CASE("MixMaxSharedBytes: long rows keep their accumulators in dynamic share
     CHECK(KR.SpillStoreBytes == 0);
     CHECK(KR.StackBytes == 0);
   }
-  // LayerNorm backward f32 x 6144: 48 KiB of accumulators, past the rule's.
+  // LayerNorm backward f32 x 6144: 48 KiB of accumulators, within the
+  // rule's; bf16 x 11008's 86 KiB past it.
   Graph LN = layerNormBackwardOf(f32, Dim(6144));
   CHECK(Compiler::plan(LN, O).Kernels.size() == 1);
+  Graph LN11 = layerNormBackward(Dim(11008));
+  CHECK(Compiler::plan(LN11, O).Kernels.size() > 1);
+  O.MixMaxSharedBytes = 90112;
+  CHECK(Compiler::plan(LN11, O).Kernels.size() == 1);
   O.MixMaxSharedBytes = 0;
-  CHECK(Compiler::plan(LN, O).Kernels.size() > 1);
   // Under the rule's 32 KiB nothing changes: the same kernel text.
   Graph W21 = layerNormBackward(Dim(4096));
   std::string Rule = testCompiler().compile(W21, O).source();
@@ -268,7 +276,10 @@ TEST_CASE("MixMaxSharedBytes: long rows' mixed kernels keep everything in regist
   int MaxRegisters = 0, Mixed = 0;
   for (bool LayerNorm : {true, false})
     for (DType T : {DType::F32, DType::BF16})
-      for (int64_t H : {int64_t(11008), int64_t(14336), int64_t(32064)}) {
+      // 4999-8192: LayerNorm's two reductions past 32 KiB within the rule's
+      // 64 KiB (RMSNorm's one within the static 32).
+      for (int64_t H : {int64_t(4999), int64_t(6144), int64_t(8192), int64_t(11008),
+                        int64_t(14336), int64_t(32064)}) {
         CompileOptions O;
         O.Arch = "sm_90";
         O.MixOrderColumns = true;

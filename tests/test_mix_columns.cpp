@@ -76,9 +76,14 @@ TEST_CASE("MixOrderColumns: max and mean and min columns beside a norm", "[mix-c
     CHECK_THAT(F.kernels()[0].Source, Contains("jf_min_op()"));
     CHECK_THAT(F.kernels()[0].Source, Contains("tot / (float)nrows"));
   }
-  // Three f32 accumulators a column past 32 KiB: the columns keep their
-  // own kernel.
-  CHECK(planOf(normWithColumnStats(bf16, Dim(2731))).Kernels.size() == 2);
+  // Three f32 accumulators a column past 32 KiB: dynamic shared memory
+  // (launch::MixRuleSharedBytes); past 64 KiB the columns keep their own
+  // kernel.
+  GraphPlan Dyn = planOf(normWithColumnStats(bf16, Dim(2731)));
+  REQUIRE(Dyn.Kernels.size() == 1);
+  CHECK(Dyn.Kernels[0].MixDynamicShared);
+  CHECK(planOf(normWithColumnStats(bf16, Dim(5461))).Kernels.size() == 1);
+  CHECK(planOf(normWithColumnStats(bf16, Dim(5462))).Kernels.size() == 2);
 }
 
 TEST_CASE("MixOrderColumns: LayerNorm backward is one kernel", "[mix-columns]") {
@@ -115,8 +120,9 @@ TEST_CASE("MixOrderColumns: LayerNorm backward is one kernel", "[mix-columns]") 
   CHECK(Off.Kernels[0].ThreadsX == 512);
   CHECK_FALSE(K.FewRows);
   CHECK_FALSE(K.WideRows);
-  CHECK_THAT(K.Why, Contains("(MixOrderColumns): a block a group of ceil(R / ceil(R / 512)) "
-                             "consecutive rows"));
+  // Blocks of 512 threads: 256 groups (launch::mixGroupsFor).
+  CHECK_THAT(K.Why, Contains("(MixOrderColumns): a block a group of ceil(R / max(1, ceil(R / "
+                             "256))) consecutive rows"));
   CHECK_THAT(K.Why, Contains("then 256 more blocks, each 32 columns of one reduction"));
   CHECK_THAT(P.PlanText, Contains("writes %21 -> output \"db\" f32[1,4096]"));
 }
@@ -295,14 +301,14 @@ TEST_CASE("MixOrderColumns: MixTwoRows takes two one-chunk rows an iteration (an
 
 TEST_CASE("MixOrderColumns: MixMinColumns lowers the row length it takes (an experiment)",
           "[mix-columns]") {
-  Graph G = layerNormBackward(Dim(1024));
+  Graph G = layerNormBackward(Dim(512));
   CHECK(Compiler::plan(G, cpuOptions()).Kernels.size() == 2);
   CompileOptions O = cpuOptions();
-  O.MixMinColumns = 1024;
+  O.MixMinColumns = 512;
   GraphPlan P = Compiler::plan(G, O);
   REQUIRE(P.Kernels.size() == 1);
   CHECK(P.Kernels[0].MixColumns.size() == 2);
-  O.MixMinColumns = 1025;
+  O.MixMinColumns = 513;
   CHECK(Compiler::plan(G, O).Kernels.size() == 2);
   O.MixMinColumns = -1;
   CHECK_THROWS_AS(Compiler::plan(G, O), Error);
@@ -323,13 +329,18 @@ TEST_CASE("MixOrderColumns: MixMinColumns lowers the row length it takes (an exp
 
 TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
   auto Kernels = [](const Graph &G) { return planOf(G).Kernels.size(); };
-  // Rows under 2048 (too few threads a block at MixMaxGroups blocks), and
-  // two f32 accumulators a column past 32 KiB (4097 x 2 x 4 bytes).
-  CHECK(Kernels(layerNormBackward(Dim(2047))) == 2);
+  // Rows under 768 (launch::MixMinColumns: not measured), and two f32
+  // accumulators a column past 64 KiB (8193 x 2 x 4 bytes; from 32 KiB in
+  // dynamic shared memory).
+  CHECK(Kernels(layerNormBackward(Dim(767))) == 2);
+  CHECK(Kernels(layerNormBackward(Dim(768))) == 1);
+  CHECK(Kernels(layerNormBackward(Dim(2047))) == 1);
   CHECK(Kernels(layerNormBackward(Dim(2048))) == 1);
-  CHECK(Kernels(layerNormBackward(Dim(4097))) == 2);
-  CHECK(Kernels(rmsNormBackward(bf16, Dim(8192))) == 1);
-  CHECK(Kernels(rmsNormBackward(bf16, Dim(8193))) == 2);
+  CHECK(Kernels(layerNormBackward(Dim(4097))) == 1);
+  CHECK(Kernels(layerNormBackward(Dim(8192))) == 1);
+  CHECK(Kernels(layerNormBackward(Dim(8193))) == 2);
+  CHECK(Kernels(rmsNormBackward(bf16, Dim(16384))) == 1);
+  CHECK(Kernels(rmsNormBackward(bf16, Dim(16385))) == 2);
   // f32 RMSNorm backward: recomputing dy * xhat in the column kernel loads
   // x and dy, as many bytes as storing it and loading it back, so without
   // MixColumns RecomputeStoredValues keeps it stored (2 kernels, the column
@@ -405,7 +416,13 @@ TEST_CASE("MixOrderColumns: what does not merge", "[mix-columns]") {
 
 TEST_CASE("MixOrderColumns: the launch rule", "[mix-columns]") {
   namespace launch = codegen::launch;
-  // Groups of consecutive rows: at most 512 of them, by the shape alone.
+  // Groups of consecutive rows: at most 256-512 of them (about a wave of
+  // the blocks at 1024 threads an SM), by the plan and the row count.
+  CHECK(launch::mixGroupsFor(1024) == 256);
+  CHECK(launch::mixGroupsFor(512) == 256);
+  CHECK(launch::mixGroupsFor(384) == 341);
+  CHECK(launch::mixGroupsFor(256) == 512);
+  CHECK(launch::mixGroupsFor(32) == 512);
   CHECK(launch::mixRowsPerGroup(1) == 1);
   CHECK(launch::mixGroups(0) == 0);
   CHECK(launch::mixGroups(1) == 1);
@@ -423,7 +440,9 @@ TEST_CASE("MixOrderColumns: the launch rule", "[mix-columns]") {
   GraphPlan P = planOf(layerNormBackward(Dim(4096)));
   REQUIRE(P.Kernels.size() == 1);
   codegen::LaunchRule L(P.Kernels[0]);
-  CHECK(L.partialsBytes(132) == size_t(512) * 4096 * 2 * 4);
+  // 512 threads a block: 256 groups' partials.
+  CHECK(P.Kernels[0].MixMaxGroups == 256);
+  CHECK(L.partialsBytes(132) == size_t(256) * 4096 * 2 * 4);
   CHECK(L.counters() == 3);
   for (int V : P.Kernels[0].Vecs) {
     // No rows: the combining blocks still write the identity.
@@ -432,12 +451,13 @@ TEST_CASE("MixOrderColumns: the launch rule", "[mix-columns]") {
     CHECK(S0->GridX == 256);
     auto S = L.shape({int64_t(16384) * 4096, 16384, 4096}, V, 132, false);
     REQUIRE(S);
-    CHECK(S->GridX == 512 + 256);
+    CHECK(S->GridX == 256 + 256);
     CHECK(S->BlockX == static_cast<unsigned>(P.Kernels[0].ThreadsX));
     CHECK(S->BlockY == 1);
+    // 513 rows: 171 groups of 3.
     auto S1 = L.shape({513 * 4096, 513, 4096}, V, 132, true);
     REQUIRE(S1);
-    CHECK(S1->GridX == 257 + 256);
+    CHECK(S1->GridX == 171 + 256);
   }
 }
 
@@ -449,7 +469,7 @@ TEST_CASE("MixOrderColumns: MixMaxGroups sets the group count (an experiment)",
   GraphPlan P = Compiler::plan(G, O);
   REQUIRE(P.Kernels.size() == 1);
   CHECK(P.Kernels[0].MixMaxGroups == 1024);
-  CHECK_THAT(P.Kernels[0].Why, Contains("ceil(R / ceil(R / 1024))"));
+  CHECK_THAT(P.Kernels[0].Why, Contains("ceil(R / max(1, ceil(R / 1024)))"));
   codegen::LaunchRule L(P.Kernels[0]);
   CHECK(L.partialsBytes(132) == size_t(1024) * 4096 * 2 * 4);
   auto S = L.shape({int64_t(16384) * 4096, 16384, 4096}, 8, 132, false);
@@ -458,18 +478,19 @@ TEST_CASE("MixOrderColumns: MixMaxGroups sets the group count (an experiment)",
   codegen::EmittedKernel E = codegen::emitKernel(P.planned(G), P.Kernels[0]);
   CHECK_THAT(E.Variants[0].Text, Contains("nrows <= 1024 ? (long long)1 : (nrows + 1023) / 1024"));
   // The rule's count by default; out-of-range values are errors.
-  CHECK(Compiler::plan(G, cpuOptions()).Kernels[0].MixMaxGroups == 512);
+  CHECK(Compiler::plan(G, cpuOptions()).Kernels[0].MixMaxGroups == 256);
   O.MixMaxGroups = -1;
   CHECK_THROWS_AS(Compiler::plan(G, O), Error);
 }
 
-// Rows in one group each, groups of 2 and of 33 (the last one short), no
-// rows; odd rows and offsets take the peeled variants. A case per row
+// Rows in one group each, groups of several rows (3 and 65 at 256 groups,
+// the last one short), no rows; odd rows and offsets take the peeled variants. A case per row
 // length: in one case the fp64 references took 263 s of the [gpu] tier
 // (session 33), and a later run's 290-s limit killed it.
-static void checkLayerNormBackwardColumns(int64_t H) {
+static void checkLayerNormBackwardColumns(int64_t H,
+                                          llvm::ArrayRef<int64_t> Rows = {0, 1, 37, 513, 16385}) {
   Graph G = layerNormBackward(Dim(H));
-  for (int64_t B : {0, 1, 37, 513, 16385}) {
+  for (int64_t B : Rows) {
     INFO("LayerNorm backward H=" << H << " B=" << B);
     CheckOptions O;
     O.MixOrderColumns = true;
@@ -480,7 +501,7 @@ static void checkLayerNormBackwardColumns(int64_t H) {
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     // A row an iteration (its bits are two rows', a case below), with the
     // experiment of rows known to be rows (one-chunk rows), aligned. The
-    // default's two rows an iteration take groups of 1, 2 and 33 rows.
+    // default's two rows an iteration take groups of 1, 3 and 65 rows.
     O.MixTwoRows = false;
     O.MixRowsKnown = true;
     O.MisalignEach.clear();
@@ -504,6 +525,16 @@ TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4096",
           "[gpu][mix-columns]") {
   if (haveGpu())
     checkLayerNormBackwardColumns(4096);
+}
+
+// Two reductions' 39 KiB of accumulators: dynamic shared memory by the
+// rule (launch::MixRuleSharedBytes). 2601 rows (237 groups of 11, the last
+// of 5), not 16385: at 16385 its references passed 200 s of a 14-process
+// tier (H100 host, session 38).
+TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4999",
+          "[gpu][mix-columns]") {
+  if (haveGpu())
+    checkLayerNormBackwardColumns(4999, {0, 1, 37, 513, 2601});
 }
 
 TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][mix-columns]") {
@@ -580,13 +611,14 @@ TEST_CASE("GPU: two rows an iteration give a row an iteration's bits", "[gpu][mi
   if (!haveGpu())
     return;
   // MixTwoRows adds each column's terms in the same row order, so dx, dw
-  // and db are the one-row kernel's bits, at odd group sizes (33 rows at
-  // 16385, 2 at 513, 1 at 37) and with a last row alone.
+  // and db are the one-row kernel's bits, at odd group sizes (33 and 65 rows
+  // at 16385, 2 and 3 at 513, 1 at 37) and with a last row alone.
   for (int64_t H : {2048, 4096}) {
     Graph G = layerNormBackward(Dim(H));
     CompileOptions One;
     One.MixOrderColumns = true;
     One.MixMinRows = 0; // the mixed kernel at 37 rows too
+    One.MixBlockRows = 1; // two rows an iteration need a row a block
     One.MixTwoRows = false;
     CompileOptions Two = One;
     Two.MixTwoRows = true;

@@ -332,8 +332,9 @@ std::vector<ModelPattern> patterns() {
                },
                {},
                {{"eps", 1e-5}}});
-  // Backward passes. RMSNorm's: dx per row, dw a column sum over the rows.
-  P.push_back({"rmsnorm_backward", 2, [] {
+  // Backward passes. RMSNorm's: dx per row, dw a column sum over the rows,
+  // in one kernel (MixOrderColumns: rows from 768 columns since session 38).
+  P.push_back({"rmsnorm_backward", 1, [] {
                  Graph G;
                  Value X = G.input("x", DType::F32, {"B", Hidden});
                  Value Dy = G.input("dy", DType::F32, {"B", Hidden});
@@ -403,9 +404,10 @@ std::vector<ModelPattern> patterns() {
                {},
                {{"seed", 1234}}});
   // LayerNorm's backward pass from the saved statistics: dx per row, dw and
-  // db column sums computed from x and dy in one kernel (RecomputeStoredValues
-  // and SiblingColumnReductions; 3 kernels without them).
-  P.push_back({"layernorm_backward", 2, [] { return layerNormBackward(Dim(Hidden)); },
+  // db column sums of x and dy in the row kernel (MixOrderColumns; without
+  // it 2 kernels with RecomputeStoredValues and SiblingColumnReductions, 3
+  // without them).
+  P.push_back({"layernorm_backward", 1, [] { return layerNormBackward(Dim(Hidden)); },
                {"rstd"}});
   // ReLU's backward pass and the bias gradient of the layer before it: the
   // column sum's kernel stores dz (ColumnReducePrologueOutputs; 2 kernels
