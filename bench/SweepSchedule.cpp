@@ -82,7 +82,8 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
       ->check(CLI::Range(0, 64));
   App.add_option("--mix-max-groups", S.MixMaxGroups,
-                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512)")
+                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's, 256-512 by the "
+                 "block's threads)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_option("--mix-min-rows", S.MixMinRows,
                  "CompileOptions::MixMinRows: with --mix-order-columns, runs of fewer rows take "
@@ -90,7 +91,7 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
       ->check(CLI::Range(int64_t(-1), int64_t(1) << 40));
   App.add_option("--mix-min-group-rows", S.MixMinGroupRows,
                  "CompileOptions::MixMinGroupRows (experiment, timing only): the fewest rows a "
-                 "group of the mixed kernel (0: the rule's 1)")
+                 "group of the mixed kernel (0: the rule's, a block's rows)")
       ->check(CLI::Range(int64_t(0), int64_t(4096)));
   App.add_option("--mix-block-rows", S.MixBlockRows,
                  "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
@@ -99,14 +100,14 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_option("--mix-max-shared-bytes", S.MixMaxSharedBytes,
                  "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
                  "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
-                 "rule's 32768)")
+                 "rule's 65536)")
       ->check(CLI::Range(int64_t(0), int64_t(200) * 1024));
   App.add_flag("--mix-rows-known", S.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");
   App.add_option("--mix-min-columns", S.MixMinColumns,
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
+                 "row kernel takes column reductions of (0: the rule's 768; else 256 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", S.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "

@@ -1,9 +1,10 @@
-//===- bench/SweepSchedule.h - jitfuse_sweep's schedule options -*- C++ -*-===//
+//===- bench/SweepSchedule.h - The benchmarks' schedule flags ---*- C++ -*-===//
 //
-// The CompileOptions a sweep run compares (opt-in schedules, experiments and
-// the defaults turned off), their command-line flags and the CompileOptions
-// they give. One struct, one flag table, one mapping: a new experiment adds
-// a field, its flag and its line here, not in the sweep's driver.
+// The CompileOptions a sweep or benchmark run compares (opt-in schedules,
+// experiments and the defaults turned off), their command-line flags and the
+// CompileOptions they give (jitfuse_sweep and jitfuse_bench). One struct,
+// one flag table, one mapping: a new experiment adds a field, its flag and
+// its line here, not in the drivers.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "BenchUtil.h"
 #include "JitLatency.h"
+#include "SweepSchedule.h"
 #include "Workloads.h"
 
 #include "driver/Compiler.h"
@@ -58,18 +59,14 @@ struct Options {
   std::optional<int64_t> HorizontalMaxBytes;
   /// NAME=VALUE: the timed size of every selected workload with dim NAME.
   std::vector<std::string> SetDims;
-  bool NoJointReduce = false, AlignedRowCopy = false, NoWideRows = false;
-  bool NoRowCacheStageInputs = false;
+  /// Fusion-pass options turned off for same-binary comparisons (fused
+  /// side only).
   bool NoFullReducePrologueOutputs = false, NoColumnReduceEpilogue = false;
   bool NoFullReduceEpilogue = false, NoRecomputeStoredValues = false;
   bool NoSiblingColumnReductions = false, NoColumnReducePrologueOutputs = false;
-  bool NoPrefixCoords = false, MixOrderColumns = false, NoMixOrderColumns = false;
-  int64_t MixMaxGroups = 0;
-  bool MixRowsKnown = false;
-  bool MixTwoRows = false, NoMixTwoRows = false;
-  int64_t MixMinColumns = 0;
-  bool RowOkKnown = false;
-  int ColumnCombineUnroll = 0;
+  /// Schedule options (bench/SweepSchedule.h, jitfuse_sweep's flags), for
+  /// both sides.
+  ScheduleFlags Schedule;
   uint64_t Seed = 20261129;
 };
 
@@ -299,30 +296,19 @@ Json runWorkload(Context &Ctx, const Workload &W, bool &Failed) {
   J["unfused"] = Json::object();
   try {
     Graph G = buildWorkloadGraph(W);
-    CompileOptions FO, UO;
+    // Both sides take the schedule flags; the fusion pass's only the fused.
+    CompileOptions FO = scheduleCompileOptions(Ctx.Opts.Schedule), UO = FO;
     UO.Fuse = false;
     FO.FastMath = UO.FastMath = W.FastMath;
     FO.PeelAlignment = UO.PeelAlignment = !Ctx.Opts.Ladder;
     FO.HorizontalFusion = !Ctx.Opts.NoHorizontal;
     FO.HorizontalMaxBytes = Ctx.Opts.HorizontalMaxBytes;
-    FO.JointReduce = UO.JointReduce = !Ctx.Opts.NoJointReduce;
-    FO.AlignedRowCopy = UO.AlignedRowCopy = Ctx.Opts.AlignedRowCopy;
-    FO.RowWideRows = UO.RowWideRows = !Ctx.Opts.NoWideRows;
-    FO.RowCacheStageInputs = UO.RowCacheStageInputs = !Ctx.Opts.NoRowCacheStageInputs;
-    FO.PrefixCoords = UO.PrefixCoords = !Ctx.Opts.NoPrefixCoords;
     FO.FullReducePrologueOutputs = !Ctx.Opts.NoFullReducePrologueOutputs;
     FO.ColumnReduceEpilogue = !Ctx.Opts.NoColumnReduceEpilogue;
     FO.FullReduceEpilogue = !Ctx.Opts.NoFullReduceEpilogue;
     FO.RecomputeStoredValues = !Ctx.Opts.NoRecomputeStoredValues;
     FO.SiblingColumnReductions = !Ctx.Opts.NoSiblingColumnReductions;
     FO.ColumnReducePrologueOutputs = !Ctx.Opts.NoColumnReducePrologueOutputs;
-    FO.MixOrderColumns = !Ctx.Opts.NoMixOrderColumns;
-    FO.MixMaxGroups = Ctx.Opts.MixMaxGroups;
-    FO.MixRowsKnown = Ctx.Opts.MixRowsKnown;
-    FO.MixTwoRows = !Ctx.Opts.NoMixTwoRows;
-    FO.MixMinColumns = Ctx.Opts.MixMinColumns;
-    FO.RowOkKnown = Ctx.Opts.RowOkKnown;
-    FO.ColumnCombineUnroll = UO.ColumnCombineUnroll = Ctx.Opts.ColumnCombineUnroll;
     Executable Fused = Ctx.Jit.compile(G, FO);
     Executable Unfused = Ctx.Jit.compile(G, UO);
     J["fused"]["kernels"] = Fused.numKernels();
@@ -519,18 +505,6 @@ int main(int Argc, char **Argv) {
                  "NAME=VALUE: time the selected workloads with dynamic dim NAME at VALUE "
                  "(e.g. --only W9L --dims T=256)")
       ->delimiter(',');
-  App.add_flag("--no-joint-reduce", O.NoJointReduce,
-               "CompileOptions::JointReduce = false (three barriers per block reduction), fused "
-               "and unfused, for a same-binary comparison");
-  App.add_flag("--no-wide-rows", O.NoWideRows,
-               "CompileOptions::RowWideRows = false, fused and unfused, for a same-binary "
-               "comparison");
-  App.add_flag("--no-row-cache-stage-inputs", O.NoRowCacheStageInputs,
-               "CompileOptions::RowCacheStageInputs = false, fused and unfused, for a "
-               "same-binary comparison");
-  App.add_flag("--aligned-row-copy", O.AlignedRowCopy,
-               "CompileOptions::AlignedRowCopy (experiment), fused and unfused, for a "
-               "same-binary comparison");
   App.add_flag("--no-full-reduce-prologue-outputs", O.NoFullReducePrologueOutputs,
                "CompileOptions::FullReducePrologueOutputs = false, fused, for a same-binary "
                "comparison");
@@ -549,41 +523,8 @@ int main(int Argc, char **Argv) {
   App.add_flag("--no-column-prologue-outputs", O.NoColumnReducePrologueOutputs,
                "CompileOptions::ColumnReducePrologueOutputs = false, fused, for a "
                "same-binary comparison");
-  App.add_flag("--mix-order-columns", O.MixOrderColumns,
-               "CompileOptions::MixOrderColumns, the default (the flag is kept for the recorded "
-               "commands)");
-  App.add_flag("--no-mix-order-columns", O.NoMixOrderColumns,
-               "CompileOptions::MixOrderColumns = false (W21: 2 kernels), fused, for a "
-               "same-binary comparison")
-      ->excludes("--mix-order-columns");
-  App.add_option("--mix-max-groups", O.MixMaxGroups,
-                 "CompileOptions::MixMaxGroups (experiment; 0: the rule's 512): the most groups "
-                 "of rows of a row kernel with column partials")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_flag("--mix-rows-known", O.MixRowsKnown,
-               "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known "
-               "to be rows (with --mix-order-columns)");
-  App.add_option("--mix-min-columns", O.MixMinColumns,
-                 "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 2048; else 256 or more)")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_flag("--mix-two-rows", O.MixTwoRows,
-               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
-               "commands)");
-  App.add_flag("--no-mix-two-rows", O.NoMixTwoRows,
-               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
-               "comparisons; with --mix-order-columns)")
-      ->excludes("--mix-two-rows");
-  App.add_flag("--row-ok-known", O.RowOkKnown,
-               "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
-               "their row to exist");
-  App.add_option("--column-combine-unroll", O.ColumnCombineUnroll,
-                 "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8): partials a "
-                 "column tile's last block loads before adding them, fused and unfused")
-      ->check(CLI::Range(0, 64));
-  App.add_flag("--no-prefix-coords", O.NoPrefixCoords,
-               "CompileOptions::PrefixCoords = false (reshapes of the domain divide the whole "
-               "linear index), fused and unfused, for a same-binary comparison");
+  // jitfuse_sweep's schedule flags (bench/SweepSchedule.h), both sides.
+  addScheduleFlags(App, O.Schedule);
   App.add_option("--compile-only", O.CompileOnlyDir,
                  "Internal (C2): compile the add+RMSNorm graph with this cache dir, print the "
                  "time, exit");
