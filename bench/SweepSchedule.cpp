@@ -97,6 +97,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
                  "works on side by side, each with its own accumulators (0: the rule's)")
       ->check(CLI::Range(int64_t(0), int64_t(32)));
+  App.add_flag("--mix-threads-round-up", S.MixThreadsRoundUp,
+               "CompileOptions::MixThreadsRoundUp (experiment): a mixed kernel's row at most one "
+               "chunk a thread, its thread count rounded up to a power of two");
   App.add_option("--mix-max-shared-bytes", S.MixMaxSharedBytes,
                  "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
                  "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
@@ -168,6 +171,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixMinRows = S.MixMinRows;
   CO.MixMinGroupRows = S.MixMinGroupRows;
   CO.MixBlockRows = S.MixBlockRows;
+  CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;
   CO.MixTwoRows = !S.NoMixTwoRows;
   CO.MixMinColumns = S.MixMinColumns;

@@ -573,6 +573,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // own elements (f32 [R, 1] statistics of a bf16 row halved them: W21's
   // kernel 54 registers at 4 columns a chunk).
   O.RowChunksPerThread = 1;
+  O.RowThreadsRoundUp = Opts.MixThreadsRoundUp;
   O.PerRowInputsSetWidth = false;
   // Two rows an iteration test their second row (RowOkKnown would declare
   // it to exist).

@@ -64,6 +64,8 @@ struct ScheduleOptions {
   int64_t MixMinGroupRows = 0;
   /// CompileOptions::MixBlockRows (0: launch::MixBlockRowsRule).
   int64_t MixBlockRows = 0;
+  /// CompileOptions::MixThreadsRoundUp.
+  bool MixThreadsRoundUp = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).
@@ -96,6 +98,10 @@ struct ScheduleOptions {
   unsigned RowRereadThreads = 0;
   /// CompileOptions::RowChunksPerThread (0: the rule's 2).
   unsigned RowChunksPerThread = 0;
+  /// A row's thread count is its chunks a thread's count rounded up to a
+  /// power of two (some threads idle), not down (some threads a chunk
+  /// more): CompileOptions::MixThreadsRoundUp, in mixed kernels only.
+  bool RowThreadsRoundUp = false;
   /// Long rows get a few-rows form split over a cluster (sm_90;
   /// CompileOptions::RowFewRowsClusters).
   bool FewRowsClusters = false;

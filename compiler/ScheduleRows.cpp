@@ -290,9 +290,14 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
       if (Chunks > WarpChunks)
         Lo = 2 * codegen::launch::MinRowThreads;
     }
-    P.ThreadsX = static_cast<int>(
-        std::clamp<unsigned>(pow2Floor(std::max<int64_t>(Chunks / PerThread, 1)), Lo,
-                             codegen::launch::MaxRowThreads));
+    // (RowThreadsRoundUp: at most PerThread chunks a thread, some idle.)
+    const int64_t Want = Opts.RowThreadsRoundUp ? (Chunks + PerThread - 1) / PerThread
+                                                : std::max<int64_t>(Chunks / PerThread, 1);
+    P.ThreadsX = static_cast<int>(std::clamp<unsigned>(
+        Opts.RowThreadsRoundUp
+            ? pow2Ceil(std::min<int64_t>(Want, codegen::launch::MaxRowThreads))
+            : pow2Floor(Want),
+        Lo, codegen::launch::MaxRowThreads));
     P.RowsPerBlock = P.ThreadsX == 32 ? 4 : 1;
   }
   int64_t Iters = (Chunks + P.ThreadsX - 1) / P.ThreadsX;

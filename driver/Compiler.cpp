@@ -157,6 +157,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
     fail("CompileOptions::MixBlockRows: {} is outside 0 (the rule's) to {}", Opts.MixBlockRows,
          codegen::launch::MixBlockRowsMax);
   S.MixBlockRows = Opts.MixBlockRows;
+  S.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)

@@ -404,6 +404,14 @@ struct CompileOptions {
   /// accumulators' shared memory; the group's partial adds the rows'
   /// accumulators in order. Several rows a block turn MixTwoRows off.
   int64_t MixBlockRows = 0;
+  /// Experiment (off): a mixed kernel's row takes a power of two of threads
+  /// at or above its chunks (some threads idle) instead of at or below
+  /// them (some threads two chunks). Rows of 16-bit x 768 and x 1536 (96
+  /// and 192 chunks) take 128 and 256 threads, one chunk each, not 64 and
+  /// 128 with two: their peeled variants needed 80-88 registers, and at a
+  /// 2-byte offset LayerNorm backward bf16 16384 x 768 ran 0.88x the
+  /// default plan's kernels (H100, session 38). For timing only.
+  bool MixThreadsRoundUp = false;
   /// Experiment: the most bytes of column accumulators a mixed row kernel
   /// keeps (0: the rule's, codegen::launch::MixRuleSharedBytes, 64 KiB;
   /// else 32 KiB, launch::MixMaxSharedBytes, up to

@@ -167,6 +167,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixMinRows = Opts.MixMinRows;
     CO.MixMinGroupRows = Opts.MixMinGroupRows;
     CO.MixBlockRows = Opts.MixBlockRows;
+    CO.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
     CO.MixMinColumns = Opts.MixMinColumns;
     CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;
     CO.RowOkKnown = Opts.RowOkKnown;

@@ -101,6 +101,8 @@ struct CheckOptions {
   int64_t MixMinGroupRows = 0;
   /// CompileOptions::MixBlockRows.
   int64_t MixBlockRows = 0;
+  /// CompileOptions::MixThreadsRoundUp.
+  bool MixThreadsRoundUp = false;
   /// CompileOptions::MixMinColumns.
   int64_t MixMinColumns = 0;
   /// CompileOptions::MixMaxSharedBytes.

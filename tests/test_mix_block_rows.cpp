@@ -1,9 +1,10 @@
 //===- tests/test_mix_block_rows.cpp - several rows a mixed block ---------===//
 //
-// CompileOptions::MixBlockRows (an experiment): the mixed row kernel of a
-// narrow row (a few warps a row) works on several rows of its group side by
-// side (threadIdx.y), each with its own accumulators and block reductions'
-// scratch, and adds them in row order into the group's partial. Rows of a
+// Several rows a mixed block (launch::MixBlockRowsRule since session 38;
+// CompileOptions::MixBlockRows sets another count): the mixed row kernel of
+// a narrow row (a few warps a row) works on several rows of its group side
+// by side (threadIdx.y), each with its own accumulators and block
+// reductions' scratch, and adds them in row order into the group's partial. Rows of a
 // warp or less (MixMinColumns down to 256) take the row schedule's rows a
 // block the same way. The rows-a-block rule, the plans, the launch, the
 // generated code and the option's range on the CPU; on a GPU the reference
@@ -108,7 +109,7 @@ TEST_CASE("MixBlockRows: plans, launch and code of several rows a block", "[mix-
             .numKernels() == 1);
 }
 
-TEST_CASE("MixBlockRows: off, the rule's kernel is unchanged", "[mix-block-rows]") {
+TEST_CASE("MixBlockRows: a row of a whole block keeps its kernel", "[mix-block-rows]") {
   CompileOptions O = narrowOptions(0);
   O.MixMinColumns = 0;
   Graph G = layerNormBackward(Dim(4096));
@@ -306,4 +307,71 @@ TEST_CASE("MixMaxSharedBytes: long rows' mixed kernels keep everything in regist
       }
   std::printf("long mixed kernels: %d mixed, at most %d registers a thread\n", Mixed,
               MaxRegisters);
+}
+
+// CompileOptions::MixThreadsRoundUp (an experiment): rows whose chunks are
+// not a power of two take the power of two above them, one chunk a thread
+// (16-bit x 768: 96 chunks, 128 threads, a quarter idle) instead of the one
+// below with two chunks on some threads (64 threads), whose peeled
+// variants needed 79-82 registers (ptxas, session 38).
+TEST_CASE("MixThreadsRoundUp: one chunk a thread, fewer registers", "[mix-block-rows]") {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixMinRows = 0;
+  Graph G = layerNormBackward(Dim(768));
+  CHECK(onlyPlan(Compiler::plan(G, O)).ThreadsX == 64);
+  O.MixThreadsRoundUp = true;
+  KernelPlan K = onlyPlan(Compiler::plan(G, O));
+  CHECK(K.ThreadsX == 128);
+  CHECK(K.RowsPerBlock == 4);
+  CHECK(K.MixMaxGroups == 256); // 512 threads a block
+  CHECK_THAT(K.Why, Contains("128 threads a row (1 chunk each)"));
+  // A power of two of chunks keeps its count: bf16 x 1024, 128 threads.
+  CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(1024)), O)).ThreadsX == 128);
+  int MaxRegisters = 0;
+  for (bool LayerNorm : {true, false})
+    for (DType T : {DType::F32, DType::BF16})
+      for (int64_t H : {int64_t(768), int64_t(1536)}) {
+        O.DeferVariants = false;
+        Graph N = LayerNorm ? layerNormBackwardOf(T, Dim(H)) : rmsNormBackward(T, Dim(H));
+        Executable E = testCompiler().compile(N, O);
+        INFO((LayerNorm ? "LayerNorm" : "RMSNorm") << " backward " << dtypeName(T).str() << " x "
+                                                   << H << "\n"
+                                                   << E.plan());
+        REQUIRE(E.numKernels() == 1);
+        for (const rt::KernelResources &R : E.kernelResources()) {
+          INFO("kernel " << R.Name << ": " << R.Registers << " registers");
+          CHECK(R.SpillStoreBytes == 0);
+          CHECK(R.StackBytes == 0);
+          // Under the launch bound of 1024 threads an SM (64 registers).
+          CHECK(R.Registers <= 64);
+          MaxRegisters = std::max(MaxRegisters, R.Registers);
+        }
+      }
+  std::printf("mixed kernels of rows rounded up: at most %d registers a thread\n", MaxRegisters);
+}
+
+TEST_CASE("GPU: rows rounded up to a power of two of threads match the reference",
+          "[gpu][mix-block-rows]") {
+  if (!haveGpu())
+    return;
+  struct Case {
+    const char *Name;
+    Graph G;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({"LayerNorm bf16 x 768", layerNormBackward(Dim(768))});
+  Cases.push_back({"RMSNorm bf16 x 1536", rmsNormBackward(bf16, Dim(1536))});
+  Cases.push_back({"LayerNorm f32 x 1021", layerNormBackwardOf(f32, Dim(1021))});
+  for (Case &C : Cases)
+    for (int64_t B : {1, 130, 1001}) {
+      Graph &G = C.G;
+      INFO(C.Name << " B=" << B);
+      CheckOptions O;
+      O.MixThreadsRoundUp = true;
+      O.ExpectFusedKernels = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+      O.MisalignElems = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+    }
 }
