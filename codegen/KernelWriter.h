@@ -118,9 +118,13 @@ private:
   /// stored by the row or element loop. Not an empty output: an empty row
   /// domain holds as many elements as its row reductions (0 = 0), which are
   /// no elements of the row (found by fuzz_graph_builder: [3, 5, 0] summed
-  /// over axis 1, an internal error); an empty output stores nothing.
+  /// over axis 1, an internal error); an empty output stores nothing. Nor
+  /// a mixed kernel's column reduction: over one row ([1, C] reduced over
+  /// axis 0) it holds as many elements as the domain, but the combining
+  /// blocks store it (found by the random graphs: an internal error).
   bool domainOutput(NodeId N) const {
-    return sameNumel(G.node(N).Dims, P.Domain) && !emptyShape(G.node(N).Dims);
+    return sameNumel(G.node(N).Dims, P.Domain) && !emptyShape(G.node(N).Dims) &&
+           !llvm::is_contained(P.MixColumns, N);
   }
   /// A flat domain's last, partial chunk (`col` to `n`), element by
   /// element: \p Body emitted once with ScalarPart set, `col` each element.

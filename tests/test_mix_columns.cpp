@@ -633,3 +633,41 @@ TEST_CASE("GPU: two rows an iteration give a row an iteration's bits", "[gpu][mi
     }
   }
 }
+
+TEST_CASE("MixOrderColumns: a column and a row reduction of an input itself",
+          "[mix-columns]") {
+  // Found by the random graphs (seed 1321995046): the column reduction
+  // reads the graph input the row reduction reads, with nothing between.
+  for (int64_t H : {1000, 2048})
+    for (bool DynamicRows : {false, true}) {
+      INFO("H=" << H << (DynamicRows ? " rows dynamic" : " one row"));
+      Graph G;
+      Value X = DynamicRows ? G.input("x", bf16, {"B", H}) : G.input("x", bf16, {1, H});
+      G.output("cmax", reduce(Op::ReduceMax, X, {0}));
+      G.output("rmax", reduce(Op::ReduceMax, X, ReduceScope::LastAxis));
+      CompileOptions O = cpuOptions();
+      O.MixMinRows = 0;
+      GraphPlan P = Compiler::plan(G, O);
+      CHECK(P.Kernels.size() == 1);
+      CHECK_NOTHROW(testCompiler().compile(G, O));
+    }
+}
+
+TEST_CASE("GPU: a column and a row reduction of an input itself match the reference",
+          "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  for (int64_t H : {1000, 2048}) {
+    Graph G;
+    Value X = G.input("x", bf16, {1, H});
+    G.output("cmax", reduce(Op::ReduceMax, X, {0}));
+    G.output("rmax", reduce(Op::ReduceMax, X, ReduceScope::LastAxis));
+    INFO("H=" << H);
+    CheckOptions O;
+    O.MixMinRows = 0;
+    O.ExpectFusedKernels = 1;
+    checkGraph(G, randomBindings(G, {}, {}, O), O);
+    O.MisalignElems = 1;
+    checkGraph(G, randomBindings(G, {}, {}, O), O);
+  }
+}
