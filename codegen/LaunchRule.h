@@ -238,10 +238,10 @@ struct MixLimits {
 inline constexpr int MixBlockThreads = 512;
 /// Rows a block of a mixed row kernel wanted (CompileOptions::MixBlockRows
 /// 0), within mixBlockRows' caps: rows of 768-1536 columns, a block a row
-/// a quarter to a half of the GPU's threads, ran 1.1-1.9x faster at 4 rows
-/// of a group side by side than at one (norm backwards, H100, sessions 37
-/// and 38); 32 rows (512 threads) were no faster than 4, and slower at
-/// 1024 rows.
+/// a quarter to a half of the GPU's threads, ran 1.14x faster median at 4
+/// rows of a group side by side than at one (0.90x at f32 x 1536 x 4096
+/// rows, 2.0x at bf16 x 768; norm backwards at 512 groups, H100, session
+/// 38); up to 32 rows (512 threads) ran 0.76-1.02x the speed of 4.
 inline constexpr int MixBlockRowsRule = 4;
 /// The most rows a block CompileOptions::MixBlockRows may ask for.
 inline constexpr int MixBlockRowsMax = 32;
