@@ -484,47 +484,83 @@ TEST_CASE("MixOrderColumns: MixMaxGroups sets the group count (an experiment)",
 }
 
 // Rows in one group each, groups of several rows (3 and 65 at 256 groups,
-// the last one short), no rows; odd rows and offsets take the peeled variants. A case per row
-// length: in one case the fp64 references took 263 s of the [gpu] tier
-// (session 33), and a later run's 290-s limit killed it.
-static void checkLayerNormBackwardColumns(int64_t H,
+// the last one short), no rows; odd rows and offsets take the peeled
+// variants. A case per row length and form: in one case the fp64
+// references took 263 s of the [gpu] tier (session 33), and a later run's
+// 290-s limit killed it; a case per row length took 210 s on a slower host
+// (session 38), the tier's longest.
+enum class LnForm {
+  Aligned,
+  Misaligned,
+  /// A row an iteration (its bits are two rows', a case below), with the
+  /// experiment of rows known to be rows (one-chunk rows), aligned. The
+  /// default's two rows an iteration take groups of 1, 3 and 65 rows.
+  RowAnIteration,
+};
+
+static void checkLayerNormBackwardColumns(int64_t H, LnForm Form,
                                           llvm::ArrayRef<int64_t> Rows = {0, 1, 37, 513, 16385}) {
   Graph G = layerNormBackward(Dim(H));
   for (int64_t B : Rows) {
-    INFO("LayerNorm backward H=" << H << " B=" << B);
+    INFO("LayerNorm backward H=" << H << " B=" << B << " form " << static_cast<int>(Form));
     CheckOptions O;
     O.MixOrderColumns = true;
     O.MixMinRows = 0; // the mixed kernel at any rows
     O.ExpectFusedKernels = 1;
-    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    O.MisalignEach = {1, 3, 0, 2};
-    checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    // A row an iteration (its bits are two rows', a case below), with the
-    // experiment of rows known to be rows (one-chunk rows), aligned. The
-    // default's two rows an iteration take groups of 1, 3 and 65 rows.
-    O.MixTwoRows = false;
-    O.MixRowsKnown = true;
-    O.MisalignEach.clear();
+    if (Form == LnForm::Misaligned)
+      O.MisalignEach = {1, 3, 0, 2};
+    if (Form == LnForm::RowAnIteration) {
+      O.MixTwoRows = false;
+      O.MixRowsKnown = true;
+    }
     checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
   }
 }
 
 TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 2051",
           "[gpu][mix-columns]") {
-  if (haveGpu())
-    checkLayerNormBackwardColumns(2051);
+  if (!haveGpu())
+    return;
+  for (LnForm F : {LnForm::Aligned, LnForm::Misaligned, LnForm::RowAnIteration})
+    checkLayerNormBackwardColumns(2051, F);
 }
 
 TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4095",
           "[gpu][mix-columns]") {
   if (haveGpu())
-    checkLayerNormBackwardColumns(4095);
+    checkLayerNormBackwardColumns(4095, LnForm::Aligned);
+}
+
+TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4095, offsets",
+          "[gpu][mix-columns]") {
+  if (haveGpu())
+    checkLayerNormBackwardColumns(4095, LnForm::Misaligned);
+}
+
+TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4095, a row an "
+          "iteration",
+          "[gpu][mix-columns]") {
+  if (haveGpu())
+    checkLayerNormBackwardColumns(4095, LnForm::RowAnIteration);
 }
 
 TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4096",
           "[gpu][mix-columns]") {
   if (haveGpu())
-    checkLayerNormBackwardColumns(4096);
+    checkLayerNormBackwardColumns(4096, LnForm::Aligned);
+}
+
+TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4096, offsets",
+          "[gpu][mix-columns]") {
+  if (haveGpu())
+    checkLayerNormBackwardColumns(4096, LnForm::Misaligned);
+}
+
+TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4096, a row an "
+          "iteration",
+          "[gpu][mix-columns]") {
+  if (haveGpu())
+    checkLayerNormBackwardColumns(4096, LnForm::RowAnIteration);
 }
 
 // Two reductions' 39 KiB of accumulators: dynamic shared memory by the
@@ -533,8 +569,10 @@ TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4096",
 // tier (H100 host, session 38).
 TEST_CASE("GPU: column partials match the reference: LayerNorm backward H 4999",
           "[gpu][mix-columns]") {
-  if (haveGpu())
-    checkLayerNormBackwardColumns(4999, {0, 1, 37, 513, 2601});
+  if (!haveGpu())
+    return;
+  for (LnForm F : {LnForm::Aligned, LnForm::Misaligned, LnForm::RowAnIteration})
+    checkLayerNormBackwardColumns(4999, F, {0, 1, 37, 513, 2601});
 }
 
 TEST_CASE("GPU: column partials match the reference: RMSNorm backward", "[gpu][mix-columns]") {
