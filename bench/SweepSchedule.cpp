@@ -1,5 +1,7 @@
-//===- bench/SweepSchedule.cpp - jitfuse_sweep's schedule options ---------===//
+//===- bench/SweepSchedule.cpp - The benchmarks' schedule flags -----------===//
 #include "SweepSchedule.h"
+
+#include "codegen/LaunchRule.h"
 
 namespace jitfuse::bench {
 
@@ -96,7 +98,7 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_option("--mix-block-rows", S.MixBlockRows,
                  "CompileOptions::MixBlockRows (experiment): rows a block of the mixed kernel "
                  "works on side by side, each with its own accumulators (0: the rule's)")
-      ->check(CLI::Range(int64_t(0), int64_t(32)));
+      ->check(CLI::Range(int64_t(0), int64_t(codegen::launch::MixBlockRowsMax)));
   App.add_flag("--mix-threads-round-up", S.MixThreadsRoundUp,
                "CompileOptions::MixThreadsRoundUp (experiment): a mixed kernel's row at most one "
                "chunk a thread, its thread count rounded up to a power of two");
@@ -104,7 +106,7 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
                  "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
                  "rule's 65536)")
-      ->check(CLI::Range(int64_t(0), int64_t(200) * 1024));
+      ->check(CLI::Range(int64_t(0), codegen::launch::MixMaxSharedBytesAllowed));
   App.add_flag("--mix-rows-known", S.MixRowsKnown,
                "CompileOptions::MixRowsKnown (experiment): the mixed row kernel's rows known to "
                "be rows (with --mix-order-columns)");

@@ -42,6 +42,28 @@ KernelPlan onlyPlan(const GraphPlan &P) {
   return P.Kernels[0];
 }
 
+/// A graph of a [gpu] case, named for its messages.
+struct NamedGraph {
+  const char *Name;
+  Graph G;
+};
+
+/// Each graph at each row count B against the reference, with \p Base's
+/// options: aligned, then every tensor one element off (the peeled
+/// variants). One mixed kernel each.
+void checkMixedGraphs(std::vector<NamedGraph> &Cases, std::initializer_list<int64_t> Rows,
+                      const CheckOptions &Base) {
+  for (NamedGraph &C : Cases)
+    for (int64_t B : Rows) {
+      INFO(C.Name << " B=" << B);
+      CheckOptions O = Base;
+      O.ExpectFusedKernels = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+      O.MisalignElems = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+    }
+}
+
 } // namespace
 
 TEST_CASE("MixBlockRows: rows a block within threads and shared memory", "[mix-block-rows]") {
@@ -250,26 +272,15 @@ TEST_CASE("GPU: long rows' dynamic shared accumulators match the reference",
           "[gpu][mix-block-rows]") {
   if (!haveGpu())
     return;
-  struct Case {
-    const char *Name;
-    Graph G;
-  };
-  std::vector<Case> Cases;
+  std::vector<NamedGraph> Cases;
   Cases.push_back({"RMSNorm bf16 x 11008", rmsNormBackward(bf16, Dim(11008))});
   Cases.push_back({"LayerNorm f32 x 6144", layerNormBackwardOf(f32, Dim(6144))});
   Cases.push_back({"LayerNorm bf16 x 14335", layerNormBackward(Dim(14335))});
-  for (Case &C : Cases)
-    for (int64_t B : {1, 7, 600}) {
-      INFO(C.Name << " B=" << B);
-      CheckOptions O;
-      O.MixOrderColumns = true;
-      O.MixMinRows = 0;
-      O.MixMaxSharedBytes = 200 * 1024;
-      O.ExpectFusedKernels = 1;
-      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
-      O.MisalignElems = 1;
-      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
-    }
+  CheckOptions O;
+  O.MixOrderColumns = true;
+  O.MixMinRows = 0;
+  O.MixMaxSharedBytes = 200 * 1024;
+  checkMixedGraphs(Cases, {1, 7, 600}, O);
 }
 
 TEST_CASE("MixMaxSharedBytes: long rows' mixed kernels keep everything in registers",
@@ -355,23 +366,12 @@ TEST_CASE("GPU: rows rounded up to a power of two of threads match the reference
           "[gpu][mix-block-rows]") {
   if (!haveGpu())
     return;
-  struct Case {
-    const char *Name;
-    Graph G;
-  };
-  std::vector<Case> Cases;
+  std::vector<NamedGraph> Cases;
   Cases.push_back({"LayerNorm bf16 x 768", layerNormBackward(Dim(768))});
   Cases.push_back({"RMSNorm bf16 x 1536", rmsNormBackward(bf16, Dim(1536))});
   Cases.push_back({"LayerNorm f32 x 1021", layerNormBackwardOf(f32, Dim(1021))});
-  for (Case &C : Cases)
-    for (int64_t B : {1, 130, 1001}) {
-      Graph &G = C.G;
-      INFO(C.Name << " B=" << B);
-      CheckOptions O;
-      O.MixThreadsRoundUp = true;
-      O.ExpectFusedKernels = 1;
-      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-      O.MisalignElems = 1;
-      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
-    }
+  CheckOptions O;
+  O.MixMinRows = 0; // the mixed kernel at 1 row too
+  O.MixThreadsRoundUp = true;
+  checkMixedGraphs(Cases, {1, 130, 1001}, O);
 }
