@@ -112,7 +112,7 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "be rows (with --mix-order-columns)");
   App.add_option("--mix-min-columns", S.MixMinColumns,
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
-                 "row kernel takes column reductions of (0: the rule's 768; else 256 or more)")
+                 "row kernel takes column reductions of (0: the rule's 256; else 256 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   App.add_flag("--mix-two-rows", S.MixTwoRows,
                "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "

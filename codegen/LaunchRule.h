@@ -206,13 +206,16 @@ inline constexpr int64_t MixMaxSharedBytes = 32768;
 /// (LayerNorm f32 1024 x 4999); at 88 KB (LayerNorm bf16 x 11008) it lost
 /// (0.68-0.86x), at 44-128 KB of RMSNorm it won (H100, session 38).
 inline constexpr int64_t MixRuleSharedBytes = 65536;
-/// Column reductions a row kernel may take: rows of at least 768 columns
-/// whose accumulators, \p Reductions x \p Cols x \p AccBytes, fit
+/// Column reductions a row kernel may take: rows of at least 256 columns
+/// (MixMinColumnsAllowed, 16 chunks of any element size) whose
+/// accumulators, \p Reductions x \p Cols x \p AccBytes, fit
 /// MixRuleSharedBytes. Rows under 2048 columns run several rows a block
 /// (MixBlockRowsRule); the norm backwards at 768-1536 columns ran 1.09-1.89x
-/// their 2-3 kernels there (H100, session 38). Shorter rows are not
-/// measured (CompileOptions::MixMinColumns lowers the bound to 256).
-inline constexpr int64_t MixMinColumns = 768;
+/// their 2-3 kernels there (H100, session 38); at 256-767 columns 1.52x
+/// (LayerNorm) and 1.20x (RMSNorm) median, 0.95x at worst (LayerNorm bf16
+/// 16384 x 767), and at 128-1000 rows of 768-4096 columns 1.27x median
+/// (H100, session 39, BENCHMARKS.md). Shorter rows are not measured.
+inline constexpr int64_t MixMinColumns = 256;
 /// (\p MinColumns: CompileOptions::MixMinColumns, an experiment for timing
 /// only.)
 /// (\p MaxBytes: CompileOptions::MixMaxSharedBytes, an experiment, else

@@ -391,8 +391,9 @@ struct CompileOptions {
   /// (docs/NUMERICS.md) assumes the rule's counts.
   int64_t MixMaxGroups = 0;
   /// Experiment: the fewest columns a row kernel takes column reductions
-  /// of (0: codegen::launch::MixMinColumns, 768; else 256 or more). For
-  /// timing only, as MixMaxGroups.
+  /// of (0: codegen::launch::MixMinColumns, 256; else 256 or more: a larger
+  /// bound keeps shorter rows on the row and column kernels). For timing
+  /// only, as MixMaxGroups.
   int64_t MixMinColumns = 0;
   /// Experiment: the fewest rows a group of the mixed kernel (0: the
   /// rule's, the block's rows). For timing only, as MixMaxGroups.

@@ -353,9 +353,8 @@ TEST_CASE("Column reduce: the error bound's depth is the kernel tree's", "[colum
   CHECK(mixColumnSummationDepth(1000) == 1 + 62 + 7);
   CHECK(columnSummationDepth(1000, 4096) == 70);
   CHECK(columnSummationDepth(1000, 7) == 30);
-  // Rows of 768-2047 columns take the mixed kernel by the rule, of
-  // 256-767 through an experiment (CompileOptions::MixMinColumns); the
-  // bound covers both.
+  // Rows of 256-2047 columns take the mixed kernel by the rule (768 and
+  // more before session 39); the bound covers either plan.
   CHECK(columnSummationDepth(1000, 1021) == 70);
   // 16384 rows (W21): 512 groups of 32 rows, 31 + 63 + 7 (256 groups of 64:
   // 63 + 31 + 7); the column kernel's

@@ -5,7 +5,7 @@
 // a narrow row (a few warps a row) works on several rows of its group side
 // by side (threadIdx.y), each with its own accumulators and block
 // reductions' scratch, and adds them in row order into the group's partial. Rows of a
-// warp or less (MixMinColumns down to 256) take the row schedule's rows a
+// warp or less (from launch::MixMinColumns, 256 columns) take the row schedule's rows a
 // block the same way. The rows-a-block rule, the plans, the launch, the
 // generated code and the option's range on the CPU; on a GPU the reference
 // across row counts, element sizes, odd rows and misaligned pointers.

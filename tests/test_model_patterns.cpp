@@ -333,7 +333,7 @@ std::vector<ModelPattern> patterns() {
                {},
                {{"eps", 1e-5}}});
   // Backward passes. RMSNorm's: dx per row, dw a column sum over the rows,
-  // in one kernel (MixOrderColumns: rows from 768 columns since session 38).
+  // in one kernel (MixOrderColumns: rows from 256 columns since session 39).
   P.push_back({"rmsnorm_backward", 1, [] {
                  Graph G;
                  Value X = G.input("x", DType::F32, {"B", Hidden});
