@@ -102,6 +102,12 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--mix-threads-round-up", S.MixThreadsRoundUp,
                "CompileOptions::MixThreadsRoundUp (experiment): a mixed kernel's row at most one "
                "chunk a thread, its thread count rounded up to a power of two");
+  App.add_flag("--mix-phase-slots", S.MixPhaseSlots,
+               "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
+               "index their column accumulators from the column shifted by the lead's phase");
+  App.add_flag("--mix-peeled-bound", S.MixPeeledBound,
+               "CompileOptions::MixPeeledBound (experiment): a mixed kernel's peeled variants "
+               "bounded to 1024 resident threads an SM (64 registers)");
   App.add_option("--mix-max-shared-bytes", S.MixMaxSharedBytes,
                  "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
                  "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
@@ -174,6 +180,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixMinGroupRows = S.MixMinGroupRows;
   CO.MixBlockRows = S.MixBlockRows;
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
+  CO.MixPhaseSlots = S.MixPhaseSlots;
+  CO.MixPeeledBound = S.MixPeeledBound;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;
   CO.MixTwoRows = !S.NoMixTwoRows;
   CO.MixMinColumns = S.MixMinColumns;

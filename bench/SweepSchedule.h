@@ -37,6 +37,8 @@ struct ScheduleFlags {
   int64_t MixMinGroupRows = 0;
   int64_t MixBlockRows = 0;
   bool MixThreadsRoundUp = false;
+  bool MixPhaseSlots = false;
+  bool MixPeeledBound = false;
   int64_t MixMaxSharedBytes = 0;
   bool MixTwoRows = false, NoMixTwoRows = false;
   int64_t MixMinColumns = 0;

@@ -531,26 +531,27 @@ void KernelWriter::storeChunk(const std::string &Base) {
 }
 
 
-void KernelWriter::leadPhase() {
-  if (!Peel)
-    return;
+std::string KernelWriter::leadPhaseExpr() const {
   // The lead is the tensor whose accesses the chunks align to (peelLeads);
   // the others check their own alignment per chunk.
   PeelLeads L = peelLeads(G, P);
   auto Phase = [&](llvm::StringRef Param, NodeId N) {
-    E.line(fmt::format("const int jf_off = jf_phase<{}, {}>({});",
-                       storageType(G.node(N).Type), Vec, Param));
+    return fmt::format("jf_phase<{}, {}>({})", storageType(G.node(N).Type), Vec, Param);
   };
-  if (L.Output >= 0 && (OutputLed || L.Input < 0)) {
-    Phase(fmt::format("out_{}", L.Output), P.Outputs[L.Output]);
+  if (L.Output >= 0 && (OutputLed || L.Input < 0))
+    return Phase(fmt::format("out_{}", L.Output), P.Outputs[L.Output]);
+  if (L.Input >= 0)
+    return Phase(fmt::format("in_{}", L.Input), P.Inputs[L.Input]);
+  return "0";
+}
+
+void KernelWriter::leadPhase() {
+  if (!Peel)
     return;
-  }
-  if (L.Input >= 0) {
-    Phase(fmt::format("in_{}", L.Input), P.Inputs[L.Input]);
+  E.line(fmt::format("const int jf_off = {};", leadPhaseExpr()));
+  PeelLeads L = peelLeads(G, P);
+  if (L.Input >= 0 && !(L.Output >= 0 && OutputLed))
     E.setLeadInput(L.Input);
-    return;
-  }
-  E.line("const int jf_off = 0;");
 }
 
 void KernelWriter::chunkLanes(const std::string &Extent) {

@@ -132,6 +132,10 @@ struct KernelPlan {
   /// A mixed row kernel's aligned variant takes two rows of its group an
   /// iteration (CompileOptions::MixTwoRows; KernelWriter::rowSegment).
   bool MixTwoRows = false;
+  /// A mixed row kernel's peeled variants of rows of whole chunks index
+  /// their column accumulators from the column shifted by the lead's phase
+  /// (CompileOptions::MixPhaseSlots; KernelWriter::mixPhaseSlots).
+  bool MixPhaseSlots = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

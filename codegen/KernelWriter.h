@@ -73,6 +73,9 @@ private:
   void fullBody();
   /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.
   void leadPhase();
+  /// Peeled kernels: the expression of the lead tensor's element phase
+  /// (leadPhase's, without making the input the emitter's lead).
+  std::string leadPhaseExpr() const;
   /// Peeled kernels: `jf_lo`/`jf_hi`, the lanes of the chunk at `col` inside
   /// [0, \p Extent).
   void chunkLanes(const std::string &Extent);
@@ -154,6 +157,15 @@ private:
   /// The aligned variant's slots in 16-byte groups (mixAdds' read-modify-
   /// writes of 4 columns at once): 4-byte accumulators, Vec a multiple of 4.
   bool mixVecSlots() const;
+  /// KernelPlan::MixPhaseSlots in a peeled variant of rows of whole chunks
+  /// (C % Vec == 0: every row at the lead's phase): column col's slot is
+  /// that of column (col + jf_mph) % C, jf_mph the lead's phase, so a whole
+  /// chunk's lanes take the aligned variant's slots (constant offsets from
+  /// one index) and the head and tail elements share slot chunk 0.
+  bool mixPhaseSlots() const;
+  /// \p Col (an expression of a column) as the slot's column: itself, or
+  /// under mixPhaseSlots its shift by the lead's phase, modulo C.
+  std::string mixSlotColumn(const std::string &Col) const;
   /// KernelPlan::MixTwoRows, in the variant that applies it (the aligned
   /// one: a peeled row's chunks move with its phase).
   bool twoRows() const { return P.MixTwoRows && !Peel; }

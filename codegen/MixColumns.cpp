@@ -94,8 +94,22 @@ bool KernelWriter::mixVecSlots() const {
   // 70 registers for them, from 64. Not with rows known (MixRowsKnown):
   // under the bound its shared values and the 16-byte groups spilled (W21
   // 16 B).
-  return !Peel && Vec % 4 == 0 && P.MixAccBytes == 4 && P.AlignedMinBlocksPerSm > 0 &&
-         !P.RowOkKnown;
+  return (!Peel || mixPhaseSlots()) && Vec % 4 == 0 && P.MixAccBytes == 4 &&
+         P.AlignedMinBlocksPerSm > 0 && !P.RowOkKnown;
+}
+
+bool KernelWriter::mixPhaseSlots() const {
+  return Peel && P.MixPhaseSlots && Vec > 1 && !P.Domain.back().isDynamic() &&
+         P.Domain.back().Size % Vec == 0;
+}
+
+std::string KernelWriter::mixSlotColumn(const std::string &Col) const {
+  if (!mixPhaseSlots())
+    return Col;
+  // Under C: the head's elements and the whole chunks; the tail's wrap to
+  // slot chunk 0, beside the head's (together one chunk's columns).
+  int64_t C = P.Domain.back().Size;
+  return fmt::format("(({0}) + jf_mph < {1} ? ({0}) + jf_mph : ({0}) + jf_mph - {1})", Col, C);
 }
 
 std::string KernelWriter::mixSlot(const std::string &Col) const {
@@ -134,6 +148,8 @@ void KernelWriter::mixBegin() {
   }
   if (mixSubRows())
     E.line(fmt::format("const int jf_tid = threadIdx.y * {} + threadIdx.x;", P.ThreadsX));
+  if (mixPhaseSlots())
+    E.line(fmt::format("const int jf_mph = {};", leadPhaseExpr()));
   E.line("__shared__ unsigned jf_ticket;");
   E.line(fmt::format("const {} nrows = {};", IT, rowsExpr()));
   // launch::mixRowsPerGroup and mixGroups.
@@ -177,9 +193,12 @@ void KernelWriter::mixAdds() {
   // The aligned variant's chunk starts at a multiple of Vec: lane K's slot
   // is K * CV + col / Vec, one base and constant offsets (ptxas, W21 with
   // the terms in the store loop: 54 registers, 56 through the general form).
-  bool Aligned = !Peel && !ScalarPart && Vec > 1;
+  // So is a whole chunk's of a peeled variant under mixPhaseSlots: its
+  // shifted column (col + jf_mph, jf_mph the lead's phase) is a multiple of
+  // Vec under C.
+  bool Aligned = (!Peel || mixPhaseSlots()) && !ScalarPart && Vec > 1;
   if (Aligned)
-    E.line(fmt::format("const int jf_s = (int)(col / {});", Vec));
+    E.line(fmt::format("const int jf_s = (int)((col{}) / {});", Peel ? " + jf_mph" : "", Vec));
   if (Aligned && mixVecSlots()) {
     // Each lane's terms, then per reduction 4 lanes at a time: a 16-byte
     // read-modify-write of their slots.
@@ -216,7 +235,8 @@ void KernelWriter::mixAdds() {
       int64_t Base = int64_t(R) * Vec * CV;
       std::string Slot =
           Aligned ? fmt::format("{} + jf_s", Base + K * CV)
-                  : fmt::format("{} + {}", Base, mixSlot(K ? fmt::format("col + {}", K) : "col"));
+                  : fmt::format("{} + {}", Base,
+                                mixSlot(mixSlotColumn(K ? fmt::format("col + {}", K) : "col")));
       E.line(fmt::format("{3}[{0}] = {1}({3}[{0}], {2});", Slot, reduceFunctor(Red.Kind), V,
                          mixAcc()));
     }
@@ -234,7 +254,7 @@ void KernelWriter::mixEnd() {
   for (size_t R = 0; R < P.MixColumns.size(); ++R) {
     std::string Part = fmt::format("jf_partials[({} * jf_ng + jf_b) * {} + c]",
                                    fmt::format("({}){}", IT, R), C);
-    std::string Slot = fmt::format("{} + {}", int64_t(R) * Vec * CV, mixSlot("c"));
+    std::string Slot = fmt::format("{} + {}", int64_t(R) * Vec * CV, mixSlot(mixSlotColumn("c")));
     if (!mixSubRows()) {
       E.line(fmt::format("for (int c = threadIdx.x; c < {}; c += {}) {} = jf_macc[{}];", C,
                          P.ThreadsX, Part, Slot));

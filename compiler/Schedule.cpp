@@ -619,6 +619,13 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // thread; the second row's test stays (a group's row count may be odd).
   // Several rows a block test each row against the group's end.
   P.MixTwoRows = Opts.MixTwoRows && OneChunk && SubRows == 1;
+  P.MixPhaseSlots = Opts.MixPhaseSlots;
+  // MixPeeledBound (an experiment): the peeled variants at the resident
+  // threads of the aligned one's bound for several rows a block (1024 an
+  // SM: 64 registers), static accumulators only (see above).
+  if (Opts.MixPeeledBound && !P.MixDynamicShared)
+    P.PeeledMinBlocksPerSm = std::max(1, codegen::launch::MixBlockRowsResidentThreads /
+                                             (P.ThreadsX * SubRows));
   if (OneChunk)
     P.AlignedMinBlocksPerSm = std::max(
         1, (P.MixTwoRows  ? codegen::launch::MixTwoRowsResidentThreads

@@ -66,6 +66,10 @@ struct ScheduleOptions {
   int64_t MixBlockRows = 0;
   /// CompileOptions::MixThreadsRoundUp.
   bool MixThreadsRoundUp = false;
+  /// CompileOptions::MixPhaseSlots.
+  bool MixPhaseSlots = false;
+  /// CompileOptions::MixPeeledBound.
+  bool MixPeeledBound = false;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

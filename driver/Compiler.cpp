@@ -158,6 +158,8 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
          codegen::launch::MixBlockRowsMax);
   S.MixBlockRows = Opts.MixBlockRows;
   S.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
+  S.MixPhaseSlots = Opts.MixPhaseSlots;
+  S.MixPeeledBound = Opts.MixPeeledBound;
   S.MixTwoRows = Opts.MixTwoRows;
   S.RowOkKnown = Opts.RowOkKnown;
   if (int U = Opts.ColumnCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)

@@ -413,6 +413,23 @@ struct CompileOptions {
   /// 2-byte offset LayerNorm backward bf16 16384 x 768 ran 0.88x the
   /// default plan's kernels (H100, session 38). For timing only.
   bool MixThreadsRoundUp = false;
+  /// Experiment (off): a mixed kernel's peeled variants, on rows whose
+  /// length is a multiple of the vector width (every row at the lead's
+  /// phase), keep each column's accumulator at the slot of the column
+  /// shifted by that phase, so a whole chunk's columns are the aligned
+  /// variant's slots: constant offsets from one index (16-byte groups
+  /// where the aligned variant has them) instead of a slot computed per
+  /// column from a run-time phase. LayerNorm backward bf16 16384 x 1536 ran
+  /// 143.4 us at +2 B against 77.5 aligned (H100, session 39); its peeled
+  /// loop 1012 SASS instructions against 662, 460 of them integer.
+  bool MixPhaseSlots = false;
+  /// Experiment (off): a mixed kernel's peeled variants under a launch
+  /// bound of 1024 resident threads an SM (64 registers), as the aligned
+  /// variant of several rows a block: LayerNorm backward 16-bit x 1536's
+  /// peeled variants took 80 registers (3 blocks of 256 an SM, the aligned
+  /// one 4) and ran 1.85x the aligned time at +2 B (H100, session 39).
+  /// Not with dynamic shared accumulators (spills). For timing only.
+  bool MixPeeledBound = false;
   /// Experiment: the most bytes of column accumulators a mixed row kernel
   /// keeps (0: the rule's, codegen::launch::MixRuleSharedBytes, 64 KiB;
   /// else 32 KiB, launch::MixMaxSharedBytes, up to

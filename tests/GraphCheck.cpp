@@ -168,6 +168,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixMinGroupRows = Opts.MixMinGroupRows;
     CO.MixBlockRows = Opts.MixBlockRows;
     CO.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
+    CO.MixPhaseSlots = Opts.MixPhaseSlots;
+    CO.MixPeeledBound = Opts.MixPeeledBound;
     CO.MixMinColumns = Opts.MixMinColumns;
     CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;
     CO.RowOkKnown = Opts.RowOkKnown;

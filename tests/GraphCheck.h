@@ -103,6 +103,10 @@ struct CheckOptions {
   int64_t MixBlockRows = 0;
   /// CompileOptions::MixThreadsRoundUp.
   bool MixThreadsRoundUp = false;
+  /// CompileOptions::MixPhaseSlots.
+  bool MixPhaseSlots = false;
+  /// CompileOptions::MixPeeledBound.
+  bool MixPeeledBound = false;
   /// CompileOptions::MixMinColumns.
   int64_t MixMinColumns = 0;
   /// CompileOptions::MixMaxSharedBytes.

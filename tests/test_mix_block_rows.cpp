@@ -18,6 +18,7 @@
 #include "driver/Compiler.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/ranges.h>
 
 using namespace jitfuse;
 using namespace jitfuse::test;
@@ -374,4 +375,92 @@ TEST_CASE("GPU: rows rounded up to a power of two of threads match the reference
   O.MixMinRows = 0; // the mixed kernel at 1 row too
   O.MixThreadsRoundUp = true;
   checkMixedGraphs(Cases, {1, 130, 1001}, O);
+}
+
+// CompileOptions::MixPhaseSlots (an experiment): a peeled variant of rows
+// of whole chunks (C % Vec == 0) keeps column col's accumulator at the
+// slot of (col + jf_mph) % C, jf_mph the lead's phase, so a whole chunk's
+// columns take constant offsets from one index (16-byte groups where the
+// aligned variant has them) and the head's and tail's elements share slot
+// chunk 0. Rows of another length keep the slots of their columns.
+TEST_CASE("MixPhaseSlots: peeled slots shifted by the lead's phase", "[mix-block-rows]") {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixMinRows = 0;
+  O.MixPhaseSlots = true;
+  O.DeferVariants = false;
+  auto Sources = [&](const Graph &G) {
+    Executable E = testCompiler().compile(G, O);
+    REQUIRE(E.numKernels() == 1);
+    return E.kernels()[0].Source;
+  };
+  std::string S = Sources(layerNormBackward(Dim(1536)));
+  // The peeled and the output-led variants, from their own lead.
+  CHECK_THAT(S, Contains("const int jf_mph = jf_phase<jf_bf16, 8>(in_0);"));
+  CHECK_THAT(S, Contains("const int jf_mph = jf_phase<jf_bf16, 8>(out_0);"));
+  CHECK_THAT(S, Contains("const int jf_s = (int)((col + jf_mph) / 8);"));
+  CHECK_THAT(S, Contains("(c) + jf_mph < 1536 ? (c) + jf_mph : (c) + jf_mph - 1536"));
+  // f32 x 1024, one chunk a thread: the 16-byte groups in the peeled
+  // variants too.
+  std::string F = Sources(layerNormBackwardOf(f32, Dim(1024)));
+  CHECK_THAT(F, Contains("const int jf_s = (int)((col + jf_mph) / 4);"));
+  size_t Groups = 0;
+  for (size_t At = F.find("float4 &jf_q0_0"); At != std::string::npos;
+       At = F.find("float4 &jf_q0_0", At + 1))
+    ++Groups;
+  CHECK(Groups == 3); // aligned, peeled, output-led
+  // 1021 columns: rows at several phases, the columns' own slots.
+  CHECK(Sources(layerNormBackward(Dim(1021))).find("jf_mph") == std::string::npos);
+  // Off (the default): no shift.
+  O.MixPhaseSlots = false;
+  CHECK(Sources(layerNormBackward(Dim(1536))).find("jf_mph") == std::string::npos);
+}
+
+// CompileOptions::MixPeeledBound (an experiment): the peeled variants of a
+// mixed kernel under the aligned one's launch bound of several rows a
+// block (1024 threads an SM).
+TEST_CASE("MixPeeledBound: the peeled variants' launch bound", "[mix-block-rows]") {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixMinRows = 0;
+  Graph G = layerNormBackward(Dim(1536));
+  CHECK(onlyPlan(Compiler::plan(G, O)).PeeledMinBlocksPerSm == 0);
+  O.MixPeeledBound = true;
+  KernelPlan K = onlyPlan(Compiler::plan(G, O));
+  REQUIRE(K.ThreadsX * K.RowsPerBlock == 256);
+  CHECK(K.PeeledMinBlocksPerSm == 4);
+  std::string S = testCompiler().compile(G, O).kernels()[0].Source;
+  CHECK_THAT(S, Contains("__launch_bounds__(256, 4) jf_k0_cast_p8("));
+  // Dynamic shared accumulators stay unbounded (they spilled under it).
+  O.MixMaxSharedBytes = 200 * 1024;
+  CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(11008)), O)).PeeledMinBlocksPerSm == 0);
+}
+
+TEST_CASE("GPU: peeled slots shifted by the lead's phase match the reference",
+          "[gpu][mix-block-rows]") {
+  if (!haveGpu())
+    return;
+  std::vector<NamedGraph> Cases;
+  Cases.push_back({"LayerNorm bf16 x 768", layerNormBackward(Dim(768))});
+  Cases.push_back({"RMSNorm bf16 x 1536", rmsNormBackward(bf16, Dim(1536))});
+  Cases.push_back({"LayerNorm f32 x 1024", layerNormBackwardOf(f32, Dim(1024))});
+  Cases.push_back({"LayerNorm bf16 x 256", layerNormBackward(Dim(256))});
+  Cases.push_back({"LayerNorm bf16 x 1021", layerNormBackward(Dim(1021))});
+  CheckOptions O;
+  O.MixMinRows = 0;
+  O.MixPhaseSlots = true;
+  O.MixPeeledBound = true;
+  checkMixedGraphs(Cases, {1, 7, 130, 1001}, O);
+  // Other phases, and tensors at phases of their own (the output-led
+  // variant when dx's differs from x's).
+  for (NamedGraph &C : Cases)
+    for (const std::vector<unsigned> &L :
+         {std::vector<unsigned>{3}, std::vector<unsigned>{1, 2, 0, 0, 0, 3},
+          std::vector<unsigned>{0, 0, 0, 0, 0, 5}}) {
+      INFO(C.Name << " offsets " << fmt::format("{}", fmt::join(L, "/")));
+      CheckOptions Each = O;
+      Each.ExpectFusedKernels = 1;
+      Each.MisalignEach = L;
+      checkGraph(C.G, randomBindings(C.G, {{"B", 333}}, {}, Each), Each);
+    }
 }
