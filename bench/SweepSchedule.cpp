@@ -105,9 +105,10 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--mix-phase-slots", S.MixPhaseSlots,
                "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
                "index their column accumulators from the column shifted by the lead's phase");
-  App.add_flag("--mix-peeled-bound", S.MixPeeledBound,
-               "CompileOptions::MixPeeledBound (experiment): a mixed kernel's peeled variants "
-               "bounded to 1024 resident threads an SM (64 registers)");
+  App.add_flag("--no-mix-peeled-bound", S.NoMixPeeledBound,
+               "CompileOptions::MixPeeledBound = false: a mixed kernel's peeled variants of rows "
+               "of more chunks than threads without the bound of 1024 resident threads an SM "
+               "(for comparisons)");
   App.add_option("--mix-max-shared-bytes", S.MixMaxSharedBytes,
                  "CompileOptions::MixMaxSharedBytes (experiment): the most bytes of column "
                  "accumulators a mixed kernel keeps, past 32768 in dynamic shared memory (0: the "
@@ -181,7 +182,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixBlockRows = S.MixBlockRows;
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixPhaseSlots = S.MixPhaseSlots;
-  CO.MixPeeledBound = S.MixPeeledBound;
+  CO.MixPeeledBound = !S.NoMixPeeledBound;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;
   CO.MixTwoRows = !S.NoMixTwoRows;
   CO.MixMinColumns = S.MixMinColumns;

@@ -615,17 +615,25 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // blocks an SM, no spill; more chunks, or the peeled variants' head and
   // tail, spilled under it: RMSNorm backward 16-bit x 8192, any x 4099).
   bool OneChunk = P.Domain.back().Size <= int64_t(P.ThreadsX) * P.Vecs.front();
+  // Several rows a block of more chunks than threads (some threads two):
+  // the peeled variants bounded for launch::MixBlockRowsResidentThreads
+  // (1024 an SM, 64 registers; CompileOptions::MixPeeledBound).
+  // Unbounded, 16-bit rows of 384-1536 columns took 79-82 registers there,
+  // 3 blocks of 256 an SM against the aligned variant's 4, and ran 1.85x
+  // the aligned time at +2 B; bounded (24-68 B spilled) 1.17-1.41x faster
+  // at 16-bit offsets, 0.96-0.98x at x 768 x 1024 rows +2 B (H100, session
+  // 39). Not rows of one chunk a thread (peeled variants of 32-48 registers
+  // would take up to 64), nor a row a block (RMSNorm backward 16-bit x 4099
+  // spills under it, not measured), nor dynamic shared accumulators (see
+  // above).
+  if (Opts.MixPeeledBound && !OneChunk && SubRows > 1 && !P.MixDynamicShared)
+    P.PeeledMinBlocksPerSm = std::max(1, codegen::launch::MixBlockRowsResidentThreads /
+                                             (P.ThreadsX * SubRows));
   // MixTwoRows (an experiment): two rows an iteration, of one chunk a
   // thread; the second row's test stays (a group's row count may be odd).
   // Several rows a block test each row against the group's end.
   P.MixTwoRows = Opts.MixTwoRows && OneChunk && SubRows == 1;
   P.MixPhaseSlots = Opts.MixPhaseSlots;
-  // MixPeeledBound (an experiment): the peeled variants at the resident
-  // threads of the aligned one's bound for several rows a block (1024 an
-  // SM: 64 registers), static accumulators only (see above).
-  if (Opts.MixPeeledBound && !P.MixDynamicShared)
-    P.PeeledMinBlocksPerSm = std::max(1, codegen::launch::MixBlockRowsResidentThreads /
-                                             (P.ThreadsX * SubRows));
   if (OneChunk)
     P.AlignedMinBlocksPerSm = std::max(
         1, (P.MixTwoRows  ? codegen::launch::MixTwoRowsResidentThreads
@@ -641,7 +649,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   P.Why += fmt::format("; column reductions {} of the same rows (MixOrderColumns): a block "
                        "a group of ceil(R / max({}, ceil(R / {}))) consecutive rows, {}adding "
                        "each row's terms to its columns in shared memory; then {} more blocks, each "
-                       "{} columns of one reduction, add the groups' partials in group order{}{}{}",
+                       "{} columns of one reduction, add the groups' partials in group order{}{}{}{}",
                        fmt::format("%{}", fmt::join(Columns, ", %")), P.MixMinGroupRows,
                        P.MixMaxGroups,
                        SubRows > 1 ? fmt::format("{} rows at a time (threadIdx.y; {} threads a "
@@ -655,6 +663,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                                               "blocks an SM",
                                               P.AlignedMinBlocksPerSm)
                                 : "",
+                       P.PeeledMinBlocksPerSm > 0 && !OneChunk
+                           ? fmt::format("; the peeled variants' registers bounded for {} blocks "
+                                         "an SM (MixPeeledBound)",
+                                         P.PeeledMinBlocksPerSm)
+                           : "",
                        RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "",
                        P.MixTwoRows ? "; the aligned variant two rows an iteration (MixTwoRows)"
                                     : "");

@@ -69,7 +69,7 @@ struct ScheduleOptions {
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
   /// CompileOptions::MixPeeledBound.
-  bool MixPeeledBound = false;
+  bool MixPeeledBound = true;
   /// CompileOptions::RowOkKnown.
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).

@@ -423,13 +423,14 @@ struct CompileOptions {
   /// 143.4 us at +2 B against 77.5 aligned (H100, session 39); its peeled
   /// loop 1012 SASS instructions against 662, 460 of them integer.
   bool MixPhaseSlots = false;
-  /// Experiment (off): a mixed kernel's peeled variants under a launch
-  /// bound of 1024 resident threads an SM (64 registers), as the aligned
-  /// variant of several rows a block: LayerNorm backward 16-bit x 1536's
-  /// peeled variants took 80 registers (3 blocks of 256 an SM, the aligned
-  /// one 4) and ran 1.85x the aligned time at +2 B (H100, session 39).
-  /// Not with dynamic shared accumulators (spills). For timing only.
-  bool MixPeeledBound = false;
+  /// A mixed kernel's peeled variants of rows of more chunks than threads
+  /// (some threads two) under a launch bound of 1024 resident threads an
+  /// SM (64 registers), as the aligned variant of several rows a block:
+  /// LayerNorm backward 16-bit x 1536's peeled variants took 80 registers
+  /// (3 blocks of 256 an SM, the aligned one 4) and ran 1.85x the aligned
+  /// time at +2 B; bounded, 1.40x faster (H100, session 39). Not with
+  /// dynamic shared accumulators (spills). false: for comparisons.
+  bool MixPeeledBound = true;
   /// Experiment: the most bytes of column accumulators a mixed row kernel
   /// keeps (0: the rule's, codegen::launch::MixRuleSharedBytes, 64 KiB;
   /// else 32 KiB, launch::MixMaxSharedBytes, up to

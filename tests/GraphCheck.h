@@ -106,7 +106,7 @@ struct CheckOptions {
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
   /// CompileOptions::MixPeeledBound.
-  bool MixPeeledBound = false;
+  bool MixPeeledBound = true;
   /// CompileOptions::MixMinColumns.
   int64_t MixMinColumns = 0;
   /// CompileOptions::MixMaxSharedBytes.

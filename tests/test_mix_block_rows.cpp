@@ -202,12 +202,25 @@ TEST_CASE("MixBlockRows: the narrow rows' mixed kernels keep everything in regis
                                                      << E.plan());
           REQUIRE(E.numKernels() == 1);
           CHECK(E.compileLog().find("warning") == std::string::npos);
+          // The peeled variants under MixPeeledBound's 64 registers (rows
+          // of two chunks on some threads) trade a few spilled bytes for a
+          // fourth block an SM (1.17-1.41x at 16-bit offsets, H100, session
+          // 39): at most 72 B (68 the most seen); every other variant none.
+          const bool Bounded = onlyPlan(Compiler::plan(G, O)).PeeledMinBlocksPerSm > 0;
           for (const rt::KernelResources &K : E.kernelResources()) {
             INFO("kernel " << K.Name << ": " << K.Registers << " registers, "
                            << K.SpillStoreBytes << " B spilled");
-            CHECK(K.SpillStoreBytes == 0);
-            CHECK(K.SpillLoadBytes == 0);
-            CHECK(K.StackBytes == 0);
+            // Variants end in _v<width> (aligned), _p<width> (peeled) or
+            // _o<width> (the output-led peeled one).
+            const size_t Us = K.Name.rfind('_');
+            const bool Peeled = Us != std::string::npos && Us + 1 < K.Name.size() &&
+                                (K.Name[Us + 1] == 'p' || K.Name[Us + 1] == 'o');
+            const int64_t Allowed = Bounded && Peeled ? 72 : 0;
+            CHECK(K.SpillStoreBytes <= Allowed);
+            CHECK(K.SpillLoadBytes <= Allowed);
+            CHECK(K.StackBytes <= Allowed);
+            if (Bounded && Peeled)
+              CHECK(K.Registers <= 64);
             MaxRegisters = std::max(MaxRegisters, K.Registers);
           }
         }
@@ -416,24 +429,31 @@ TEST_CASE("MixPhaseSlots: peeled slots shifted by the lead's phase", "[mix-block
   CHECK(Sources(layerNormBackward(Dim(1536))).find("jf_mph") == std::string::npos);
 }
 
-// CompileOptions::MixPeeledBound (an experiment): the peeled variants of a
-// mixed kernel under the aligned one's launch bound of several rows a
-// block (1024 threads an SM).
+// CompileOptions::MixPeeledBound (the rule, session 39): the peeled
+// variants of a mixed kernel whose rows take more chunks than threads (some
+// threads two) under the aligned one's launch bound of several rows a
+// block (1024 threads an SM); rows of one chunk a thread and dynamic shared
+// accumulators stay unbounded.
 TEST_CASE("MixPeeledBound: the peeled variants' launch bound", "[mix-block-rows]") {
   CompileOptions O;
   O.Arch = "sm_90";
   O.MixMinRows = 0;
   Graph G = layerNormBackward(Dim(1536));
-  CHECK(onlyPlan(Compiler::plan(G, O)).PeeledMinBlocksPerSm == 0);
-  O.MixPeeledBound = true;
   KernelPlan K = onlyPlan(Compiler::plan(G, O));
   REQUIRE(K.ThreadsX * K.RowsPerBlock == 256);
   CHECK(K.PeeledMinBlocksPerSm == 4);
+  CHECK_THAT(K.Why, Contains("the peeled variants' registers bounded for 4 blocks an SM"));
   std::string S = testCompiler().compile(G, O).kernels()[0].Source;
   CHECK_THAT(S, Contains("__launch_bounds__(256, 4) jf_k0_cast_p8("));
+  CHECK_THAT(S, Contains("__launch_bounds__(256, 4) jf_k0_cast_o8("));
+  // One chunk a thread (bf16 x 1024: 128 chunks, 128 threads).
+  CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(1024)), O)).PeeledMinBlocksPerSm == 0);
   // Dynamic shared accumulators stay unbounded (they spilled under it).
-  O.MixMaxSharedBytes = 200 * 1024;
-  CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(11008)), O)).PeeledMinBlocksPerSm == 0);
+  CompileOptions D = O;
+  D.MixMaxSharedBytes = 200 * 1024;
+  CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(11008)), D)).PeeledMinBlocksPerSm == 0);
+  O.MixPeeledBound = false;
+  CHECK(onlyPlan(Compiler::plan(G, O)).PeeledMinBlocksPerSm == 0);
 }
 
 TEST_CASE("GPU: peeled slots shifted by the lead's phase match the reference",
