@@ -446,6 +446,11 @@ TEST_CASE("MixPeeledBound: the peeled variants' launch bound", "[mix-block-rows]
   std::string S = testCompiler().compile(G, O).kernels()[0].Source;
   CHECK_THAT(S, Contains("__launch_bounds__(256, 4) jf_k0_cast_p8("));
   CHECK_THAT(S, Contains("__launch_bounds__(256, 4) jf_k0_cast_o8("));
+  // The rule's other 16-bit narrow rows, two chunks on some threads.
+  for (int64_t H : {int64_t(384), int64_t(640), int64_t(767), int64_t(768), int64_t(1000)}) {
+    INFO("LayerNorm backward bf16 x " << H);
+    CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(H)), O)).PeeledMinBlocksPerSm > 0);
+  }
   // One chunk a thread (bf16 x 1024: 128 chunks, 128 threads).
   CHECK(onlyPlan(Compiler::plan(layerNormBackward(Dim(1024)), O)).PeeledMinBlocksPerSm == 0);
   // Dynamic shared accumulators stay unbounded (they spilled under it).
@@ -483,4 +488,20 @@ TEST_CASE("GPU: peeled slots shifted by the lead's phase match the reference",
       Each.MisalignEach = L;
       checkGraph(C.G, randomBindings(C.G, {{"B", 333}}, {}, Each), Each);
     }
+}
+
+// MixPeeledBound by the rule: the bounded peeled variants (24-68 B spilled)
+// of 16-bit rows of two chunks on some threads, at odd rows and offsets.
+TEST_CASE("GPU: peeled variants under the bound match the reference", "[gpu][mix-block-rows]") {
+  if (!haveGpu())
+    return;
+  std::vector<NamedGraph> Cases;
+  Cases.push_back({"LayerNorm bf16 x 384", layerNormBackward(Dim(384))});
+  Cases.push_back({"RMSNorm f16 x 640", rmsNormBackward(f16, Dim(640))});
+  Cases.push_back({"LayerNorm bf16 x 767", layerNormBackward(Dim(767))});
+  Cases.push_back({"RMSNorm bf16 x 1000", rmsNormBackward(bf16, Dim(1000))});
+  Cases.push_back({"LayerNorm bf16 x 1536", layerNormBackward(Dim(1536))});
+  CheckOptions O;
+  O.MixMinRows = 0;
+  checkMixedGraphs(Cases, {1, 130, 1001}, O);
 }
