@@ -144,6 +144,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.FlatRowBroadcast = Opts.FlatRowBroadcast;
   S.FlatTailThreads = Opts.FlatTailThreads;
   S.RowCacheValues = Opts.RowCacheValues;
+  S.PerRowInputsSetWidth = Opts.RowStatsSetWidth;
   if (Opts.MixMaxGroups < 0 || Opts.MixMaxGroups > (int64_t(1) << 20))
     fail("CompileOptions::MixMaxGroups: {} is outside 0 (the rule's) to 2^20",
          Opts.MixMaxGroups);

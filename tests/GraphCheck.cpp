@@ -180,6 +180,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.StreamLoads = Opts.StreamLoads;
     CO.StreamReadOnlyRows = Opts.StreamReadOnlyRows;
     CO.RowCacheValues = Opts.RowCacheValues;
+    CO.RowStatsSetWidth = Opts.RowStatsSetWidth;
     if (Opts.RowBlocksPerSm > 0)
       CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);

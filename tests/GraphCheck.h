@@ -121,6 +121,8 @@ struct CheckOptions {
   bool FlatTailThreads = true;
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
+  /// CompileOptions::RowStatsSetWidth.
+  bool RowStatsSetWidth = true;
   /// CompileOptions::RowCacheLateEpilogue.
   bool RowCacheLateEpilogue = false;
   /// CompileOptions::RowCacheLatePeeled.
