@@ -531,7 +531,7 @@ void KernelWriter::storeChunk(const std::string &Base) {
 }
 
 
-std::string KernelWriter::leadPhaseExpr() const {
+std::string KernelWriter::leadPhaseExpr(int *LeadInput) const {
   // The lead is the tensor whose accesses the chunks align to (peelLeads);
   // the others check their own alignment per chunk.
   PeelLeads L = peelLeads(G, P);
@@ -540,18 +540,20 @@ std::string KernelWriter::leadPhaseExpr() const {
   };
   if (L.Output >= 0 && (OutputLed || L.Input < 0))
     return Phase(fmt::format("out_{}", L.Output), P.Outputs[L.Output]);
-  if (L.Input >= 0)
-    return Phase(fmt::format("in_{}", L.Input), P.Inputs[L.Input]);
-  return "0";
+  if (L.Input < 0)
+    return "0";
+  if (LeadInput)
+    *LeadInput = L.Input;
+  return Phase(fmt::format("in_{}", L.Input), P.Inputs[L.Input]);
 }
 
 void KernelWriter::leadPhase() {
   if (!Peel)
     return;
-  E.line(fmt::format("const int jf_off = {};", leadPhaseExpr()));
-  PeelLeads L = peelLeads(G, P);
-  if (L.Input >= 0 && !(L.Output >= 0 && OutputLed))
-    E.setLeadInput(L.Input);
+  int LeadInput = -1;
+  E.line(fmt::format("const int jf_off = {};", leadPhaseExpr(&LeadInput)));
+  if (LeadInput >= 0)
+    E.setLeadInput(LeadInput);
 }
 
 void KernelWriter::chunkLanes(const std::string &Extent) {

@@ -73,9 +73,10 @@ private:
   void fullBody();
   /// Peeled kernels: `const int jf_off`, the lead tensor's element phase.
   void leadPhase();
-  /// Peeled kernels: the expression of the lead tensor's element phase
-  /// (leadPhase's, without making the input the emitter's lead).
-  std::string leadPhaseExpr() const;
+  /// Peeled kernels: the expression of the lead tensor's element phase;
+  /// \p LeadInput, when given, gets the lead's input index if an input
+  /// leads (leadPhase makes it the emitter's lead).
+  std::string leadPhaseExpr(int *LeadInput = nullptr) const;
   /// Peeled kernels: `jf_lo`/`jf_hi`, the lanes of the chunk at `col` inside
   /// [0, \p Extent).
   void chunkLanes(const std::string &Extent);

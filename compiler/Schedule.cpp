@@ -626,7 +626,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // would take up to 64), nor a row a block (RMSNorm backward 16-bit x 4099
   // spills under it, not measured), nor dynamic shared accumulators (see
   // above).
-  if (Opts.MixPeeledBound && !OneChunk && SubRows > 1 && !P.MixDynamicShared)
+  const bool PeeledBound = Opts.MixPeeledBound && !OneChunk && SubRows > 1 && !P.MixDynamicShared;
+  if (PeeledBound)
     P.PeeledMinBlocksPerSm = std::max(1, codegen::launch::MixBlockRowsResidentThreads /
                                              (P.ThreadsX * SubRows));
   // MixTwoRows (an experiment): two rows an iteration, of one chunk a
@@ -663,7 +664,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                                               "blocks an SM",
                                               P.AlignedMinBlocksPerSm)
                                 : "",
-                       P.PeeledMinBlocksPerSm > 0 && !OneChunk
+                       PeeledBound
                            ? fmt::format("; the peeled variants' registers bounded for {} blocks "
                                          "an SM (MixPeeledBound)",
                                          P.PeeledMinBlocksPerSm)

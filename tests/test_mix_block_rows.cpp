@@ -474,7 +474,6 @@ TEST_CASE("GPU: peeled slots shifted by the lead's phase match the reference",
   CheckOptions O;
   O.MixMinRows = 0;
   O.MixPhaseSlots = true;
-  O.MixPeeledBound = true;
   checkMixedGraphs(Cases, {1, 7, 130, 1001}, O);
   // Other phases, and tensors at phases of their own (the output-led
   // variant when dx's differs from x's).
