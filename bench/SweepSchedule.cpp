@@ -64,9 +64,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-cache-values", S.NoRowCacheValues,
                "CompileOptions::RowCacheValues = false (a row whose stage inputs do not fit the "
                "register budget is re-read, not kept as its computed values, for comparisons)");
-  App.add_flag("--no-row-stats-width", S.NoRowStatsWidth,
-               "CompileOptions::RowStatsSetWidth = false (experiment): a row kernel's per-row "
-               "inputs ([rows, 1] statistics) do not set its vector width");
+  App.add_flag("--row-stats-width", S.RowStatsWidth,
+               "CompileOptions::RowStatsSetWidth = true: a row kernel's per-row inputs ([rows, "
+               "1] statistics) set its vector width, as before session 40 (for comparisons)");
   App.add_flag("--no-row-cache-read-once", S.NoRowCacheReadOnce,
                "CompileOptions::RowCacheReadOnce = false (a row read once is reduced where it is "
                "loaded, for comparisons)");
@@ -203,7 +203,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.FlatTailThreads = !S.NoFlatTailThreads;
   CO.PeeledRowOccupancy = !S.NoPeeledRowOccupancy;
   CO.RowCacheValues = !S.NoRowCacheValues;
-  CO.RowStatsSetWidth = !S.NoRowStatsWidth;
+  CO.RowStatsSetWidth = S.RowStatsWidth;
   if (S.RereadThreads > 0)
     CO.RowRereadThreads = S.RereadThreads;
   if (S.RowChunksPerThread > 0)

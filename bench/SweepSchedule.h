@@ -56,7 +56,7 @@ struct ScheduleFlags {
   bool NoPeeledRowOccupancy = false;
   bool NoFlatTailThreads = false;
   bool NoRowCacheValues = false;
-  bool NoRowStatsWidth = false;
+  bool RowStatsWidth = false;
   bool NoReadBack = false, NoOnlineSoftmax = false, Welford = false, NoWelford = false;
 };
 

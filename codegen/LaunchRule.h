@@ -93,6 +93,10 @@ inline unsigned rowLoopGrid(unsigned Rows, int Vec, int SmCount, int ResidentPer
 /// Row chunks a thread at MaxRowThreads from which a row gets a few-rows
 /// form (split over MaxClusterBlocks blocks, a thread keeps >= 1 chunk).
 inline constexpr int FewRowsMinChunksPerThread = 8;
+/// Whether a row of \p Chunks chunks is long enough for a few-rows form.
+inline bool fewRowsChunks(int64_t Chunks) {
+  return Chunks >= int64_t(FewRowsMinChunksPerThread) * MaxRowThreads;
+}
 /// Column reductions (codegen/ColumnReduce.h): a block is ColumnThreads
 /// threads across a tile of columns, each owning ColumnWidth adjacent columns
 /// (KernelPlan::ColumnWidth: one 16-byte vector of the widest input, so a
@@ -244,7 +248,10 @@ inline constexpr int MixBlockThreads = 512;
 /// a quarter to a half of the GPU's threads, ran 1.14x faster median at 4
 /// rows of a group side by side than at one (0.90x at f32 x 1536 x 4096
 /// rows, 2.0x at bf16 x 768; norm backwards at 512 groups, H100, session
-/// 38); up to 32 rows (512 threads) ran 0.76-1.02x the speed of 4.
+/// 38); up to 32 rows (512 threads) ran 0.76-1.02x the speed of 4. At
+/// 128-512 rows of 384-1536 columns (32-128 groups) 1 row a block ran
+/// 0.74x median, 2 rows 0.97x, and groups of 1 row in blocks of 4 0.84x
+/// (H200, session 40): more groups cost more than the SMs they fill.
 inline constexpr int MixBlockRowsRule = 4;
 /// The most rows a block CompileOptions::MixBlockRows may ask for.
 inline constexpr int MixBlockRowsMax = 32;

@@ -38,8 +38,7 @@ static std::shared_ptr<const KernelPlan> fewRowsForm(KernelPlan &P, const Schedu
   if (!Opts.FewRowsClusters || !takesRowForms(P))
     return nullptr;
   int64_t Chunks = (P.Domain.back().Size + P.Vecs.front() - 1) / P.Vecs.front();
-  if (Chunks < int64_t(codegen::launch::FewRowsMinChunksPerThread) *
-                   codegen::launch::MaxRowThreads)
+  if (!codegen::launch::fewRowsChunks(Chunks))
     return nullptr;
   std::optional<int64_t> Rows =
       staticNumel(llvm::ArrayRef<Dim>(P.Domain).drop_back());

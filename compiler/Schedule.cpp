@@ -328,12 +328,37 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   };
   for (NodeId N : C.Nodes)
     Account(N, false);
+  // Per-row inputs ([outer..., 1], read once a row) of a row reduction do
+  // not set the width (PerRowInputsSetWidth off, the rule): f32 statistics
+  // halved a 16-bit row's chunks to 8 bytes of the row (BENCHMARKS.md,
+  // session 40). PerRowBytes: their widest element.
+  unsigned PerRowBytes = 0;
   for (NodeId N : C.Inputs) {
     const Node &Nd = G.node(N);
     bool PerRow = C.Kind == KernelKind::RowReduce && !Opts.PerRowInputsSetWidth &&
                   !Nd.Dims.empty() && Nd.Dims.back().isStatic(1) && !P.Domain.back().isStatic(1) &&
                   G.stridesOf(N).empty();
     Account(N, true, !PerRow);
+    if (PerRow)
+      PerRowBytes = std::max(PerRowBytes, dtypeBytes(Nd.Type));
+  }
+  // ... unless the wider chunks would cost a static row its few-rows form
+  // (launch::fewRowsChunks; RowForms.cpp): LayerNorm backward bf16 1-8 x
+  // 32064 ran 0.78-0.83x at 16-byte chunks of the row (4008 chunks, no
+  // cluster form) against 8-byte ones (8016 chunks, split over a cluster).
+  bool PerRowKeptWidth = false;
+  if (PerRowBytes > MaxBytes && Opts.FewRowsClusters && !P.Domain.empty() &&
+      !P.Domain.back().isDynamic()) {
+    const int64_t Len = P.Domain.back().Size;
+    auto Chunks = [&](unsigned Bytes) {
+      int64_t V = std::max(1u, codegen::launch::MaxVectorBytes / Bytes);
+      return (Len + V - 1) / V;
+    };
+    if (codegen::launch::fewRowsChunks(Chunks(PerRowBytes)) &&
+        !codegen::launch::fewRowsChunks(Chunks(MaxBytes))) {
+      MaxBytes = PerRowBytes;
+      PerRowKeptWidth = true;
+    }
   }
   // A row kernel's per-row outputs ([outer..., 1]) are stored once a row,
   // not in chunks: they do not set the width (an f32 statistic of a bf16
@@ -386,6 +411,10 @@ static KernelPlan scheduleOne(const Graph &G, const Cluster &C, unsigned Index,
   P.Vecs.clear();
   std::string Elems = fmt::format("{} B elements in {}-byte chunks of {}", MaxBytes,
                                   Vec * MaxBytes, Vec);
+  if (PerRowKeptWidth)
+    Elems += fmt::format(" (the width of its {} B per-row inputs: chunks of the row's own "
+                         "elements would be too few for a few-rows form)",
+                         MaxBytes);
   if (P.Peel) {
     if (Aligned == Vec)
       P.Vecs.push_back(Vec);
@@ -622,7 +651,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // 3 blocks of 256 an SM against the aligned variant's 4, and ran 1.85x
   // the aligned time at +2 B; bounded (24-68 B spilled) 1.17-1.41x faster
   // at 16-bit offsets, 0.96-0.98x at x 768 x 1024 rows +2 B (H100, session
-  // 39). Not rows of one chunk a thread (peeled variants of 32-48 registers
+  // 39); on an H200 over x 384-1536, 1.33-1.41x at 16384 rows, 0.93-1.00x
+  // at 256-1024 rows (session 40). Not rows of one chunk a thread (peeled variants of 32-48 registers
   // would take up to 64), nor a row a block (RMSNorm backward 16-bit x 4099
   // spills under it, not measured), nor dynamic shared accumulators (see
   // above).

@@ -311,14 +311,17 @@ struct CompileOptions {
   /// H200 (its read-back output overflowed L2). false: the row is re-read,
   /// for comparisons.
   bool RowCacheValues = true;
-  /// A row kernel's per-row inputs ([outer..., 1], read once a row as
+  /// A row reduction's per-row inputs ([outer..., 1], read once a row as
   /// scalars: a norm backward's saved f32 mean and rstd) set its vector
-  /// width as every other input does; false (an experiment): only the
-  /// inputs read in chunks do, as in mixed kernels. With them, a bf16 row
-  /// of the norm backwards' row kernel moves 8 bytes a load (16-byte
-  /// chunks of 4 f32 elements); LayerNorm backward bf16 16384 x 11008 ran
-  /// at 1.67 TB/s (H100, session 39). For timing only until measured.
-  bool RowStatsSetWidth = true;
+  /// width as every other input does (true, for comparisons). By default
+  /// only the inputs read in chunks do, as in mixed kernels: with the f32
+  /// statistics, a bf16 row of the norm backwards' row kernel moved 8
+  /// bytes a load, and 16-byte chunks of the row ran 1.04-1.38x faster
+  /// (LayerNorm backward bf16 12192 x 11008 572.5 -> 415.1 us at +2 B;
+  /// H200, session 40). A static row they would leave too few chunks for a
+  /// few-rows form keeps their width (LayerNorm backward bf16 1-8 x 32064
+  /// ran 0.78-0.83x without its cluster form).
+  bool RowStatsSetWidth = false;
   /// Experiment: threads a row (a power of two, 32-1024) for static rows
   /// re-read per stage, instead of the rule's (at most 512); each thread
   /// keeps at least 2 chunks. For few long rows one block is one SM's

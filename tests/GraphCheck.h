@@ -122,7 +122,7 @@ struct CheckOptions {
   /// CompileOptions::RowCacheValues.
   bool RowCacheValues = true;
   /// CompileOptions::RowStatsSetWidth.
-  bool RowStatsSetWidth = true;
+  bool RowStatsSetWidth = false;
   /// CompileOptions::RowCacheLateEpilogue.
   bool RowCacheLateEpilogue = false;
   /// CompileOptions::RowCacheLatePeeled.

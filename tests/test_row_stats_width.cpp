@@ -1,12 +1,14 @@
 //===- tests/test_row_stats_width.cpp - per-row inputs and the width -----===//
 //
-// CompileOptions::RowStatsSetWidth (on; false is an experiment, session
-// 39): a row kernel's per-row inputs ([rows, 1], read once a row as
-// scalars, as a norm backward's saved f32 mean and rstd) set its vector
-// width like every other input, so a bf16 row of the norm backwards' row
-// kernel moves 16-byte chunks of 4 f32 elements: 8 bytes of the row a
-// load. Off, only the chunked tensors set it (as in mixed kernels; row
-// reductions only). The plans and code on the CPU; the reference on a GPU.
+// CompileOptions::RowStatsSetWidth (off, the rule since session 40; on for
+// comparisons): on, a row kernel's per-row inputs ([rows, 1], read once a
+// row as scalars, as a norm backward's saved f32 mean and rstd) set its
+// vector width like every other input, so a bf16 row of the norm
+// backwards' row kernel moves 16-byte chunks of 4 f32 elements: 8 bytes of
+// the row a load. Off, only the chunked tensors set it (as in mixed
+// kernels; row reductions only), unless the row's own chunks would be too
+// few for a few-rows form that the narrower ones get. The plans and code on
+// the CPU; the reference on a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "BackwardPatterns.h"
@@ -61,6 +63,36 @@ TEST_CASE("RowStatsSetWidth: f32 statistics and a 16-bit row's width", "[row-sta
   Value X = G.input("x", bf16, {"B", Dim(4096)});
   G.output("y", cast(cast(X, f32) * G.input("rstd", f32, {"B", 1}), bf16));
   CHECK(Compiler::plan(G, statsOptions(false)).Kernels[0].Vecs.front() == 4);
+  // The default is off.
+  CHECK(!CompileOptions().RowStatsSetWidth);
+}
+
+TEST_CASE("RowStatsSetWidth off: a row keeps the statistics' width where its own chunks "
+          "would lose the few-rows form",
+          "[row-stats-width]") {
+  // bf16 x 32064: 8016 chunks of 4 (a few-rows form: launch::fewRowsChunks)
+  // against 4008 of 8 (none); x 14336: too few either way, so the row's
+  // own width; x 128256: enough either way, the row's own width.
+  struct Case {
+    int64_t H;
+    int Vec;
+    bool Kept;
+  };
+  for (Case C : {Case{32064, 4, true}, Case{14336, 8, false}, Case{128256, 8, false}})
+    for (const Graph &G : {layerNormBackward(Dim(C.H)), rmsNormBackward(bf16, Dim(C.H))}) {
+      INFO("x " << C.H);
+      GraphPlan P = Compiler::plan(G, statsOptions(false));
+      REQUIRE(!P.Kernels.empty());
+      const KernelPlan &K = P.Kernels[0];
+      CHECK(K.Vecs.front() == C.Vec);
+      CHECK((K.Why.find("too few for a few-rows form") != std::string::npos) == C.Kept);
+      // Where the width was kept, the few-rows form is there; with the
+      // row's own width, a row of 32064 has none.
+      if (C.Kept)
+        CHECK(K.FewRows != nullptr);
+      if (C.H == 128256)
+        CHECK(K.FewRows != nullptr);
+    }
 }
 
 TEST_CASE("GPU: rows whose statistics do not set the width match the reference",
