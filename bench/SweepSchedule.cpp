@@ -83,6 +83,10 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "CompileOptions::MixOrderColumns = false: the norm backwards' column sums in "
                "kernels of their own (for comparisons)")
       ->excludes("--mix-order-columns");
+  App.add_option("--mix-combine-unroll", S.MixCombineUnroll,
+                 "CompileOptions::MixCombineUnroll (experiment; 0: the rule's 4): loads a mixed "
+                 "kernel's combining thread has in flight")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8, 16, 32, 64}));
   App.add_option("--column-combine-unroll", S.ColumnCombineUnroll,
                  "CompileOptions::ColumnCombineUnroll (experiment; 0: the rule's 8)")
       ->check(CLI::Range(0, 64));
@@ -191,6 +195,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixMinColumns = S.MixMinColumns;
   CO.RowOkKnown = S.RowOkKnown;
   CO.ColumnCombineUnroll = S.ColumnCombineUnroll;
+  CO.MixCombineUnroll = S.MixCombineUnroll;
   CO.RowCacheWideThreads = !S.NoRowCacheWideThreads;
   CO.RowCacheReadOnce = !S.NoRowCacheReadOnce;
   CO.GroupStores = !S.NoGroupStores;

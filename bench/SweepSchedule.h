@@ -44,6 +44,7 @@ struct ScheduleFlags {
   int64_t MixMinColumns = 0;
   bool RowOkKnown = false;
   int ColumnCombineUnroll = 0;
+  int MixCombineUnroll = 0;
   bool NoRowCacheWideThreads = false;
   bool NoRowCacheReadOnce = false;
   bool NoGroupStores = false;

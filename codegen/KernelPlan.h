@@ -99,7 +99,9 @@ struct KernelPlan {
   int ColumnWidth = 1;
   /// ColumnReduce: the unroll of the last block's loop over the splits'
   /// partials (launch::ColumnCombineUnroll, or CompileOptions::
-  /// ColumnCombineUnroll for experiments).
+  /// ColumnCombineUnroll for experiments); a mixed row kernel's combining
+  /// blocks, theirs (launch::MixCombineUnroll, or CompileOptions::
+  /// MixCombineUnroll).
   int CombineUnroll = 0;
   /// ColumnReduce: reductions the kernel computes (more than one:
   /// SiblingColumnReductions), each with its own partials.

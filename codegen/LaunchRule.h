@@ -178,6 +178,12 @@ inline int64_t mixGroupsFor(int BlockThreads) {
 }
 inline constexpr int MixCombineLanes = 32;
 inline constexpr int MixCombineRows = 8;
+/// A mixed kernel's combining thread adds its groups' partials (every
+/// MixCombineRows-th) this many loads at a time (the loop's unroll): at
+/// 512 groups, 64 loads a thread in 16 L2 round trips after every group
+/// is done. CompileOptions::MixCombineUnroll (an experiment) sets another;
+/// the sum's order is the same.
+inline constexpr int MixCombineUnroll = 4;
 /// Threads a mixed row kernel of one chunk a thread keeps resident an SM
 /// (its aligned variant's launch bound: MixResidentThreads / threads a
 /// block blocks; KernelPlan::AlignedMinBlocksPerSm). Its groups' blocks

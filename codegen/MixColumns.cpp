@@ -316,7 +316,8 @@ void KernelWriter::mixCombine() {
     const Node &Red = G.node(P.MixColumns[R]);
     E.line(fmt::format("{} a = {};", AT, reduceIdentity(Red.Kind, Red.Type)));
     E.open(fmt::format("if (jf_c < {})", C));
-    E.line("#pragma unroll 4");
+    E.line(fmt::format("#pragma unroll {}",
+                       P.CombineUnroll > 0 ? P.CombineUnroll : launch::MixCombineUnroll));
     E.open(fmt::format("for ({} g = y; g < jf_ng; g += {})", IT, NY));
     E.line(fmt::format("a = {}(a, __ldcg(jf_partials + (({}){} * jf_ng + g) * {} + jf_c));",
                        reduceFunctor(Red.Kind), IT, R, C));

@@ -639,6 +639,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   P.MixMaxGroups = Opts.MixMaxGroups > 0 ? Opts.MixMaxGroups
                                          : codegen::launch::mixGroupsFor(P.ThreadsX * SubRows);
   P.MixMinGroupRows = Opts.MixMinGroupRows > 0 ? Opts.MixMinGroupRows : SubRows;
+  // The combine's unroll (0: launch::MixCombineUnroll): an experiment.
+  P.CombineUnroll = Opts.MixCombineUnroll;
   // Rows of one chunk a thread: the aligned variant's registers bounded
   // (sweep shapes: RMSNorm backward 16-bit x 4096 53 -> 40 registers, 2 -> 3
   // blocks an SM, no spill; more chunks, or the peeled variants' head and

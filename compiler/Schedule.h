@@ -74,6 +74,8 @@ struct ScheduleOptions {
   bool RowOkKnown = false;
   /// CompileOptions::ColumnCombineUnroll (0: launch::ColumnCombineUnroll).
   int ColumnCombineUnroll = 0;
+  /// CompileOptions::MixCombineUnroll (0: launch::MixCombineUnroll).
+  int MixCombineUnroll = 0;
   /// CompileOptions::FastMath, recorded in each plan for codegen.
   bool FastMath = false;
   /// CompileOptions::PeelAlignment: one vector variant aligned at run time

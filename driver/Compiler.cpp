@@ -168,6 +168,11 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
          "up to 64",
          U);
   S.ColumnCombineUnroll = Opts.ColumnCombineUnroll;
+  if (int U = Opts.MixCombineUnroll; U < 0 || U > 64 || (U & (U - 1)) != 0)
+    fail("CompileOptions::MixCombineUnroll: {}; expected 0 (the rule's) or a power of two up "
+         "to 64",
+         U);
+  S.MixCombineUnroll = Opts.MixCombineUnroll;
   if (Opts.RowRereadThreads) {
     unsigned N = *Opts.RowRereadThreads;
     if (N < 32 || N > 1024 || (N & (N - 1)) != 0)

@@ -483,6 +483,12 @@ struct CompileOptions {
   /// column tile loads before adding them (a power of two up to 64; 0:
   /// codegen::launch::ColumnCombineUnroll, 8). The sum's order is the same.
   int ColumnCombineUnroll = 0;
+  /// Experiment: loads a mixed kernel's combining thread has in flight
+  /// (its loop's unroll; 0: codegen::launch::MixCombineUnroll, 4; else a
+  /// power of two up to 64). The combine runs after every group is done,
+  /// so its L2 round trips are the kernel's tail: at 512 groups a thread
+  /// adds 64 partials. The sum's order, and so every bit, is the same.
+  int MixCombineUnroll = 0;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

@@ -728,3 +728,45 @@ TEST_CASE("GPU: a column and a row reduction of an input itself match the refere
     checkGraph(G, randomBindings(G, {}, {}, O), O);
   }
 }
+
+TEST_CASE("MixCombineUnroll: the combine's loads in flight", "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(1536));
+  CompileOptions O = cpuOptions();
+  O.MixCombineUnroll = 16;
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK(P.Kernels[0].CombineUnroll == 16);
+  Executable E = testCompiler().compile(G, O);
+  CHECK(E.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
+  // The rule's: 4.
+  CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find(
+            "#pragma unroll " + std::to_string(codegen::launch::MixCombineUnroll)) !=
+        std::string::npos);
+  for (int Bad : {-1, 3, 128}) {
+    O.MixCombineUnroll = Bad;
+    CHECK_THROWS_WITH(Compiler::plan(G, O), Contains("MixCombineUnroll"));
+  }
+}
+
+TEST_CASE("GPU: the combine's unroll keeps every bit", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  // The unroll only changes how many partials are in flight, not the order
+  // they are added in: dx, dw and db are the rule's bits at 1-512 groups.
+  for (int64_t H : {768, 1021}) {
+    Graph G = layerNormBackward(Dim(H));
+    CompileOptions Rule;
+    Rule.MixMinRows = 0;
+    CompileOptions Wide = Rule;
+    Wide.MixCombineUnroll = 16;
+    Executable F1 = testCompiler().compile(G, Rule), F2 = testCompiler().compile(G, Wide);
+    REQUIRE(F2.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
+    for (int64_t B : {1, 37, 1025, 16385}) {
+      INFO("H=" << H << " B=" << B);
+      Bindings In = randomBindings(G, {{"B", B}}, {});
+      std::map<std::string, HostTensor> A = runOnDevice(F1, In), C = runOnDevice(F2, In);
+      for (const char *Out : {"dx", "dw", "db"})
+        CHECK(A.at(Out).Data == C.at(Out).Data);
+    }
+  }
+}
