@@ -138,6 +138,9 @@ struct KernelPlan {
   /// their column accumulators from the column shifted by the lead's phase
   /// (CompileOptions::MixPhaseSlots; KernelWriter::mixPhaseSlots).
   bool MixPhaseSlots = false;
+  /// A mixed row kernel's combining threads load their partials in
+  /// batches (CompileOptions::MixCombineBatches; codegen/MixColumns.cpp).
+  bool MixCombineBatches = false;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

@@ -667,6 +667,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // Several rows a block test each row against the group's end.
   P.MixTwoRows = Opts.MixTwoRows && OneChunk && SubRows == 1;
   P.MixPhaseSlots = Opts.MixPhaseSlots;
+  P.MixCombineBatches = Opts.MixCombineBatches;
   if (OneChunk)
     P.AlignedMinBlocksPerSm = std::max(
         1, (P.MixTwoRows  ? codegen::launch::MixTwoRowsResidentThreads

@@ -68,6 +68,8 @@ struct ScheduleOptions {
   bool MixThreadsRoundUp = false;
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
+  /// CompileOptions::MixCombineBatches.
+  bool MixCombineBatches = false;
   /// CompileOptions::MixPeeledBound.
   bool MixPeeledBound = true;
   /// CompileOptions::RowOkKnown.

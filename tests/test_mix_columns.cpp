@@ -742,31 +742,45 @@ TEST_CASE("MixCombineUnroll: the combine's loads in flight", "[mix-columns]") {
   CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find(
             "#pragma unroll " + std::to_string(codegen::launch::MixCombineUnroll)) !=
         std::string::npos);
+  // MixCombineBatches: batches of launch::MixCombineBatch loads, then 4.
+  CompileOptions B = cpuOptions();
+  B.MixCombineBatches = true;
+  const std::string Src = testCompiler().compile(G, B).kernels()[0].Source;
+  CHECK_THAT(Src, Contains("float v[" + std::to_string(codegen::launch::MixCombineBatch) + "];"));
+  CHECK_THAT(Src, Contains("float v[4];"));
+  CHECK(Src.find("#pragma unroll 4") == std::string::npos);
   for (int Bad : {-1, 3, 128}) {
     O.MixCombineUnroll = Bad;
     CHECK_THROWS_WITH(Compiler::plan(G, O), Contains("MixCombineUnroll"));
   }
 }
 
-TEST_CASE("GPU: the combine's unroll keeps every bit", "[gpu][mix-columns]") {
+TEST_CASE("GPU: the combine's unroll and batches keep every bit", "[gpu][mix-columns]") {
   if (!haveGpu())
     return;
-  // The unroll only changes how many partials are in flight, not the order
-  // they are added in: dx, dw and db are the rule's bits at 1-512 groups.
+  // The unroll and the batches only change how many partials are in
+  // flight, not the order they are added in: dx, dw and db are the rule's
+  // bits at 1-512 groups (a thread's 0-64 partials: every batch count).
   for (int64_t H : {768, 1021}) {
     Graph G = layerNormBackward(Dim(H));
     CompileOptions Rule;
     Rule.MixMinRows = 0;
-    CompileOptions Wide = Rule;
+    CompileOptions Wide = Rule, Batches = Rule;
     Wide.MixCombineUnroll = 16;
-    Executable F1 = testCompiler().compile(G, Rule), F2 = testCompiler().compile(G, Wide);
+    Batches.MixCombineBatches = true;
+    Executable F1 = testCompiler().compile(G, Rule), F2 = testCompiler().compile(G, Wide),
+               F3 = testCompiler().compile(G, Batches);
     REQUIRE(F2.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
-    for (int64_t B : {1, 37, 1025, 16385}) {
+    REQUIRE(F3.kernels()[0].Source.find("float v[4];") != std::string::npos);
+    for (int64_t B : {1, 37, 300, 1025, 3001, 16385}) {
       INFO("H=" << H << " B=" << B);
       Bindings In = randomBindings(G, {{"B", B}}, {});
-      std::map<std::string, HostTensor> A = runOnDevice(F1, In), C = runOnDevice(F2, In);
-      for (const char *Out : {"dx", "dw", "db"})
+      std::map<std::string, HostTensor> A = runOnDevice(F1, In), C = runOnDevice(F2, In),
+                                        D = runOnDevice(F3, In);
+      for (const char *Out : {"dx", "dw", "db"}) {
         CHECK(A.at(Out).Data == C.at(Out).Data);
+        CHECK(A.at(Out).Data == D.at(Out).Data);
+      }
     }
   }
 }
