@@ -654,10 +654,10 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // the aligned time at +2 B; bounded (24-68 B spilled) 1.17-1.41x faster
   // at 16-bit offsets, 0.96-0.98x at x 768 x 1024 rows +2 B (H100, session
   // 39); on an H200 over x 384-1536, 1.33-1.41x at 16384 rows, 0.93-1.00x
-  // at 256-1024 rows (session 40). Not rows of one chunk a thread (peeled variants of 32-48 registers
-  // would take up to 64), nor a row a block (RMSNorm backward 16-bit x 4099
-  // spills under it, not measured), nor dynamic shared accumulators (see
-  // above).
+  // at 256-1024 rows (session 40). Not rows of one chunk a thread (peeled
+  // variants of 32-48 registers would take up to 64), nor a row a block
+  // (RMSNorm backward 16-bit x 4099 spills under it, not measured), nor
+  // dynamic shared accumulators (see above).
   const bool PeeledBound = Opts.MixPeeledBound && !OneChunk && SubRows > 1 && !P.MixDynamicShared;
   if (PeeledBound)
     P.PeeledMinBlocksPerSm = std::max(1, codegen::launch::MixBlockRowsResidentThreads /
