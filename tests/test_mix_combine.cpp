@@ -1,0 +1,88 @@
+//===- tests/test_mix_combine.cpp - the mixed kernel's combine ------------===//
+//
+// The combining blocks of a row kernel with column partials
+// (codegen/MixColumns.cpp mixCombine): CompileOptions::MixCombineUnroll and
+// MixCombineBatches change how many partials a thread has in flight, never
+// the order they are added in. Sources and options on the CPU; on a GPU,
+// the same bits as the rule's.
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
+#include "GraphCheck.h"
+
+#include "codegen/LaunchRule.h"
+#include "driver/Compiler.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// Plans and code for sm_90 without a GPU, the mixed kernel on.
+CompileOptions cpuOptions() {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixOrderColumns = true;
+  return O;
+}
+
+} // namespace
+
+TEST_CASE("MixCombineUnroll: the combine's loads in flight", "[mix-columns]") {
+  Graph G = layerNormBackward(Dim(1536));
+  CompileOptions O = cpuOptions();
+  O.MixCombineUnroll = 16;
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  CHECK(P.Kernels[0].CombineUnroll == 16);
+  Executable E = testCompiler().compile(G, O);
+  CHECK(E.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
+  // The rule's: 4.
+  CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find(
+            "#pragma unroll " + std::to_string(codegen::launch::MixCombineUnroll)) !=
+        std::string::npos);
+  // MixCombineBatches: batches of launch::MixCombineBatch loads, then 4.
+  CompileOptions B = cpuOptions();
+  B.MixCombineBatches = true;
+  const std::string Src = testCompiler().compile(G, B).kernels()[0].Source;
+  CHECK_THAT(Src, Contains("float v[" + std::to_string(codegen::launch::MixCombineBatch) + "];"));
+  CHECK_THAT(Src, Contains("float v[4];"));
+  CHECK(Src.find("#pragma unroll 4") == std::string::npos);
+  for (int Bad : {-1, 3, 128}) {
+    O.MixCombineUnroll = Bad;
+    CHECK_THROWS_WITH(Compiler::plan(G, O), Contains("MixCombineUnroll"));
+  }
+}
+
+TEST_CASE("GPU: the combine's unroll and batches keep every bit", "[gpu][mix-columns]") {
+  if (!haveGpu())
+    return;
+  // The unroll and the batches only change how many partials are in
+  // flight, not the order they are added in: dx, dw and db are the rule's
+  // bits at 1-512 groups (a thread's 0-64 partials: every batch count).
+  for (int64_t H : {768, 1021}) {
+    Graph G = layerNormBackward(Dim(H));
+    CompileOptions Rule;
+    Rule.MixMinRows = 0;
+    CompileOptions Wide = Rule, Batches = Rule;
+    Wide.MixCombineUnroll = 16;
+    Batches.MixCombineBatches = true;
+    Executable F1 = testCompiler().compile(G, Rule), F2 = testCompiler().compile(G, Wide),
+               F3 = testCompiler().compile(G, Batches);
+    REQUIRE(F2.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
+    REQUIRE(F3.kernels()[0].Source.find("float v[4];") != std::string::npos);
+    for (int64_t B : {1, 37, 300, 1025, 3001, 16385}) {
+      INFO("H=" << H << " B=" << B);
+      Bindings In = randomBindings(G, {{"B", B}}, {});
+      std::map<std::string, HostTensor> A = runOnDevice(F1, In), C = runOnDevice(F2, In),
+                                        D = runOnDevice(F3, In);
+      for (const char *Out : {"dx", "dw", "db"}) {
+        CHECK(A.at(Out).Data == C.at(Out).Data);
+        CHECK(A.at(Out).Data == D.at(Out).Data);
+      }
+    }
+  }
+}
