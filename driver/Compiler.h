@@ -316,9 +316,9 @@ struct CompileOptions {
   /// width as every other input does (true, for comparisons). By default
   /// only the inputs read in chunks do, as in mixed kernels: with the f32
   /// statistics, a bf16 row of the norm backwards' row kernel moved 8
-  /// bytes a load, and 16-byte chunks of the row ran 1.04-1.38x faster
-  /// (LayerNorm backward bf16 12192 x 11008 572.5 -> 415.1 us at +2 B;
-  /// H200, session 40). A static row they would leave too few chunks for a
+  /// bytes a load, and 16-byte chunks of the row ran 0.99-1.38x as fast
+  /// at many rows, median 1.05x (LayerNorm backward bf16 12192 x 11008
+  /// 572.5 -> 415.1 us at +2 B; H200, session 40). A static row they would leave too few chunks for a
   /// few-rows form keeps their width (LayerNorm backward bf16 1-8 x 32064
   /// ran 0.78-0.83x without its cluster form).
   bool RowStatsSetWidth = false;
