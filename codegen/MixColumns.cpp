@@ -316,32 +316,34 @@ void KernelWriter::mixCombine() {
     const Node &Red = G.node(P.MixColumns[R]);
     E.line(fmt::format("{} a = {};", AT, reduceIdentity(Red.Kind, Red.Type)));
     E.open(fmt::format("if (jf_c < {})", C));
-    const std::string Part =
-        fmt::format("__ldcg(jf_partials + (({}){} * jf_ng + {{}}) * {} + jf_c)", IT, R, C);
+    const std::string Add = reduceFunctor(Red.Kind);
+    // Group \p Group's partial of this reduction at the thread's column.
+    auto Partial = [&](const std::string &Group) {
+      return fmt::format("__ldcg(jf_partials + (({}){} * jf_ng + {}) * {} + jf_c)", IT, R, Group,
+                         C);
+    };
     if (P.MixCombineBatches) {
-      // Batches of MixCombineBatch, then of 4, then one at a time: a
-      // batch's loads are issued before its adds, which keep the order
-      // (a pragma unroll leaves a short count to its serial remainder).
+      // Batches of MixCombineBatch, then of MixCombineUnroll, then one at
+      // a time: a batch's loads are issued before its adds, which keep the
+      // order (a pragma unroll leaves a short count to its serial
+      // remainder).
       E.line(fmt::format("{} g = y;", IT));
-      for (int Batch : {launch::MixCombineBatch, 4}) {
+      for (int Batch : {launch::MixCombineBatch, launch::MixCombineUnroll}) {
         E.open(fmt::format("for (; g + {} < jf_ng; g += {})", (Batch - 1) * NY, Batch * NY));
         E.line(fmt::format("{} v[{}];", AT, Batch));
         E.line("#pragma unroll");
         E.line(fmt::format("for (int k = 0; k < {}; ++k) v[k] = {};", Batch,
-                           fmt::format(fmt::runtime(Part), fmt::format("g + k * {}", NY))));
+                           Partial(fmt::format("g + k * {}", NY))));
         E.line("#pragma unroll");
-        E.line(fmt::format("for (int k = 0; k < {}; ++k) a = {}(a, v[k]);", Batch,
-                           reduceFunctor(Red.Kind)));
+        E.line(fmt::format("for (int k = 0; k < {}; ++k) a = {}(a, v[k]);", Batch, Add));
         E.close();
       }
-      E.line(fmt::format("for (; g < jf_ng; g += {}) a = {}(a, {});", NY, reduceFunctor(Red.Kind),
-                         fmt::format(fmt::runtime(Part), "g")));
+      E.line(fmt::format("for (; g < jf_ng; g += {}) a = {}(a, {});", NY, Add, Partial("g")));
     } else {
       E.line(fmt::format("#pragma unroll {}",
                          P.CombineUnroll > 0 ? P.CombineUnroll : launch::MixCombineUnroll));
       E.open(fmt::format("for ({} g = y; g < jf_ng; g += {})", IT, NY));
-      E.line(fmt::format("a = {}(a, {});", reduceFunctor(Red.Kind),
-                         fmt::format(fmt::runtime(Part), "g")));
+      E.line(fmt::format("a = {}(a, {});", Add, Partial("g")));
       E.close();
     }
     E.close();
