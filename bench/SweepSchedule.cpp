@@ -109,9 +109,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--mix-threads-round-up", S.MixThreadsRoundUp,
                "CompileOptions::MixThreadsRoundUp (experiment): a mixed kernel's row at most one "
                "chunk a thread, its thread count rounded up to a power of two");
-  App.add_flag("--mix-combine-batches", S.MixCombineBatches,
-               "CompileOptions::MixCombineBatches (experiment): a mixed kernel's combine loads "
-               "its partials in batches of 16, then 4, then 1");
+  App.add_flag("--no-mix-combine-batches", S.NoMixCombineBatches,
+               "CompileOptions::MixCombineBatches = false: a mixed kernel's combine loads its "
+               "partials in the unrolled loop alone, without batches of 16 first");
   App.add_flag("--mix-phase-slots", S.MixPhaseSlots,
                "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
                "index their column accumulators from the column shifted by the lead's phase");
@@ -192,7 +192,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixBlockRows = S.MixBlockRows;
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixPhaseSlots = S.MixPhaseSlots;
-  CO.MixCombineBatches = S.MixCombineBatches;
+  CO.MixCombineBatches = !S.NoMixCombineBatches;
   CO.MixPeeledBound = !S.NoMixPeeledBound;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;
   CO.MixTwoRows = !S.NoMixTwoRows;

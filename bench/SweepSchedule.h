@@ -38,7 +38,7 @@ struct ScheduleFlags {
   int64_t MixBlockRows = 0;
   bool MixThreadsRoundUp = false;
   bool MixPhaseSlots = false;
-  bool MixCombineBatches = false;
+  bool NoMixCombineBatches = false;
   bool NoMixPeeledBound = false;
   int64_t MixMaxSharedBytes = 0;
   bool MixTwoRows = false, NoMixTwoRows = false;

@@ -140,7 +140,7 @@ struct KernelPlan {
   bool MixPhaseSlots = false;
   /// A mixed row kernel's combining threads load their partials in
   /// batches (CompileOptions::MixCombineBatches; codegen/MixColumns.cpp).
-  bool MixCombineBatches = false;
+  bool MixCombineBatches = true;
   /// RowReduce: rows per block (ThreadsX * RowsPerBlock <= 1024; > 1 only
   /// when ThreadsX <= 32).
   int RowsPerBlock = 1;

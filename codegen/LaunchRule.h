@@ -184,11 +184,12 @@ inline constexpr int MixCombineRows = 8;
 /// is done. CompileOptions::MixCombineUnroll (an experiment) sets another;
 /// the sum's order is the same.
 inline constexpr int MixCombineUnroll = 4;
-/// ... or, with CompileOptions::MixCombineBatches (an experiment), batches
-/// of this many loads, then of 4, then one at a time: unrolled 16, the
-/// pragma's loop ran 1.13-1.25x faster at 1024-16384 rows (256-512
-/// groups) but 0.79-0.88x at 256 rows, where a thread's 8-16 partials fell
-/// to the serial remainder (H100, session 40).
+/// ... after batches of this many loads, each batch's loads before its adds
+/// (CompileOptions::MixCombineBatches): unrolled 16, the loop alone ran
+/// 1.13-1.25x faster at 1024-16384 rows (256-512 groups) but 0.79-0.88x at
+/// 256 rows, where a thread's 8-16 partials fell to the serial remainder
+/// (H100, session 40). A thread of fewer partials than a batch runs the
+/// loop alone.
 inline constexpr int MixCombineBatch = 16;
 /// Threads a mixed row kernel of one chunk a thread keeps resident an SM
 /// (its aligned variant's launch bound: MixResidentThreads / threads a

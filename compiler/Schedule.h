@@ -69,7 +69,7 @@ struct ScheduleOptions {
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
   /// CompileOptions::MixCombineBatches.
-  bool MixCombineBatches = false;
+  bool MixCombineBatches = true;
   /// CompileOptions::MixPeeledBound.
   bool MixPeeledBound = true;
   /// CompileOptions::RowOkKnown.

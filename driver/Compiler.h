@@ -489,14 +489,15 @@ struct CompileOptions {
   /// so its L2 round trips are the kernel's tail: at 512 groups a thread
   /// adds 64 partials. The sum's order, and so every bit, is the same.
   int MixCombineUnroll = 0;
-  /// Experiment (off): a mixed kernel's combining thread loads its groups'
-  /// partials in batches of codegen::launch::MixCombineBatch (16), then of
-  /// 4, then one at a time, each batch's loads before its adds (same order,
-  /// same bits; MixCombineUnroll does not apply). Unrolled 16, the loop
-  /// ran 1.13-1.25x faster at 1024-16384 rows but 0.79-0.88x at 256 rows,
-  /// where a thread's few partials fell to the unroll's serial remainder
-  /// (H100, session 40).
-  bool MixCombineBatches = false;
+  /// A mixed kernel's combining thread loads its groups' partials in
+  /// batches of codegen::launch::MixCombineBatch (16), each batch's loads
+  /// before its adds, then the rest in the loop unrolled MixCombineUnroll
+  /// (same order, same bits). Unrolled 16, the loop alone ran 1.13-1.25x
+  /// faster at 1024-16384 rows but 0.79-0.88x at 256 rows, where a
+  /// thread's few partials fell to the unroll's serial remainder (H100,
+  /// session 40); the batches: BENCHMARKS.md, session 41. False: the loop
+  /// alone, for comparisons.
+  bool MixCombineBatches = true;
   /// A horizontal launch whose parts move more than this many bytes
   /// together at a run's dims launches each part on its own (the program
   /// holds both forms; the first run at new dims chooses). Unset:

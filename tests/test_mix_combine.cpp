@@ -40,17 +40,18 @@ TEST_CASE("MixCombineUnroll: the combine's loads in flight", "[mix-columns]") {
   CHECK(P.Kernels[0].CombineUnroll == 16);
   Executable E = testCompiler().compile(G, O);
   CHECK(E.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
-  // The rule's: 4.
-  CHECK(testCompiler().compile(G, cpuOptions()).kernels()[0].Source.find(
-            "#pragma unroll " + std::to_string(codegen::launch::MixCombineUnroll)) !=
-        std::string::npos);
-  // MixCombineBatches: batches of launch::MixCombineBatch loads, then 4.
-  CompileOptions B = cpuOptions();
-  B.MixCombineBatches = true;
-  const std::string Src = testCompiler().compile(G, B).kernels()[0].Source;
-  CHECK_THAT(Src, Contains("float v[" + std::to_string(codegen::launch::MixCombineBatch) + "];"));
-  CHECK_THAT(Src, Contains("float v[4];"));
-  CHECK(Src.find("#pragma unroll 4") == std::string::npos);
+  // The rule's: batches of launch::MixCombineBatch loads, then the loop
+  // unrolled 4; without MixCombineBatches the loop alone.
+  const std::string Rule = testCompiler().compile(G, cpuOptions()).kernels()[0].Source;
+  const std::string Batch = "float v[" + std::to_string(codegen::launch::MixCombineBatch) + "];";
+  const std::string Unroll = "#pragma unroll " + std::to_string(codegen::launch::MixCombineUnroll);
+  CHECK_THAT(Rule, Contains(Batch));
+  CHECK_THAT(Rule, Contains(Unroll));
+  CompileOptions L = cpuOptions();
+  L.MixCombineBatches = false;
+  const std::string Loop = testCompiler().compile(G, L).kernels()[0].Source;
+  CHECK(Loop.find(Batch) == std::string::npos);
+  CHECK_THAT(Loop, Contains(Unroll));
   for (int Bad : {-1, 3, 128}) {
     O.MixCombineUnroll = Bad;
     CHECK_THROWS_WITH(Compiler::plan(G, O), Contains("MixCombineUnroll"));
@@ -67,13 +68,14 @@ TEST_CASE("GPU: the combine's unroll and batches keep every bit", "[gpu][mix-col
     Graph G = layerNormBackward(Dim(H));
     CompileOptions Rule;
     Rule.MixMinRows = 0;
-    CompileOptions Wide = Rule, Batches = Rule;
+    CompileOptions Wide = Rule, Loop = Rule;
     Wide.MixCombineUnroll = 16;
-    Batches.MixCombineBatches = true;
+    Loop.MixCombineBatches = false;
     Executable F1 = testCompiler().compile(G, Rule), F2 = testCompiler().compile(G, Wide),
-               F3 = testCompiler().compile(G, Batches);
+               F3 = testCompiler().compile(G, Loop);
+    REQUIRE(F1.kernels()[0].Source.find("float v[16];") != std::string::npos);
     REQUIRE(F2.kernels()[0].Source.find("#pragma unroll 16") != std::string::npos);
-    REQUIRE(F3.kernels()[0].Source.find("float v[4];") != std::string::npos);
+    REQUIRE(F3.kernels()[0].Source.find("float v[16];") == std::string::npos);
     for (int64_t B : {1, 37, 300, 1025, 3001, 16385}) {
       INFO("H=" << H << " B=" << B);
       Bindings In = randomBindings(G, {{"B", B}}, {});
