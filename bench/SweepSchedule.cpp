@@ -163,12 +163,18 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", S.RowClusters,
                "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
+  App.add_option("--row-cluster", S.RowCluster,
+                 "CompileOptions::RowCluster (experiment): split every static row over this "
+                 "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
 }
 
 CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CompileOptions CO;
   CO.RowSharedMemory = S.RowShared;
   CO.RowClusters = S.RowClusters;
+  if (S.RowCluster > 0)
+    CO.RowCluster = static_cast<unsigned>(S.RowCluster);
   CO.RowL2Hints = S.RowL2Hints;
   CO.StreamLoads = S.StreamLoads;
   CO.StreamReadOnlyRows = !S.NoStreamReadOnlyRows;
