@@ -23,7 +23,8 @@ bool clusterReads(const Graph &G, const Cluster &C, const Cluster &From);
 /// when no cluster between reads A, else at A's when B reads none of them.
 /// Moves the nodes and Recomputed's set (per cluster) and leaves the other
 /// cluster empty (the caller drops empty clusters). False, changing
-/// nothing, when neither place is allowed.
+/// nothing, when neither place is allowed, or when one of them reads the
+/// other through a third cluster (merged, they would form a cycle with it).
 bool mergeClusters(const Graph &G, std::vector<Cluster> &Clusters,
                    std::vector<std::set<NodeId>> &Recomputed, unsigned A, unsigned B);
 

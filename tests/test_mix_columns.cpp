@@ -12,6 +12,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/LaunchRule.h"
+#include "compiler/Fusion.h"
 #include "compiler/Planner.h"
 #include "compiler/ReduceAxes.h"
 #include "ir/NN.h"
@@ -727,4 +728,34 @@ TEST_CASE("GPU: a column and a row reduction of an input itself match the refere
     O.MisalignElems = 1;
     checkGraph(G, randomBindings(G, {}, {}, O), O);
   }
+}
+
+TEST_CASE("MixOrderColumns: a row kernel reading a column result through another kernel "
+          "keeps it apart",
+          "[mix-columns]") {
+  // A random graph (seed 987765543 of the CPU random-graph case, shrunk):
+  // the row kernel of y1 reads exp(column max of x0) from a third kernel
+  // (the reduction fusions off), which reads the column max. The clusters
+  // are not in a topological order when the mixed pass merges them, so the
+  // merge's check of the clusters between two indices missed the chain and
+  // the partition formed a cycle (an internal error) before
+  // mergeClusters followed reads through other clusters.
+  Graph G;
+  auto X0 = G.input("x0", DType::F16, {Dim("B"), Dim(1000)});
+  auto V1 = unary(Op::Exp, X0);
+  auto V2 = reduce(Op::ReduceMax, X0, {0});
+  auto V3 = unary(Op::Exp, V2);
+  auto V4 = reduce(Op::ReduceMax, V1, ReduceScope::LastAxis);
+  auto V5 = fma(V4, V3, V1);
+  G.output("y1", V5);
+  G.output("y2", V3);
+  for (bool Edges : {true, false}) {
+    FusionOptions FO;
+    FO.FullReducePrologueOutputs = FO.ColumnReduceEpilogue = FO.FullReduceEpilogue =
+        FO.RecomputeStoredValues = FO.SiblingColumnReductions =
+            FO.ColumnReducePrologueOutputs = Edges;
+    INFO("reduction fusions " << Edges);
+    CHECK_NOTHROW(fuseGraph(G, FO));
+  }
+  CHECK_NOTHROW(testCompiler().compile(G, cpuOptions()));
 }
