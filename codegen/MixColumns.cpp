@@ -324,7 +324,7 @@ void KernelWriter::mixCombine() {
     };
     // Batches of MixCombineBatch loads (each batch's loads before its
     // adds), then the rest in the unrolled loop: a thread of fewer
-    // partials than a batch runs exactly the loop (0.95-0.98x at 128-256
+    // partials than a batch runs exactly the loop (0.95-0.99x at 128-256
     // rows when its batches of 4 and 1 were explicit too, session 41).
     E.line(fmt::format("{} g = y;", IT));
     if (P.MixCombineBatches) {
