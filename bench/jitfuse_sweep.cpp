@@ -8,7 +8,8 @@
 // time the same shapes; bench/sweep_report.py joins them. Every input and
 // output pointer is offset by the point's byte offset (each buffer is
 // allocated 16 bytes larger; --offset-first-only: the first input only). Like triton.testing.do_bench, a 256 MB buffer
-// is cleared before every timed run, so no run finds its data in L2.
+// is cleared before every timed run (cuMemsetD8Async; --flush-kernel: a
+// kernel), so no run finds its data in L2.
 // Without a CUDA driver it compiles the selected points' graphs and exits 0.
 //
 //===----------------------------------------------------------------------===//
@@ -91,6 +92,12 @@ struct Options {
   std::string PatternOf;
   std::optional<DType> PatternType; // PatternOf, parsed
   bool OffsetFirstOnly = false;
+  /// Clear L2 with a kernel (jitfuse's own, y = x * 0.5 over the flush
+  /// buffer's halves) instead of cuMemsetD8Async: the run before a timed
+  /// kernel is then a kernel, as do_bench's cache.zero_() is for PyTorch's
+  /// side. Small points ran about 5.5 us here against Triton's 4.1-4.8
+  /// (H100, session 41): whether the memset's hand-over is part of that.
+  bool FlushKernel = false;
   /// The schedule options under comparison (bench/SweepSchedule.h).
   ScheduleFlags Sched;
 };
@@ -318,8 +325,29 @@ bool hasNaN(CUdeviceptr Ptr, DType T, int64_t Numel) {
 struct Timer {
   rt::Stream *Stream = nullptr; // null without a GPU
   rt::DeviceBuffer Flush;
+  /// Options::FlushKernel: the kernel that clears L2 (its input the first
+  /// half of Flush, its output the second).
+  std::optional<Executable> FlushRun;
   PatternFiller Filler;
+
+  /// Clears L2 before run \p I.
+  void flush(int I, CUstream S) {
+    if (!FlushRun) {
+      rt::memsetD8Async(Flush.ptr(), static_cast<unsigned char>(I), kFlushBytes, S);
+      return;
+    }
+    FlushRun->run({Flush.ptr()}, {Flush.ptr() + kFlushBytes / 2}, {}, {}, S);
+  }
 };
+
+/// The graph Options::FlushKernel runs: half the flush buffer read, half
+/// written.
+Graph flushGraph() {
+  Graph G;
+  Value X = G.input("flush", DType::F32, {Dim(kFlushBytes / 2 / 4)});
+  G.output("flushed", X * 0.5);
+  return G;
+}
 
 /// Times one point: fresh offset buffers, inputs filled, outputs poisoned,
 /// L2 flushed before each of Warmup + Iters runs, each run between its own
@@ -355,7 +383,7 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
   CUstream S = Tm.Stream->get();
   std::vector<rt::Event> Start(O.Iters), End(O.Iters);
   for (int I = 0; I < O.Warmup + O.Iters; ++I) {
-    rt::memsetD8Async(Tm.Flush.ptr(), static_cast<unsigned char>(I), kFlushBytes, S);
+    Tm.flush(I, S);
     bool Timed = I >= O.Warmup;
     if (Timed)
       Start[I - O.Warmup].record(S);
@@ -457,6 +485,8 @@ int run(const Options &O) {
     Tm.Flush = rt::DeviceBuffer(kFlushBytes);
   }
   Compiler Jit = makeCompiler();
+  if (O.FlushKernel) // compiled without a GPU too (the CPU test checks it builds)
+    Tm.FlushRun = Jit.compile(flushGraph(), CompileOptions{});
   std::map<std::string, Executable> Compiled;
   std::map<std::string, size_t> GraphIndex;
   auto Start = std::chrono::steady_clock::now();
@@ -561,6 +591,9 @@ int main(int Argc, char **Argv) {
                "slice's phase against aligned weights and outputs; ids end in 'f'; "
                "sweep_torch.py follows the points' offset_first_only)");
   App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");
+  App.add_flag("--flush-kernel", O.FlushKernel,
+               "Clear L2 before each run with a kernel (y = x * 0.5 over 256 MB) instead of "
+               "cuMemsetD8Async, as do_bench's cache.zero_() is a kernel");
   addScheduleFlags(App, O.Sched);
   CLI11_PARSE(App, Argc, Argv);
   for (const std::string &P : O.Only)
