@@ -48,9 +48,11 @@ struct CompileOptions {
   std::optional<bool> RowCache;
   /// Split a long row read again whose register cache would exceed the
   /// budget over the fewest blocks (2-8) of a thread-block cluster that keep
-  /// it (sm_90+; docs/ARCHITECTURE.md "Long rows on a cluster"). Opt-in: the
-  /// sweep measured it 1.2-1.4x faster on such rows and slower where a row
-  /// fits one block; its [gpu] test passes on the H200.
+  /// it (sm_90+; docs/ARCHITECTURE.md "Long rows on a cluster"). Opt-in:
+  /// against today's re-read rows (H100, session 41) 1.12-1.27x on softmax
+  /// and f32 add + RMSNorm over 50257-128256 columns, 0.60-0.85x on
+  /// LayerNorm and 16-bit add + RMSNorm x 50257, whose split blocks take
+  /// 70-78 registers (one block an SM); its [gpu] test passes.
   bool RowClusters = false;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
