@@ -95,8 +95,7 @@ void mergeColumnSiblings(const Graph &G, std::vector<Cluster> &Clusters,
           continue;
         bool Shares = std::any_of(IA.Loads.begin(), IA.Loads.end(),
                                   [&](NodeId N) { return IB.Loads.count(N) != 0; });
-        if (!Shares || clusterReads(G, Clusters[B], Clusters[A]) ||
-            !mergeClusters(G, Clusters, Recomputed, A, B))
+        if (!Shares || !mergeClusters(G, Clusters, Recomputed, A, B))
           continue;
         Changed = true;
       }

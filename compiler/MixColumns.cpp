@@ -157,8 +157,6 @@ void mergeRowColumns(const Graph &G, std::vector<Cluster> &Clusters,
           continue;
         std::set<NodeId> RowLoads = loadsOf(G, Clusters[A]);
         if (!std::includes(RowLoads.begin(), RowLoads.end(), ColLoads.begin(), ColLoads.end()) ||
-            clusterReads(G, Clusters[A], Clusters[B]) ||
-            clusterReads(G, Clusters[B], Clusters[A]) ||
             !mergeClusters(G, Clusters, Recomputed, std::min(A, B), std::max(A, B)))
           continue;
         Changed = true;
