@@ -115,6 +115,10 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--mix-phase-slots", S.MixPhaseSlots,
                "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
                "index their column accumulators from the column shifted by the lead's phase");
+  App.add_flag("--mix-row-start-chunks", S.MixRowStartChunks,
+               "CompileOptions::MixRowStartChunks (experiment): a mixed kernel's peeled variants "
+               "keep each row's chunks at the row's start (the aligned variant's column slots "
+               "and two rows an iteration)");
   App.add_flag("--no-mix-peeled-bound", S.NoMixPeeledBound,
                "CompileOptions::MixPeeledBound = false: a mixed kernel's peeled variants of rows "
                "of more chunks than threads without the bound of 1024 resident threads an SM "
@@ -198,6 +202,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixBlockRows = S.MixBlockRows;
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixPhaseSlots = S.MixPhaseSlots;
+  CO.MixRowStartChunks = S.MixRowStartChunks;
   CO.MixCombineBatches = !S.NoMixCombineBatches;
   CO.MixPeeledBound = !S.NoMixPeeledBound;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;

@@ -39,6 +39,7 @@ struct ScheduleFlags {
   int64_t MixBlockRows = 0;
   bool MixThreadsRoundUp = false;
   bool MixPhaseSlots = false;
+  bool MixRowStartChunks = false;
   bool NoMixCombineBatches = false;
   bool NoMixPeeledBound = false;
   int64_t MixMaxSharedBytes = 0;

@@ -94,12 +94,12 @@ bool KernelWriter::mixVecSlots() const {
   // 70 registers for them, from 64. Not with rows known (MixRowsKnown):
   // under the bound its shared values and the 16-byte groups spilled (W21
   // 16 B).
-  return (!Peel || mixPhaseSlots()) && Vec % 4 == 0 && P.MixAccBytes == 4 &&
+  return (!Peel || mixPhaseSlots() || rowStartChunks()) && Vec % 4 == 0 && P.MixAccBytes == 4 &&
          P.AlignedMinBlocksPerSm > 0 && !P.RowOkKnown;
 }
 
 bool KernelWriter::mixPhaseSlots() const {
-  return Peel && P.MixPhaseSlots && Vec > 1 && !P.Domain.back().isDynamic() &&
+  return Peel && P.MixPhaseSlots && !rowStartChunks() && Vec > 1 && !P.Domain.back().isDynamic() &&
          P.Domain.back().Size % Vec == 0;
 }
 
@@ -196,9 +196,11 @@ void KernelWriter::mixAdds() {
   // So is a whole chunk's of a peeled variant under mixPhaseSlots: its
   // shifted column (col + jf_mph, jf_mph the lead's phase) is a multiple of
   // Vec under C.
-  bool Aligned = (!Peel || mixPhaseSlots()) && !ScalarPart && Vec > 1;
+  // Row-start chunks (rowStartChunks) are too: col is a multiple of Vec.
+  bool Aligned = (!Peel || mixPhaseSlots() || rowStartChunks()) && !ScalarPart && Vec > 1;
   if (Aligned)
-    E.line(fmt::format("const int jf_s = (int)((col{}) / {});", Peel ? " + jf_mph" : "", Vec));
+    E.line(fmt::format("const int jf_s = (int)((col{}) / {});", mixPhaseSlots() ? " + jf_mph" : "",
+                       Vec));
   if (Aligned && mixVecSlots()) {
     // Each lane's terms, then per reduction 4 lanes at a time: a 16-byte
     // read-modify-write of their slots.

@@ -427,6 +427,15 @@ void KernelWriter::rowBody() {
   // (its copy for the second row after it); the group's rows end at jf_r1.
   if (twoRows())
     E.line(fmt::format("[[maybe_unused]] const {} R = {};", IT, E.dimExpr(P.Domain.back())));
+  // Chunks at the row start (rowStartChunks): the same for every row, so
+  // declared once, before a second row's copy of the row's code.
+  auto RowStartPhase = [&] {
+    E.line("constexpr int jf_h = 0;");
+    E.line(fmt::format("[[maybe_unused]] const {} jf_nw = R / {};", IT, Vec));
+    E.line(fmt::format("[[maybe_unused]] const int jf_ns = (int)(R - jf_nw * {});", Vec));
+  };
+  if (twoRows() && rowStartChunks())
+    RowStartPhase();
   const size_t RowMark = E.text().size();
   if (twoRows()) {
     E.line("const bool rowOk = row < jf_r1;");
@@ -465,7 +474,12 @@ void KernelWriter::rowBody() {
     E.line(fmt::format("{}const {} jf_nw = (R - jf_h) / {};", MU, IT, Vec));
     E.line(fmt::format("{}const int jf_ns = (int)(R - jf_nw * {});", MU, Vec));
   };
-  if (Peel) {
+  if (rowStartChunks()) {
+    JITFUSE_CHECK(!Loop && !P.AlignedRowCopy && E.leadInput() < 0,
+                  "row-start chunks have no lead tensor");
+    if (!twoRows())
+      RowStartPhase();
+  } else if (Peel) {
     leadPhase();
     RowPhase(Loop ? "jf_row0" : "rowc", false);
   }

@@ -609,7 +609,12 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   if (Opts.MixTwoRows)
     O.RowOkKnown = false;
   KernelPlan P = scheduleOne(G, Rows, Index, O);
-  outputLedVariants(G, P, O);
+  P.MixRowStartChunks = Opts.MixRowStartChunks && P.Peel && !P.AlignedRowCopy;
+  {
+    ScheduleOptions Led = O;
+    Led.OutputLedVariant &= !P.MixRowStartChunks;
+    outputLedVariants(G, P, Led);
+  }
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(AccBytes);
   // Rows a block: the rule's (launch::MixBlockRowsRule) or MixBlockRows,
@@ -674,6 +679,12 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
             : SubRows > 1 ? codegen::launch::MixBlockRowsResidentThreads
                           : codegen::launch::MixResidentThreads) /
                (P.ThreadsX * SubRows));
+  // Chunks at the row start: the peeled variants run the aligned variant's
+  // column slots and rows an iteration, so they take its register bound
+  // too (unbounded they would keep PeeledRowOccupancy's), and no variant
+  // is led by the output (there is no lead).
+  if (P.MixRowStartChunks && P.AlignedMinBlocksPerSm > 0)
+    P.PeeledMinBlocksPerSm = P.AlignedMinBlocksPerSm;
   bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows && SubRows == 1;
   P.RowOkKnown |= RowsKnown;
   if (SubRows > 1)
@@ -705,6 +716,11 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                        RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "",
                        P.MixTwoRows ? "; the aligned variant two rows an iteration (MixTwoRows)"
                                     : "");
+  if (P.MixRowStartChunks)
+    P.Why += fmt::format("; the peeled variant's chunks at each row's start, every tensor read "
+                         "and written at its own alignment, its column slots the aligned "
+                         "variant's{} (MixRowStartChunks)",
+                         P.MixTwoRows ? " and two rows an iteration" : "");
   return P;
 }
 

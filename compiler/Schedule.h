@@ -68,6 +68,8 @@ struct ScheduleOptions {
   bool MixThreadsRoundUp = false;
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
+  /// CompileOptions::MixRowStartChunks.
+  bool MixRowStartChunks = false;
   /// CompileOptions::MixCombineBatches.
   bool MixCombineBatches = true;
   /// CompileOptions::MixPeeledBound.

@@ -160,6 +160,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.MixBlockRows = Opts.MixBlockRows;
   S.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
   S.MixPhaseSlots = Opts.MixPhaseSlots;
+  S.MixRowStartChunks = Opts.MixRowStartChunks;
   S.MixCombineBatches = Opts.MixCombineBatches;
   S.MixPeeledBound = Opts.MixPeeledBound;
   S.MixTwoRows = Opts.MixTwoRows;

@@ -436,6 +436,18 @@ struct CompileOptions {
   /// 143.4 us at +2 B against 77.5 aligned (H100, session 39); its peeled
   /// loop 1012 SASS instructions against 662, 460 of them integer.
   bool MixPhaseSlots = false;
+  /// Experiment (off): a mixed kernel's peeled variants keep every row's
+  /// chunks at the row's start (columns 8t..8t+7 for 16-bit rows) instead
+  /// of where the lead tensor is aligned: every tensor's chunk is read
+  /// through the aligned 16-byte blocks that hold it (jf_load_whole) and
+  /// stored in the widest accesses its address allows, while each thread
+  /// adds to the same columns every row, so the column terms take the
+  /// aligned variant's 16-byte slots and its two rows an iteration, and no
+  /// output-led variant is needed. For rows whose phase changes every row
+  /// (an odd length, 16-bit LayerNorm backward x 4095: 298.7 us against
+  /// 143.0 aligned x 4096, 143M instructions against 62M, 63% of its stalls
+  /// at barriers; ncu, H100, session 42).
+  bool MixRowStartChunks = false;
   /// A mixed kernel's peeled variants of rows of more chunks than threads
   /// (some threads two) under a launch bound of 1024 resident threads an
   /// SM (64 registers), as the aligned variant of several rows a block:

@@ -169,6 +169,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixBlockRows = Opts.MixBlockRows;
     CO.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
     CO.MixPhaseSlots = Opts.MixPhaseSlots;
+    CO.MixRowStartChunks = Opts.MixRowStartChunks;
     CO.MixPeeledBound = Opts.MixPeeledBound;
     CO.MixMinColumns = Opts.MixMinColumns;
     CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;

@@ -105,6 +105,8 @@ struct CheckOptions {
   bool MixThreadsRoundUp = false;
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
+  /// CompileOptions::MixRowStartChunks.
+  bool MixRowStartChunks = false;
   /// CompileOptions::MixPeeledBound.
   bool MixPeeledBound = true;
   /// CompileOptions::MixMinColumns.

@@ -1,0 +1,195 @@
+//===- tests/test_mix_row_start.cpp - a mixed kernel's row-start chunks ---===//
+//
+// CompileOptions::MixRowStartChunks (an experiment): the mixed row kernel's
+// peeled variants keep every row's chunks at the row's start instead of
+// where the lead tensor is aligned. Every tensor's chunk is then read
+// through the aligned 16-byte blocks that hold it and stored in the widest
+// accesses its address allows; a thread adds to the same columns every row,
+// so the column terms take the aligned variant's 16-byte slots and (rows of
+// one chunk a thread) two rows an iteration. The plan, the generated text
+// and the registers on the CPU; on a GPU the reference at odd rows and
+// offsets, and the column sums' bits against the lead-aligned variant
+// (each column's terms are added in the same row order by both).
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
+#include "GraphCheck.h"
+
+#include "driver/Compiler.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/ranges.h>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+CompileOptions rowStartOptions(bool On) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.MixMinRows = 0;
+  O.DeferVariants = false;
+  O.MixRowStartChunks = On;
+  return O;
+}
+
+/// The number of times \p Needle occurs in \p S.
+size_t occurrences(const std::string &S, const std::string &Needle) {
+  size_t N = 0;
+  for (size_t At = S.find(Needle); At != std::string::npos; At = S.find(Needle, At + 1))
+    ++N;
+  return N;
+}
+
+} // namespace
+
+TEST_CASE("MixRowStartChunks: the peeled variant's chunks at the row start",
+          "[mix-row-start]") {
+  // bf16 x 4095: 512 chunks, one a thread; every row at another phase.
+  Graph G = layerNormBackward(Dim(4095));
+  GraphPlan Off = Compiler::plan(G, rowStartOptions(false));
+  GraphPlan On = Compiler::plan(G, rowStartOptions(true));
+  REQUIRE(Off.Kernels.size() == 1);
+  REQUIRE(On.Kernels.size() == 1);
+  const KernelPlan &K = On.Kernels[0];
+  CHECK(K.MixRowStartChunks);
+  CHECK_FALSE(Off.Kernels[0].MixRowStartChunks);
+  CHECK_THAT(K.Why, Contains("MixRowStartChunks"));
+  // No lead, so no variant led by the output: one peeled variant.
+  CHECK(Off.Kernels[0].OutputLedVariant);
+  CHECK_FALSE(K.OutputLedVariant);
+  // The aligned variant's bound (two rows an iteration: 1024 threads an SM).
+  CHECK(K.PeeledMinBlocksPerSm == K.AlignedMinBlocksPerSm);
+  CHECK(K.PeeledMinBlocksPerSm == 2);
+
+  std::string S = testCompiler().compile(G, rowStartOptions(true)).kernels()[0].Source;
+  CHECK_THAT(S, Contains("__launch_bounds__(512, 2) jf_k0_cast_p8("));
+  CHECK(S.find("jf_k0_cast_o8") == std::string::npos);
+  CHECK_THAT(S, Contains("constexpr int jf_h = 0;"));
+  // Every row tensor read at its own alignment: no lead's phase.
+  CHECK(S.find("jf_phase") == std::string::npos);
+  CHECK_THAT(S, Contains("jf_load_whole<jf_bf16, 8>(in_0 + (c0 * 4095) + col)"));
+  CHECK_THAT(S, Contains("jf_load_whole<jf_bf16, 8>(in_0 + (c0_1 * 4095) + col)"));
+  // Two rows an iteration, each adding its chunk's terms as 16-byte groups
+  // (two reductions, two groups of 4 each; 4095 has no aligned variant).
+  CHECK_THAT(S, Contains("jf_mr += 2"));
+  CHECK_THAT(S, Contains("const int jf_s = (int)((col) / 8);"));
+  CHECK(occurrences(S, "float4 &jf_q0_0") == 2);
+  CHECK(occurrences(S, "float4 &jf_q1_1") == 2);
+
+  // Off (the default): the lead's phase, a row an iteration, a slot a
+  // column.
+  std::string D = testCompiler().compile(G, rowStartOptions(false)).kernels()[0].Source;
+  CHECK_THAT(D, Contains("jf_phase<jf_bf16, 8>(in_0)"));
+  CHECK(D.find("jf_mr += 2") == std::string::npos);
+  CHECK(occurrences(D, "float4 &jf_q0_0") == 0);
+}
+
+TEST_CASE("MixRowStartChunks: rows of several chunks a thread and several rows a block",
+          "[mix-row-start]") {
+  // x 4999 (625 chunks of 8 over 512 threads: some threads two) and x 1021
+  // (several rows a block): the aligned variant's slots (one index, constant
+  // offsets; 16-byte groups only under its one-chunk bound), a row an
+  // iteration.
+  for (int64_t H : {int64_t(4999), int64_t(1021)}) {
+    INFO("LayerNorm backward bf16 x " << H);
+    Graph G = layerNormBackward(Dim(H));
+    KernelPlan K = Compiler::plan(G, rowStartOptions(true)).Kernels.at(0);
+    CHECK(K.MixRowStartChunks);
+    CHECK_FALSE(K.MixTwoRows);
+    std::string S = testCompiler().compile(G, rowStartOptions(true)).kernels()[0].Source;
+    CHECK_THAT(S, Contains("constexpr int jf_h = 0;"));
+    CHECK(S.find("jf_mr += 2") == std::string::npos);
+    CHECK(occurrences(S, "const int jf_s = (int)((col) / 8);") == 1); // peeled only
+  }
+}
+
+TEST_CASE("MixRowStartChunks: the norm backwards' kernels keep their registers",
+          "[mix-row-start][resources]") {
+  // Every dtype, odd, narrow and one-chunk rows: no spill, no stack, but
+  // for the variants under MixPeeledBound (rows of several rows a block,
+  // some threads two chunks), which may spill a little as the lead-aligned
+  // ones do (LayerNorm backward 16-bit x 768: 40 B by the lead, 88 B here).
+  for (DType T : {DType::F32, DType::BF16, DType::F16})
+    for (int64_t H : {int64_t(768), int64_t(1021), int64_t(2048), int64_t(4095), int64_t(4999),
+                      int64_t(6144)})
+      for (bool Rms : {false, true}) {
+        Graph G = Rms ? rmsNormBackward(T, Dim(H)) : layerNormBackwardOf(T, Dim(H));
+        Executable E = testCompiler().compile(G, rowStartOptions(true));
+        INFO((Rms ? "RMSNorm" : "LayerNorm") << " backward " << dtypeName(T).str() << " x " << H
+                                             << "\n"
+                                             << E.plan());
+        const int Limit =
+            E.plan().find("(MixPeeledBound)") != std::string::npos ? 64 : 0;
+        for (const rt::KernelResources &K : E.kernelResources()) {
+          INFO("kernel " << K.Name << ": " << K.Registers << " registers");
+          CHECK(K.SpillStoreBytes <= Limit);
+          CHECK(K.SpillLoadBytes <= Limit);
+          CHECK(K.StackBytes <= Limit);
+        }
+        CHECK(E.compileLog().find("warning") == std::string::npos);
+      }
+}
+
+TEST_CASE("GPU: row-start chunks match the reference", "[gpu][mix-row-start]") {
+  if (!haveGpu())
+    return;
+  struct Case {
+    const char *Name;
+    Graph G;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back({"LayerNorm bf16 x 4095", layerNormBackward(Dim(4095))});
+  Cases.push_back({"RMSNorm f16 x 4095", rmsNormBackward(f16, Dim(4095))});
+  Cases.push_back({"LayerNorm bf16 x 4096", layerNormBackward(Dim(4096))});
+  Cases.push_back({"LayerNorm f32 x 2047", layerNormBackwardOf(f32, Dim(2047))});
+  Cases.push_back({"RMSNorm bf16 x 4999", rmsNormBackward(bf16, Dim(4999))});
+  Cases.push_back({"LayerNorm f16 x 1021", layerNormBackwardOf(f16, Dim(1021))});
+  Cases.push_back({"LayerNorm bf16 x 768", layerNormBackward(Dim(768))});
+  CheckOptions O;
+  O.MixMinRows = 0;
+  O.MixRowStartChunks = true;
+  O.ExpectFusedKernels = 1;
+  for (Case &C : Cases)
+    for (int64_t B : {1, 2, 7, 130, 1001}) {
+      INFO(C.Name << " B=" << B);
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+      CheckOptions M = O;
+      M.MisalignElems = 1;
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, M), M);
+    }
+  // Tensors at phases of their own (x, dy, w and dx each elsewhere).
+  for (Case &C : Cases)
+    for (const std::vector<unsigned> &L :
+         {std::vector<unsigned>{3}, std::vector<unsigned>{1, 2, 0, 0, 0, 3},
+          std::vector<unsigned>{0, 0, 0, 0, 0, 5}}) {
+      INFO(C.Name << " offsets " << fmt::format("{}", fmt::join(L, "/")));
+      CheckOptions Each = O;
+      Each.MisalignEach = L;
+      checkGraph(C.G, randomBindings(C.G, {{"B", 333}}, {}, Each), Each);
+    }
+}
+
+TEST_CASE("GPU: row-start chunks give the lead-aligned variant's column sums",
+          "[gpu][mix-row-start]") {
+  if (!haveGpu())
+    return;
+  // Rows of 4095 run the peeled variant at every pointer; both forms add
+  // each column's terms over a group's rows in row order, then the groups
+  // in order: dw and db are bit for bit the same (dx's row sums are not:
+  // a thread's elements differ).
+  for (DType T : {DType::BF16, DType::F32}) {
+    Graph G = layerNormBackwardOf(T, Dim(4095));
+    Executable Lead = testCompiler().compile(G, rowStartOptions(false));
+    Executable Start = testCompiler().compile(G, rowStartOptions(true));
+    for (int64_t B : {3, 513, 16385}) {
+      INFO(dtypeName(T).str() << " B=" << B);
+      Bindings In = randomBindings(G, {{"B", B}}, {});
+      std::map<std::string, HostTensor> A = runOnDevice(Lead, In), C = runOnDevice(Start, In);
+      for (const char *Out : {"dw", "db"})
+        CHECK(A.at(Out).Data == C.at(Out).Data);
+    }
+  }
+}
