@@ -119,6 +119,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "CompileOptions::MixRowStartChunks (experiment): a mixed kernel's peeled variants "
                "keep each row's chunks at the row's start (the aligned variant's column slots "
                "and two rows an iteration)");
+  App.add_flag("--row-start-chunks", S.RowStartChunks,
+               "CompileOptions::RowStartChunks (experiment): every row kernel's peeled variants "
+               "keep each row's chunks at the row's start, every tensor at its own alignment");
   App.add_flag("--no-mix-peeled-bound", S.NoMixPeeledBound,
                "CompileOptions::MixPeeledBound = false: a mixed kernel's peeled variants of rows "
                "of more chunks than threads without the bound of 1024 resident threads an SM "
@@ -203,6 +206,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixPhaseSlots = S.MixPhaseSlots;
   CO.MixRowStartChunks = S.MixRowStartChunks;
+  CO.RowStartChunks = S.RowStartChunks;
   CO.MixCombineBatches = !S.NoMixCombineBatches;
   CO.MixPeeledBound = !S.NoMixPeeledBound;
   CO.MixMaxSharedBytes = S.MixMaxSharedBytes;

@@ -40,6 +40,7 @@ struct ScheduleFlags {
   bool MixThreadsRoundUp = false;
   bool MixPhaseSlots = false;
   bool MixRowStartChunks = false;
+  bool RowStartChunks = false;
   bool NoMixCombineBatches = false;
   bool NoMixPeeledBound = false;
   int64_t MixMaxSharedBytes = 0;

@@ -138,10 +138,11 @@ struct KernelPlan {
   /// their column accumulators from the column shifted by the lead's phase
   /// (CompileOptions::MixPhaseSlots; KernelWriter::mixPhaseSlots).
   bool MixPhaseSlots = false;
-  /// A mixed row kernel's peeled variants keep each row's chunks at the
-  /// row's start, every tensor read and written at its own alignment
-  /// (CompileOptions::MixRowStartChunks; KernelWriter::rowStartChunks).
-  bool MixRowStartChunks = false;
+  /// A row kernel's peeled variants keep each row's chunks at the row's
+  /// start, every tensor read and written at its own alignment, instead of
+  /// aligning them to a lead tensor (CompileOptions::RowStartChunks, and
+  /// MixRowStartChunks for a mixed kernel; KernelWriter::rowStartChunks).
+  bool RowStartChunks = false;
   /// A mixed row kernel's combining threads load their partials in
   /// batches (CompileOptions::MixCombineBatches; codegen/MixColumns.cpp).
   bool MixCombineBatches = true;

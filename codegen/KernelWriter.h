@@ -170,12 +170,10 @@ private:
   /// KernelPlan::MixTwoRows, in the variant that applies it (the aligned
   /// one: a peeled row's chunks move with its phase).
   bool twoRows() const { return P.MixTwoRows && (!Peel || rowStartChunks()); }
-  /// KernelPlan::MixRowStartChunks in a peeled variant: every row's chunks
+  /// KernelPlan::RowStartChunks in a peeled variant: every row's chunks
   /// at its start (jf_h = 0), no lead tensor, so a thread's chunk is the
   /// same columns every row.
-  bool rowStartChunks() const {
-    return Peel && P.MixRowStartChunks && !P.MixColumns.empty() && Vec > 1;
-  }
+  bool rowStartChunks() const { return Peel && P.RowStartChunks && Vec > 1; }
   /// A mixed row kernel of several rows a block (KernelPlan::RowsPerBlock >
   /// 1, threadIdx.y the row): each row its own accumulators (mixAcc) and
   /// block reductions' scratch (rowScratch); the block's threads in one

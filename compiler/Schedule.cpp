@@ -609,11 +609,10 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   if (Opts.MixTwoRows)
     O.RowOkKnown = false;
   KernelPlan P = scheduleOne(G, Rows, Index, O);
-  P.MixRowStartChunks = Opts.MixRowStartChunks && P.Peel && !P.AlignedRowCopy;
   {
-    ScheduleOptions Led = O;
-    Led.OutputLedVariant &= !P.MixRowStartChunks;
-    outputLedVariants(G, P, Led);
+    ScheduleOptions Start = O;
+    Start.RowStartChunks |= Opts.MixRowStartChunks;
+    outputLedVariants(G, P, Start);
   }
   P.MixColumns = Columns;
   P.MixAccBytes = static_cast<int>(AccBytes);
@@ -683,7 +682,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   // column slots and rows an iteration, so they take its register bound
   // too (unbounded they would keep PeeledRowOccupancy's), and no variant
   // is led by the output (there is no lead).
-  if (P.MixRowStartChunks && P.AlignedMinBlocksPerSm > 0)
+  if (P.RowStartChunks && P.AlignedMinBlocksPerSm > 0)
     P.PeeledMinBlocksPerSm = P.AlignedMinBlocksPerSm;
   bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows && SubRows == 1;
   P.RowOkKnown |= RowsKnown;
@@ -716,10 +715,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                        RowsKnown ? "; its rows known to be rows (MixRowsKnown)" : "",
                        P.MixTwoRows ? "; the aligned variant two rows an iteration (MixTwoRows)"
                                     : "");
-  if (P.MixRowStartChunks)
-    P.Why += fmt::format("; the peeled variant's chunks at each row's start, every tensor read "
-                         "and written at its own alignment, its column slots the aligned "
-                         "variant's{} (MixRowStartChunks)",
+  if (P.RowStartChunks)
+    P.Why += fmt::format("; the peeled variant's column slots the aligned variant's{}",
                          P.MixTwoRows ? " and two rows an iteration" : "");
   return P;
 }

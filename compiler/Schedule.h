@@ -70,6 +70,8 @@ struct ScheduleOptions {
   bool MixPhaseSlots = false;
   /// CompileOptions::MixRowStartChunks.
   bool MixRowStartChunks = false;
+  /// CompileOptions::RowStartChunks.
+  bool RowStartChunks = false;
   /// CompileOptions::MixCombineBatches.
   bool MixCombineBatches = true;
   /// CompileOptions::MixPeeledBound.

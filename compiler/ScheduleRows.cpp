@@ -571,18 +571,31 @@ static KernelPlan withOutputLed(KernelPlan F, bool On) {
 // (64 registers a thread), where of the sweep's kept rows only LayerNorm
 // 16-bit x 50257's copy spills (4 B stored, 16 B loaded; session 26).
 void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts) {
+  // RowStartChunks: no lead, hence no output-led twin (RowPhaseLoop and
+  // AlignedRowCopy are built on the lead).
+  auto RowStart = [&](const KernelPlan &F) {
+    return Opts.RowStartChunks && F.Kind == KernelKind::RowReduce && F.Peel &&
+           !F.RowPhaseLoop && !F.AlignedRowCopy;
+  };
   codegen::PeelLeads L;
-  if (Opts.OutputLedVariant && P.Kind == KernelKind::RowReduce && P.Peel)
+  if (Opts.OutputLedVariant && P.Kind == KernelKind::RowReduce && P.Peel && !RowStart(P))
     L = codegen::peelLeads(G, P);
   bool On = L.Input >= 0 && L.Output >= 0;
+  P.RowStartChunks = RowStart(P);
   P = withOutputLed(std::move(P), On);
   for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows})
-    if (*Form && (*Form)->OutputLedVariant != On)
-      *Form = std::make_shared<const KernelPlan>(withOutputLed(**Form, On));
+    if (*Form && ((*Form)->OutputLedVariant != On || (*Form)->RowStartChunks != RowStart(**Form))) {
+      KernelPlan F = withOutputLed(**Form, On);
+      F.RowStartChunks = RowStart(F);
+      *Form = std::make_shared<const KernelPlan>(std::move(F));
+    }
   if (On)
     P.Why += fmt::format("; a second peeled variant led by the output %{} (run when its phase "
                          "differs from input %{}'s)",
                          P.Outputs[L.Output], P.Inputs[L.Input]);
+  if (P.RowStartChunks)
+    P.Why += "; the peeled variant's chunks at each row's start, every tensor read and written "
+             "at its own alignment (RowStartChunks)";
 }
 
 } // namespace jitfuse

@@ -161,6 +161,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
   S.MixPhaseSlots = Opts.MixPhaseSlots;
   S.MixRowStartChunks = Opts.MixRowStartChunks;
+  S.RowStartChunks = Opts.RowStartChunks;
   S.MixCombineBatches = Opts.MixCombineBatches;
   S.MixPeeledBound = Opts.MixPeeledBound;
   S.MixTwoRows = Opts.MixTwoRows;

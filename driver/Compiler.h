@@ -448,6 +448,13 @@ struct CompileOptions {
   /// 143.0 aligned x 4096, 143M instructions against 62M, 63% of its stalls
   /// at barriers; ncu, H100, session 42).
   bool MixRowStartChunks = false;
+  /// Experiment (off): MixRowStartChunks for every row kernel's peeled
+  /// variants (a norm's, softmax's, the cluster and wide forms'): chunks at
+  /// each row's start, every tensor at its own alignment, no output-led
+  /// variant. Session 42 (H100): row clusters lost 0.82-0.97x on 16-bit
+  /// rows of the norm backwards whose phase changes (x 50257, +2 B) where
+  /// they won 1.24-1.37x aligned.
+  bool RowStartChunks = false;
   /// A mixed kernel's peeled variants of rows of more chunks than threads
   /// (some threads two) under a launch bound of 1024 resident threads an
   /// SM (64 registers), as the aligned variant of several rows a block:

@@ -170,6 +170,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
     CO.MixPhaseSlots = Opts.MixPhaseSlots;
     CO.MixRowStartChunks = Opts.MixRowStartChunks;
+    CO.RowStartChunks = Opts.RowStartChunks;
     CO.MixPeeledBound = Opts.MixPeeledBound;
     CO.MixMinColumns = Opts.MixMinColumns;
     CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;

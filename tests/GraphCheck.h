@@ -107,6 +107,8 @@ struct CheckOptions {
   bool MixPhaseSlots = false;
   /// CompileOptions::MixRowStartChunks.
   bool MixRowStartChunks = false;
+  /// CompileOptions::RowStartChunks.
+  bool RowStartChunks = false;
   /// CompileOptions::MixPeeledBound.
   bool MixPeeledBound = true;
   /// CompileOptions::MixMinColumns.

@@ -1,21 +1,25 @@
-//===- tests/test_mix_row_start.cpp - a mixed kernel's row-start chunks ---===//
+//===- tests/test_row_start.cpp - row kernels' chunks at the row start ----===//
 //
-// CompileOptions::MixRowStartChunks (an experiment): the mixed row kernel's
-// peeled variants keep every row's chunks at the row's start instead of
-// where the lead tensor is aligned. Every tensor's chunk is then read
+// CompileOptions::MixRowStartChunks and RowStartChunks (experiments): a
+// mixed row kernel's (or every row kernel's) peeled variants keep every
+// row's chunks at the row's start instead of where the lead tensor is
+// aligned. Every tensor's chunk is then read
 // through the aligned 16-byte blocks that hold it and stored in the widest
 // accesses its address allows; a thread adds to the same columns every row,
 // so the column terms take the aligned variant's 16-byte slots and (rows of
 // one chunk a thread) two rows an iteration. The plan, the generated text
 // and the registers on the CPU; on a GPU the reference at odd rows and
 // offsets, and the column sums' bits against the lead-aligned variant
-// (each column's terms are added in the same row order by both).
+// (each column's terms are added in the same row order by both). For every
+// row kernel (RowStartChunks): the forward norms and softmax, with row
+// clusters and the wide and few-rows forms, against the reference.
 //
 //===----------------------------------------------------------------------===//
 #include "BackwardPatterns.h"
 #include "GraphCheck.h"
 
 #include "driver/Compiler.h"
+#include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/ranges.h>
@@ -54,9 +58,9 @@ TEST_CASE("MixRowStartChunks: the peeled variant's chunks at the row start",
   REQUIRE(Off.Kernels.size() == 1);
   REQUIRE(On.Kernels.size() == 1);
   const KernelPlan &K = On.Kernels[0];
-  CHECK(K.MixRowStartChunks);
-  CHECK_FALSE(Off.Kernels[0].MixRowStartChunks);
-  CHECK_THAT(K.Why, Contains("MixRowStartChunks"));
+  CHECK(K.RowStartChunks);
+  CHECK_FALSE(Off.Kernels[0].RowStartChunks);
+  CHECK_THAT(K.Why, Contains("(RowStartChunks)"));
   // No lead, so no variant led by the output: one peeled variant.
   CHECK(Off.Kernels[0].OutputLedVariant);
   CHECK_FALSE(K.OutputLedVariant);
@@ -97,7 +101,7 @@ TEST_CASE("MixRowStartChunks: rows of several chunks a thread and several rows a
     INFO("LayerNorm backward bf16 x " << H);
     Graph G = layerNormBackward(Dim(H));
     KernelPlan K = Compiler::plan(G, rowStartOptions(true)).Kernels.at(0);
-    CHECK(K.MixRowStartChunks);
+    CHECK(K.RowStartChunks);
     CHECK_FALSE(K.MixTwoRows);
     std::string S = testCompiler().compile(G, rowStartOptions(true)).kernels()[0].Source;
     CHECK_THAT(S, Contains("constexpr int jf_h = 0;"));
@@ -190,6 +194,97 @@ TEST_CASE("GPU: row-start chunks give the lead-aligned variant's column sums",
       std::map<std::string, HostTensor> A = runOnDevice(Lead, In), C = runOnDevice(Start, In);
       for (const char *Out : {"dw", "db"})
         CHECK(A.at(Out).Data == C.at(Out).Data);
+    }
+  }
+}
+
+namespace {
+
+/// The forward patterns of the sweep whose row kernels peel.
+Graph forwardPattern(const std::string &Name, DType T, int64_t H) {
+  Graph G;
+  Value X = G.input("x", T, {"B", H});
+  if (Name == "add_rmsnorm") {
+    Value R = X + G.input("residual", T, {"B", H});
+    G.output("residual_out", R);
+    G.output("y", nn::rmsNorm(R, G.input("w", T, {H}), G.scalar("eps", DType::F32)));
+  } else if (Name == "layernorm") {
+    G.output("y", nn::layerNorm(X, G.input("w", T, {H}), G.input("b", T, {H}),
+                                G.scalar("eps", DType::F32)));
+  } else {
+    G.output("p", nn::softmax(X));
+  }
+  return G;
+}
+
+} // namespace
+
+TEST_CASE("RowStartChunks: every row kernel's peeled variants, and their forms",
+          "[mix-row-start]") {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.DeferVariants = false;
+  O.RowStartChunks = true;
+  O.RowClusters = true;
+  // x 50257 (the cluster form; the few-rows and wide forms beside it).
+  Graph G = forwardPattern("add_rmsnorm", DType::BF16, 50257);
+  GraphPlan P = Compiler::plan(G, O);
+  REQUIRE(P.Kernels.size() == 1);
+  const KernelPlan &K = P.Kernels[0];
+  CHECK(K.RowStartChunks);
+  CHECK_FALSE(K.OutputLedVariant);
+  CHECK_THAT(K.Why, Contains("(RowStartChunks)"));
+  for (const std::shared_ptr<const KernelPlan> &F : {K.FewRows, K.WideRows})
+    if (F)
+      CHECK(F->RowStartChunks);
+  Executable E = testCompiler().compile(G, O);
+  std::string S = E.kernels()[0].Source;
+  CHECK_THAT(S, Contains("constexpr int jf_h = 0;"));
+  CHECK(S.find("jf_phase") == std::string::npos);
+  CHECK(E.compileLog().find("warning") == std::string::npos);
+  // Off: the lead, and the output-led twin.
+  O.RowStartChunks = false;
+  KernelPlan D = Compiler::plan(G, O).Kernels.at(0);
+  CHECK_FALSE(D.RowStartChunks);
+  CHECK(D.OutputLedVariant);
+}
+
+TEST_CASE("GPU: row-start chunks of every row kernel match the reference",
+          "[gpu][mix-row-start]") {
+  if (!haveGpu())
+    return;
+  for (const char *Name : {"add_rmsnorm", "layernorm", "softmax"})
+    for (DType T : {DType::BF16, DType::F32})
+      for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(50257)})
+        for (bool Clusters : {false, true}) {
+          if (Clusters && H < 50257)
+            continue;
+          Graph G = forwardPattern(Name, T, H);
+          CheckOptions O;
+          O.RowStartChunks = true;
+          O.RowClusters = Clusters;
+          O.ExpectFusedKernels = 1;
+          for (int64_t B : {1, 3, 133, 700}) {
+            INFO(Name << " " << dtypeName(T).str() << " x " << H << " B=" << B
+                      << (Clusters ? " clusters" : ""));
+            O.MisalignElems = 1;
+            checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
+            CheckOptions Each = O;
+            Each.MisalignElems = 0;
+            Each.MisalignEach = {3, 0, 1, 2};
+            checkGraph(G, randomBindings(G, {{"B", B}}, {}, Each), Each);
+          }
+        }
+  // The norm backwards' long rows on clusters (two kernels).
+  for (int64_t H : {int64_t(32064), int64_t(50257)}) {
+    Graph G = rmsNormBackward(bf16, Dim(H));
+    CheckOptions O;
+    O.RowStartChunks = true;
+    O.RowClusters = true;
+    for (int64_t B : {2, 300}) {
+      INFO("RMSNorm backward bf16 x " << H << " B=" << B);
+      O.MisalignElems = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, {}, O), O);
     }
   }
 }
