@@ -116,9 +116,12 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
                "index their column accumulators from the column shifted by the lead's phase");
   App.add_flag("--mix-row-start-chunks", S.MixRowStartChunks,
-               "CompileOptions::MixRowStartChunks (experiment): a mixed kernel's peeled variants "
-               "keep each row's chunks at the row's start (the aligned variant's column slots "
-               "and two rows an iteration)");
+               "CompileOptions::MixRowStartChunks, the default (the flag is kept for the recorded "
+               "A/Bs of session 42)");
+  App.add_flag("--no-mix-row-start-chunks", S.NoMixRowStartChunks,
+               "CompileOptions::MixRowStartChunks = false: a mixed kernel's peeled variants of "
+               "one-chunk rows aligned to the lead tensor (a row an iteration, a slot a column)")
+      ->excludes("--mix-row-start-chunks");
   App.add_flag("--row-start-chunks", S.RowStartChunks,
                "CompileOptions::RowStartChunks (experiment): every row kernel's peeled variants "
                "keep each row's chunks at the row's start, every tensor at its own alignment");
@@ -205,7 +208,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.MixBlockRows = S.MixBlockRows;
   CO.MixThreadsRoundUp = S.MixThreadsRoundUp;
   CO.MixPhaseSlots = S.MixPhaseSlots;
-  CO.MixRowStartChunks = S.MixRowStartChunks;
+  CO.MixRowStartChunks = !S.NoMixRowStartChunks;
   CO.RowStartChunks = S.RowStartChunks;
   CO.MixCombineBatches = !S.NoMixCombineBatches;
   CO.MixPeeledBound = !S.NoMixPeeledBound;

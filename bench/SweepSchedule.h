@@ -39,7 +39,7 @@ struct ScheduleFlags {
   int64_t MixBlockRows = 0;
   bool MixThreadsRoundUp = false;
   bool MixPhaseSlots = false;
-  bool MixRowStartChunks = false;
+  bool MixRowStartChunks = false, NoMixRowStartChunks = false;
   bool RowStartChunks = false;
   bool NoMixCombineBatches = false;
   bool NoMixPeeledBound = false;

@@ -69,7 +69,7 @@ struct ScheduleOptions {
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
   /// CompileOptions::MixRowStartChunks.
-  bool MixRowStartChunks = false;
+  bool MixRowStartChunks = true;
   /// CompileOptions::RowStartChunks.
   bool RowStartChunks = false;
   /// CompileOptions::MixCombineBatches.

@@ -436,24 +436,28 @@ struct CompileOptions {
   /// 143.4 us at +2 B against 77.5 aligned (H100, session 39); its peeled
   /// loop 1012 SASS instructions against 662, 460 of them integer.
   bool MixPhaseSlots = false;
-  /// Experiment (off): a mixed kernel's peeled variants keep every row's
-  /// chunks at the row's start (columns 8t..8t+7 for 16-bit rows) instead
-  /// of where the lead tensor is aligned: every tensor's chunk is read
-  /// through the aligned 16-byte blocks that hold it (jf_load_whole) and
-  /// stored in the widest accesses its address allows, while each thread
-  /// adds to the same columns every row, so the column terms take the
-  /// aligned variant's 16-byte slots and its two rows an iteration, and no
-  /// output-led variant is needed. For rows whose phase changes every row
-  /// (an odd length, 16-bit LayerNorm backward x 4095: 298.7 us against
-  /// 143.0 aligned x 4096, 143M instructions against 62M, 63% of its stalls
-  /// at barriers; ncu, H100, session 42).
-  bool MixRowStartChunks = false;
-  /// Experiment (off): MixRowStartChunks for every row kernel's peeled
-  /// variants (a norm's, softmax's, the cluster and wide forms'): chunks at
-  /// each row's start, every tensor at its own alignment, no output-led
-  /// variant. Session 42 (H100): row clusters lost 0.82-0.97x on 16-bit
-  /// rows of the norm backwards whose phase changes (x 50257, +2 B) where
-  /// they won 1.24-1.37x aligned.
+  /// A mixed kernel of rows of one chunk a thread (whose aligned variant
+  /// takes two rows an iteration, MixTwoRows) keeps every row's chunks in
+  /// its peeled variants at the row's start (columns 8t..8t+7 for 16-bit
+  /// rows) instead of where the lead tensor is aligned: every tensor's chunk
+  /// is read through the aligned 16-byte blocks that hold it (jf_load_whole)
+  /// and stored in the widest accesses its address allows, while each
+  /// thread adds to the same columns every row, so the column terms take
+  /// the aligned variant's 16-byte slots and its two rows an iteration, and
+  /// no output-led variant is needed. Measured (H100, session 42) against
+  /// the lead-aligned variants: 1.15-1.31x on 16-bit rows of 4095 (LayerNorm
+  /// backward bf16 16384 x 4095 297.8 -> 236.6 us), 1.04-1.16x at +2 B x
+  /// 4096, 1.12-1.18x f32 x 2048 at +4 B; the rows it does not apply to
+  /// (more chunks than threads, several rows a block) lost 0.78-0.96x with
+  /// it (CompileOptions::RowStartChunks applies it there). false: the lead.
+  bool MixRowStartChunks = true;
+  /// Experiment (off): row-start chunks (MixRowStartChunks) for every row
+  /// kernel's peeled variants (a norm's, softmax's, the cluster and wide
+  /// forms', any mixed kernel's): no output-led variant. Rejected (H100,
+  /// session 42): forward rows of 32064-128256 at 16-bit offsets ran
+  /// 0.43-0.58x with row clusters (add + RMSNorm bf16 4185 x 32064 +2 B
+  /// 376.0 -> 864.8 us: every tensor's loads shifted, every store split);
+  /// mixed kernels of more chunks than threads 0.78-0.96x.
   bool RowStartChunks = false;
   /// A mixed kernel's peeled variants of rows of more chunks than threads
   /// (some threads two) under a launch bound of 1024 resident threads an

@@ -105,8 +105,8 @@ struct CheckOptions {
   bool MixThreadsRoundUp = false;
   /// CompileOptions::MixPhaseSlots.
   bool MixPhaseSlots = false;
-  /// CompileOptions::MixRowStartChunks.
-  bool MixRowStartChunks = false;
+  /// CompileOptions::MixRowStartChunks (its default).
+  bool MixRowStartChunks = true;
   /// CompileOptions::RowStartChunks.
   bool RowStartChunks = false;
   /// CompileOptions::MixPeeledBound.

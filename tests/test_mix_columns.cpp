@@ -281,8 +281,16 @@ TEST_CASE("MixOrderColumns: MixTwoRows takes two one-chunk rows an iteration (an
   CHECK_THAT(Tail, Contains("jf_fresh_vec(cv0_1[j]);"));
   CHECK(countOf(Aligned, "float4 &jf_q0_0 = ") == 2);
   CHECK(countOf(Tail, "float4 &jf_q0_0 = ") == 1);
-  // The peeled variants keep a row an iteration.
-  CHECK(kernelText(Src, "jf_k0_cast_p8").find("row_1") == std::string::npos);
+  // The peeled variant takes two rows too, its chunks at each row's start
+  // (MixRowStartChunks, session 42; no output-led twin); led by a tensor's
+  // phase, a row an iteration.
+  CHECK(kernelText(Src, "jf_k0_cast_p8").find("row_1") != std::string::npos);
+  CHECK(kernelText(Src, "jf_k0_cast_o8").empty());
+  CompileOptions Lead = O;
+  Lead.MixRowStartChunks = false;
+  std::string LeadSrc = testCompiler().compile(G, Lead).kernels()[0].Source;
+  CHECK(kernelText(LeadSrc, "jf_k0_cast_p8").find("row_1") == std::string::npos);
+  CHECK_FALSE(kernelText(LeadSrc, "jf_k0_cast_o8").empty());
   CHECK(F.compileLog().find("warning") == std::string::npos);
   for (const rt::KernelResources &K : F.kernelResources()) {
     INFO("kernel " << K.Name << ": " << K.Registers << " registers");
