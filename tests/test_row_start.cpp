@@ -266,7 +266,9 @@ TEST_CASE("GPU: row-start chunks of every row kernel match the reference",
     return;
   for (const char *Name : {"add_rmsnorm", "layernorm", "softmax"})
     for (DType T : {DType::BF16, DType::F32})
-      for (int64_t H : {int64_t(1021), int64_t(4096), int64_t(50257)})
+      // An odd row and a vocabulary-sized one (81 s on an H100 with x 4096
+      // too: the [gpu] tier's shards run about 300 s).
+      for (int64_t H : {int64_t(1021), int64_t(50257)})
         for (bool Clusters : {false, true}) {
           if (Clusters && H < 50257)
             continue;
