@@ -167,8 +167,9 @@ private:
   /// \p Col (an expression of a column) as the slot's column: itself, or
   /// under mixPhaseSlots its shift by the lead's phase, modulo C.
   std::string mixSlotColumn(const std::string &Col) const;
-  /// KernelPlan::MixTwoRows, in the variant that applies it (the aligned
-  /// one: a peeled row's chunks move with its phase).
+  /// KernelPlan::MixTwoRows, in the variants that apply it: the aligned
+  /// one, and the peeled ones of row-start chunks (a lead-aligned row's
+  /// chunks move with its phase).
   bool twoRows() const { return P.MixTwoRows && (!Peel || rowStartChunks()); }
   /// KernelPlan::RowStartChunks in a peeled variant: every row's chunks
   /// at its start (jf_h = 0), no lead tensor, so a thread's chunk is the

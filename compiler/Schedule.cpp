@@ -686,8 +686,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
                (P.ThreadsX * SubRows));
   // Chunks at the row start: the peeled variants run the aligned variant's
   // column slots and rows an iteration, so they take its register bound
-  // too (unbounded they would keep PeeledRowOccupancy's), and no variant
-  // is led by the output (there is no lead).
+  // too (unbounded they would keep PeeledRowOccupancy's).
   if (P.RowStartChunks && P.AlignedMinBlocksPerSm > 0)
     P.PeeledMinBlocksPerSm = P.AlignedMinBlocksPerSm;
   bool RowsKnown = Opts.MixRowsKnown && OneChunk && !P.MixTwoRows && SubRows == 1;

@@ -15,7 +15,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
 /// ScheduleOptions::OutputLedVariant: gives \p P's peeled variant a second
 /// copy led by its output (KernelPlan::OutputLedVariant), or none, decided
 /// on \p P and applied to its other forms alike (a launch picks the same
-/// variant index in every form).
+/// variant index in every form). ScheduleOptions::RowStartChunks: the
+/// peeled variants' chunks at each row's start instead (no lead, so no
+/// such copy; KernelPlan::RowStartChunks), in \p P and its forms.
 void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts);
 
 } // namespace jitfuse
