@@ -11,8 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
-
-#include "ir/NN.h"
+#include "SweepPatterns.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -21,33 +20,6 @@
 
 using namespace jitfuse;
 using namespace jitfuse::test;
-
-namespace {
-
-Graph pattern(const std::string &Name, DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  if (Name == "add_rmsnorm") {
-    Value R = X + G.input("residual", T, {"B", H});
-    G.output("residual_out", R);
-    G.output("y", nn::rmsNorm(R, G.input("w", T, {H}), G.scalar("eps", DType::F32)));
-  } else if (Name == "layernorm") {
-    G.output("y", nn::layerNorm(X, G.input("w", T, {H}), G.input("b", T, {H}),
-                                G.scalar("eps", DType::F32)));
-  } else if (Name == "softmax") {
-    G.output("p", nn::softmax(X));
-  } else if (Name == "sum_abs_amax") {
-    G.output("s", sum(abs(X)));
-    G.output("m", reduceMax(abs(X)));
-  } else if (Name == "bias_gelu") {
-    G.output("y", nn::geluBias(X, G.input("bias", T, {H}), true));
-  } else {
-    G.output("y", nn::siluMul(X, G.input("up", T, {"B", H})));
-  }
-  return G;
-}
-
-} // namespace
 
 TEST_CASE("generated kernels keep everything in registers and compile without warnings",
           "[codegen][resources]") {
@@ -78,7 +50,7 @@ TEST_CASE("generated kernels keep everything in registers and compile without wa
           bool LongOnly = Option < 3 || Option >= 5;
           if (Option > 0 && (!RowPattern || (LongOnly && H < 14336)))
             continue;
-          Executable E = testCompiler().compile(pattern(Name, T, H), Opts);
+          Executable E = testCompiler().compile(sweepPattern(Name, T, H), Opts);
           std::vector<rt::KernelResources> R = E.kernelResources();
           INFO(Name << " " << dtypeName(T).str() << " x " << H << " option " << Option << "\n"
                     << E.plan());

@@ -17,9 +17,10 @@
 //===----------------------------------------------------------------------===//
 #include "BackwardPatterns.h"
 #include "GraphCheck.h"
+#include "SweepPatterns.h"
+#include "TestEnv.h"
 
 #include "driver/Compiler.h"
-#include "ir/NN.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/ranges.h>
@@ -37,14 +38,6 @@ CompileOptions rowStartOptions(bool On) {
   O.DeferVariants = false;
   O.MixRowStartChunks = On;
   return O;
-}
-
-/// The number of times \p Needle occurs in \p S.
-size_t occurrences(const std::string &S, const std::string &Needle) {
-  size_t N = 0;
-  for (size_t At = S.find(Needle); At != std::string::npos; At = S.find(Needle, At + 1))
-    ++N;
-  return N;
 }
 
 } // namespace
@@ -80,15 +73,15 @@ TEST_CASE("MixRowStartChunks: the peeled variant's chunks at the row start",
   // (two reductions, two groups of 4 each; 4095 has no aligned variant).
   CHECK_THAT(S, Contains("jf_mr += 2"));
   CHECK_THAT(S, Contains("const int jf_s = (int)((col) / 8);"));
-  CHECK(occurrences(S, "float4 &jf_q0_0") == 2);
-  CHECK(occurrences(S, "float4 &jf_q1_1") == 2);
+  CHECK(countOf(S, "float4 &jf_q0_0") == 2);
+  CHECK(countOf(S, "float4 &jf_q1_1") == 2);
 
   // Off (the default): the lead's phase, a row an iteration, a slot a
   // column.
   std::string D = testCompiler().compile(G, rowStartOptions(false)).kernels()[0].Source;
   CHECK_THAT(D, Contains("jf_phase<jf_bf16, 8>(in_0)"));
   CHECK(D.find("jf_mr += 2") == std::string::npos);
-  CHECK(occurrences(D, "float4 &jf_q0_0") == 0);
+  CHECK(countOf(D, "float4 &jf_q0_0") == 0);
 }
 
 TEST_CASE("MixRowStartChunks: rows of several chunks a thread and several rows a block",
@@ -112,7 +105,7 @@ TEST_CASE("MixRowStartChunks: rows of several chunks a thread and several rows a
     std::string S = testCompiler().compile(G, All).kernels()[0].Source;
     CHECK_THAT(S, Contains("constexpr int jf_h = 0;"));
     CHECK(S.find("jf_mr += 2") == std::string::npos);
-    CHECK(occurrences(S, "const int jf_s = (int)((col) / 8);") == 1); // peeled only
+    CHECK(countOf(S, "const int jf_s = (int)((col) / 8);") == 1); // peeled only
   }
 }
 
@@ -209,27 +202,6 @@ TEST_CASE("GPU: row-start chunks give the lead-aligned variant's column sums",
   }
 }
 
-namespace {
-
-/// The forward patterns of the sweep whose row kernels peel.
-Graph forwardPattern(const std::string &Name, DType T, int64_t H) {
-  Graph G;
-  Value X = G.input("x", T, {"B", H});
-  if (Name == "add_rmsnorm") {
-    Value R = X + G.input("residual", T, {"B", H});
-    G.output("residual_out", R);
-    G.output("y", nn::rmsNorm(R, G.input("w", T, {H}), G.scalar("eps", DType::F32)));
-  } else if (Name == "layernorm") {
-    G.output("y", nn::layerNorm(X, G.input("w", T, {H}), G.input("b", T, {H}),
-                                G.scalar("eps", DType::F32)));
-  } else {
-    G.output("p", nn::softmax(X));
-  }
-  return G;
-}
-
-} // namespace
-
 TEST_CASE("RowStartChunks: every row kernel's peeled variants, and their forms",
           "[mix-row-start]") {
   CompileOptions O;
@@ -238,7 +210,7 @@ TEST_CASE("RowStartChunks: every row kernel's peeled variants, and their forms",
   O.RowStartChunks = true;
   O.RowClusters = true;
   // x 50257 (the cluster form; the few-rows and wide forms beside it).
-  Graph G = forwardPattern("add_rmsnorm", DType::BF16, 50257);
+  Graph G = sweepPattern("add_rmsnorm", DType::BF16, 50257);
   GraphPlan P = Compiler::plan(G, O);
   REQUIRE(P.Kernels.size() == 1);
   const KernelPlan &K = P.Kernels[0];
@@ -272,7 +244,7 @@ TEST_CASE("GPU: row-start chunks of every row kernel match the reference",
         for (bool Clusters : {false, true}) {
           if (Clusters && H < 50257)
             continue;
-          Graph G = forwardPattern(Name, T, H);
+          Graph G = sweepPattern(Name, T, H);
           CheckOptions O;
           O.RowStartChunks = true;
           O.RowClusters = Clusters;
