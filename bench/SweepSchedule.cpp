@@ -173,6 +173,11 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::RowBlocksPerSm (rows re-read per stage, for comparisons)");
   App.add_flag("--row-clusters", S.RowClusters,
                "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
+  App.add_flag("--row-clusters-aligned", S.ClustersAligned,
+               "CompileOptions::RowClustersAligned = true (long re-read rows: the cluster "
+               "split's aligned variant for aligned pointers)");
+  App.add_flag("--no-row-clusters-aligned", S.NoClustersAligned,
+               "CompileOptions::RowClustersAligned = false (for comparisons)");
   App.add_option("--row-cluster", S.RowCluster,
                  "CompileOptions::RowCluster (experiment): split every static row over this "
                  "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")
@@ -183,6 +188,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CompileOptions CO;
   CO.RowSharedMemory = S.RowShared;
   CO.RowClusters = S.RowClusters;
+  if (S.ClustersAligned || S.NoClustersAligned)
+    CO.RowClustersAligned = S.ClustersAligned;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);
   CO.RowL2Hints = S.RowL2Hints;

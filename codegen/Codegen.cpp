@@ -624,10 +624,10 @@ static std::string kernelHeader(const Graph &G, const KernelPlan &P) {
 
 EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   EmittedKernel K{kernelHeader(G, P), {}, kernelParams(G, P), LaunchRule(P), std::nullopt,
-                  std::nullopt};
+                  std::nullopt, std::nullopt};
   using Variant = EmittedKernel::Variant;
-  auto AddVariants = [&](const KernelPlan &Form, Variant::Form F) {
-    for (size_t I = 0; I < Form.Vecs.size(); ++I) {
+  auto AddVariants = [&](const KernelPlan &Form, Variant::Form F, size_t Count) {
+    for (size_t I = 0; I < Count; ++I) {
       bool Peeled = Form.peeledVariant(I), Led = Form.outputLedVariant(I);
       int V = Form.Vecs[I];
       K.Variants.push_back({V, Form.variantNameAt(I), KernelWriter(G, Form, V, Peeled, Led).write(),
@@ -644,16 +644,22 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
                                  }),
                   "a kernel's other form has its parameters and variants");
   };
-  AddVariants(P, Variant::Plain);
+  AddVariants(P, Variant::Plain, P.Vecs.size());
   if (P.FewRows) {
     CheckTwin(*P.FewRows);
     K.FewRowsLaunch = LaunchRule(*P.FewRows);
-    AddVariants(*P.FewRows, Variant::FewRows);
+    AddVariants(*P.FewRows, Variant::FewRows, P.Vecs.size());
   }
   if (P.WideRows) {
     CheckTwin(*P.WideRows);
     K.WideRowsLaunch = LaunchRule(*P.WideRows);
-    AddVariants(*P.WideRows, Variant::WideRows);
+    AddVariants(*P.WideRows, Variant::WideRows, P.Vecs.size());
+  }
+  if (P.AlignedCluster) {
+    CheckTwin(*P.AlignedCluster);
+    JITFUSE_CHECK(!P.AlignedCluster->peeledVariant(0), "a cluster split's first variant is aligned");
+    K.AlignedClusterLaunch = LaunchRule(*P.AlignedCluster);
+    AddVariants(*P.AlignedCluster, Variant::AlignedCluster, 1);
   }
   return K;
 }

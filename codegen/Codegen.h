@@ -35,8 +35,9 @@ struct EmittedKernel {
     std::string Name; // the __global__ function's name
     std::string Text; // its definition
     /// The plain form's variants come first, then the few-rows form's
-    /// (KernelPlan::FewRows), then the wide form's (KernelPlan::WideRows).
-    enum Form : uint8_t { Plain, FewRows, WideRows } F = Plain;
+    /// (KernelPlan::FewRows), then the wide form's (KernelPlan::WideRows),
+    /// then the cluster split's aligned variant (KernelPlan::AlignedCluster).
+    enum Form : uint8_t { Plain, FewRows, WideRows, AlignedCluster } F = Plain;
     /// The peeled variant (any alignment), not the aligned one.
     bool Peeled = false;
     /// The peeled variant led by the output (KernelPlan::OutputLedVariant).
@@ -57,6 +58,9 @@ struct EmittedKernel {
   std::optional<LaunchRule> FewRowsLaunch;
   /// The wide form's launch rule (KernelPlan::WideRows).
   std::optional<LaunchRule> WideRowsLaunch;
+  /// The cluster split's launch rule (KernelPlan::AlignedCluster): its one
+  /// variant is the last.
+  std::optional<LaunchRule> AlignedClusterLaunch;
 
   /// How many variants are of the plain form (the first ones).
   size_t plainVariants() const {

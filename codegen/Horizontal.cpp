@@ -107,7 +107,7 @@ EmittedKernel emitHorizontal(const Graph &G, llvm::ArrayRef<KernelPlan> Plans,
   }
 
   EmittedKernel Out{Header, {}, {}, PartKernels[Parts.front()].Launch, std::nullopt,
-                    std::nullopt};
+                    std::nullopt, std::nullopt};
   std::vector<std::string> Decls;
   std::vector<std::vector<std::string>> Args(Parts.size());
   for (size_t J = 0; J < Parts.size(); ++J)

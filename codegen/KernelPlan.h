@@ -299,6 +299,16 @@ struct KernelPlan {
   /// such runs too (compiler/RowForms.cpp). Its variants follow FewRows'
   /// (or this plan's), in the same order.
   std::shared_ptr<const KernelPlan> WideRows;
+  /// RowReduce of long rows re-read per stage with a peeled variant
+  /// (ScheduleOptions::AlignedClusters): the same kernel with each row
+  /// split over the cluster blocks that keep it in registers
+  /// (ScheduleOptions::Clusters' plan), of which only the aligned variant
+  /// (Vecs' first) is emitted; the launch runs it instead of this plan's
+  /// aligned variant when neither FewRows nor WideRows runs. Its peeled
+  /// variants lost where the aligned one gained (BENCHMARKS.md, session
+  /// 42), so a misaligned or odd row keeps this plan's re-read variant.
+  /// Same Vecs and Peel as this plan; its one variant follows WideRows'.
+  std::shared_ptr<const KernelPlan> AlignedCluster;
 
   std::string variantName(int Vec, bool Peeled = false, bool OutputLed = false) const {
     return Name + (OutputLed ? "_o" : Peeled ? "_p" : "_v") + std::to_string(Vec);

@@ -133,11 +133,40 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 
+/// ScheduleOptions::AlignedClusters: a long row re-read per stage whose
+/// cluster split keeps it in registers (ScheduleOptions::Clusters' plan)
+/// gets that split's aligned variant, which the launch runs for aligned
+/// pointers when neither few-rows form does. Only the aligned variant: the
+/// split's peeled ones lost to the re-read row on 16-bit rows (norm
+/// backwards of 32064-128256 columns, session 42: aligned 1.24-1.37x,
+/// 16-bit peeled 0.82-0.97x). The split plan of \p P, or null.
+static std::shared_ptr<const KernelPlan>
+alignedClusterForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
+  if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel ||
+      P.firstPeeled() == 0)
+    return nullptr;
+  ScheduleOptions Split = Opts;
+  Split.RowPhaseLoop = false; // a peeled-variant option: not this form's
+  Split.Clusters = true;
+  Split.ForceCluster.reset();
+  KernelPlan Twin = Reschedule(Split);
+  if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs ||
+      Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
+    return nullptr;
+  Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
+  P.Why += fmt::format("; when the pointers allow the aligned variant and neither form above "
+                       "runs: kernel {}'s aligned variant instead, each row split over a "
+                       "cluster of {} blocks that keep it in registers (RowClustersAligned)",
+                       Twin.Name, Twin.ClusterX);
+  return std::make_shared<const KernelPlan>(std::move(Twin));
+}
+
 void attachRowForms(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
   P.FewRows = fewRowsForm(P, Opts, Reschedule);
   P.WideRows = wideRowsForm(P, Opts, Reschedule);
   if (!P.WideRows)
     P.WideRows = twoChunksForm(P, Opts, Reschedule);
+  P.AlignedCluster = alignedClusterForm(P, Opts, Reschedule);
 }
 
 } // namespace jitfuse

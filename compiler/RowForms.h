@@ -11,8 +11,9 @@ namespace jitfuse {
 using Rescheduler = std::function<KernelPlan(const ScheduleOptions &)>;
 
 /// Gives row kernel \p P its few-rows form (a cluster of 8 blocks a row,
-/// KernelPlan::FewRows) and its wide form (1024 threads a row,
-/// KernelPlan::WideRows) where they apply, each from \p Reschedule, and
+/// KernelPlan::FewRows), its wide form (1024 threads a row,
+/// KernelPlan::WideRows) and its split's aligned variant
+/// (KernelPlan::AlignedCluster) where they apply, each from \p Reschedule, and
 /// adds to P's schedule text when the launch takes them.
 void attachRowForms(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule);
 

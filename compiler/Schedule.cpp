@@ -580,6 +580,7 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   ScheduleOptions O = Opts;
   O.RowCacheLateEpilogue = O.RowCacheLatePeeled = false;
   O.RowPhaseLoop = O.AlignedRowCopy = O.Clusters = O.FewRowsClusters = O.WideRows = false;
+  O.AlignedClusters = false;
   O.ForceCluster.reset();
   O.RowSharedBytes = O.RowPadSharedBytes = 0;
   // Accumulators past the static limit (launch::MixRuleSharedBytes or
@@ -628,7 +629,8 @@ static KernelPlan scheduleMixed(const Graph &G, const Cluster &C, unsigned Index
   if (P.MixDynamicShared)
     P.PeeledMinBlocksPerSm = 0;
   JITFUSE_CHECK(P.Kind == KernelKind::RowReduce && P.ClusterX == 1 && !P.RowPhaseLoop &&
-                    !P.FewRows && !P.WideRows && P.RowSharedElemBytes == 0 &&
+                    !P.FewRows && !P.WideRows && !P.AlignedCluster &&
+                    P.RowSharedElemBytes == 0 &&
                     !P.Domain.back().isDynamic() &&
                     P.ThreadsX * P.RowsPerBlock % codegen::launch::MixCombineLanes == 0,
                 "a row kernel with column partials is rows of a block of a static length");

@@ -120,6 +120,10 @@ struct ScheduleOptions {
   /// Long re-read rows also get a form of WideRowThreads a row
   /// (KernelPlan::WideRows; CompileOptions::RowWideRows).
   bool WideRows = true;
+  /// A long row re-read per stage with a peeled variant also gets the
+  /// aligned variant of its cluster split (KernelPlan::AlignedCluster;
+  /// CompileOptions::RowClustersAligned; sm_90+).
+  bool AlignedClusters = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

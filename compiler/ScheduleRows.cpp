@@ -583,7 +583,7 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
   bool On = L.Input >= 0 && L.Output >= 0;
   P.RowStartChunks = RowStart(P);
   P = withOutputLed(std::move(P), On);
-  for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows})
+  for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows, &P.AlignedCluster})
     if (*Form && ((*Form)->OutputLedVariant != On || (*Form)->RowStartChunks != RowStart(**Form))) {
       KernelPlan F = withOutputLed(**Form, On);
       F.RowStartChunks = RowStart(F);

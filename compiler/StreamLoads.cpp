@@ -24,7 +24,7 @@ static bool readsInputsOnce(const KernelPlan &P) {
 /// StreamLoads: every kernel that reads its inputs once, and the other
 /// forms of a row kernel (few rows, wide rows) each by the same test.
 static void streamAll(KernelPlan &K) {
-  for (std::shared_ptr<const KernelPlan> *Form : {&K.FewRows, &K.WideRows}) {
+  for (std::shared_ptr<const KernelPlan> *Form : {&K.FewRows, &K.WideRows, &K.AlignedCluster}) {
     if (!*Form || !readsInputsOnce(**Form))
       continue;
     KernelPlan Copy = **Form;
@@ -53,7 +53,7 @@ static void streamReadOnlyRows(const Graph &G, KernelPlan &K) {
   std::optional<int64_t> Rows = staticNumel(llvm::ArrayRef<Dim>(K.Domain).drop_back());
   if (!K.WideRows && !(Rows && !codegen::launch::useWideRows(*Rows, 1024))) {
     KernelPlan Plain = K;
-    Plain.FewRows = nullptr;
+    Plain.FewRows = Plain.AlignedCluster = nullptr;
     Plain.Name += "_plain";
     K.WideRows = std::make_shared<const KernelPlan>(std::move(Plain));
     K.Why += fmt::format("; when a run's rows <= SMs: kernel {}_plain instead, plain loads",

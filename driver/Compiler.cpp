@@ -126,6 +126,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.RowWelford = Opts.RowWelford;
   S.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
   S.WideRows = Opts.RowWideRows;
+  S.AlignedClusters = SmMajor >= 9 && Opts.RowClustersAligned;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;
   S.JointReduce = Opts.JointReduce;
@@ -262,12 +263,14 @@ rt::CacheEntry runNvrtc(llvm::ArrayRef<codegen::EmittedKernel> Kernels,
 }
 
 /// Each of the first \p NumLaunched kernels' first variant (the widest: what
-/// aligned pointers run) in Eager, the others in Rest, and every variant of
-/// the kernels after them (a split launch's parts alone: they run only at
-/// large dims); the count of Rest's variants.
+/// aligned pointers run) and its cluster split's aligned variant (what they
+/// run on many rows, KernelPlan::AlignedCluster) in Eager, the others in
+/// Rest, and every variant of the kernels after them (a split launch's parts
+/// alone: they run only at large dims); the count of Rest's variants.
 size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels, size_t NumLaunched,
                      std::vector<codegen::EmittedKernel> &Eager,
                      std::vector<codegen::EmittedKernel> &Rest) {
+  using Variant = codegen::EmittedKernel::Variant;
   size_t N = 0;
   for (size_t I = 0; I < Kernels.size(); ++I) {
     const codegen::EmittedKernel &K = Kernels[I];
@@ -276,13 +279,17 @@ size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels, size_t NumL
       Rest.push_back(K);
       continue;
     }
-    codegen::EmittedKernel First = K;
-    First.Variants.resize(1);
+    auto IsEager = [&](size_t V) {
+      return V == 0 || K.Variants[V].F == Variant::AlignedCluster;
+    };
+    codegen::EmittedKernel First = K, Others = K;
+    First.Variants.clear();
+    Others.Variants.clear();
+    for (size_t V = 0; V < K.Variants.size(); ++V)
+      (IsEager(V) ? First : Others).Variants.push_back(K.Variants[V]);
     Eager.push_back(std::move(First));
-    if (K.Variants.size() < 2)
+    if (Others.Variants.empty())
       continue;
-    codegen::EmittedKernel Others = K;
-    Others.Variants.erase(Others.Variants.begin());
     N += Others.Variants.size();
     Rest.push_back(std::move(Others));
   }
@@ -582,7 +589,8 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
                           K.FewRows ? K.FewRows->Name : std::string(),
                           K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u,
                           K.WideRows ? K.WideRows->Name : std::string(),
-                          K.WideRows ? static_cast<unsigned>(K.WideRows->Vecs.size()) : 0u});
+                          K.WideRows ? static_cast<unsigned>(K.WideRows->Vecs.size()) : 0u,
+                          K.AlignedCluster ? K.AlignedCluster->Name : std::string()});
   }
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])

@@ -56,6 +56,15 @@ struct CompileOptions {
   /// backwards' rows of 32064-128256 (session 42): 1.24-1.37x where the
   /// aligned variant runs, 0.82-0.97x on 16-bit peeled rows.
   bool RowClusters = false;
+  /// A long row read again per stage with a peeled variant (odd rows,
+  /// offset pointers) also compiles the aligned variant of its cluster
+  /// split (RowClusters' plan), which the launch runs when the pointers
+  /// allow the aligned variant and neither few-rows form runs; peeled
+  /// rows keep the re-read variant (KernelPlan::AlignedCluster; sm_90+).
+  /// Why: the norm backwards' rows of 32064-128256 (session 42) ran
+  /// RowClusters' aligned variant 1.24-1.37x faster and its 16-bit peeled
+  /// ones 0.82-0.97x. Experiment until measured over the sweep's long rows.
+  bool RowClustersAligned = false;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;

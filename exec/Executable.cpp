@@ -246,7 +246,14 @@ void ExecutableImpl::prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Di
                                                         SmCount);
     bool Wide = !Few && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
     L.FormBase = Few ? L.NumPlain : Wide ? L.NumPlain * (L.FewRule ? 2 : 1) : 0;
-    for (size_t V = L.NumPlain; V < L.Vecs.size(); ++V) {
+    size_t Forms = L.Vecs.size() - size_t(L.AlignedRule.has_value());
+    // The cluster split's aligned variant stands in for variant 0 of the
+    // plain form (prepareLaunch).
+    if (L.AlignedRule)
+      L.Shapes[Forms] = L.FormBase == 0
+                            ? L.AlignedRule->shape(Sizes, L.Vecs[Forms], SmCount, false)
+                            : std::nullopt;
+    for (size_t V = L.NumPlain; V < Forms; ++V) {
       const codegen::LaunchRule &R = L.ruleOf(V);
       size_t Base = V - V % L.NumPlain;
       L.Shapes[V] = Base == L.FormBase
@@ -442,6 +449,10 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
       L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
   }
   V += L.FormBase;
+  // KernelPlan::AlignedCluster: the aligned variant of the plain form runs
+  // as the cluster split (its shape is set only when the plain form runs).
+  if (V == 0 && L.AlignedRule && L.Shapes.back())
+    V = L.Shapes.size() - 1;
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;

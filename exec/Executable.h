@@ -55,6 +55,11 @@ struct KernelInfo {
   /// codegen::launch::useWideRows; CompileOptions::RowWideRows): likewise.
   std::string WideRowsName;
   unsigned WideRowsVariants = 0;
+  /// Its cluster split's aligned variant (KernelPlan::AlignedCluster,
+  /// CompileOptions::RowClustersAligned: run instead of the aligned one
+  /// when neither form above runs): the split's name, "" when none. It
+  /// adds one variant.
+  std::string AlignedClusterName;
 };
 
 struct CompileStats {

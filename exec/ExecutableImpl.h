@@ -104,15 +104,20 @@ struct LaunchPlan {
   /// The plain form's variants come first; a kernel with a few-rows form
   /// (KernelPlan::FewRows) has as many more, launched by FewRule when
   /// codegen::launch::useFewRows, then a wide form's (KernelPlan::WideRows)
-  /// by WideRule when useWideRows and not the former.
+  /// by WideRule when useWideRows and not the former; then, with
+  /// AlignedRule, one variant: the cluster split's aligned one
+  /// (KernelPlan::AlignedCluster), run instead of variant 0 when the plain
+  /// form runs.
   size_t NumPlain = 0;
-  std::optional<codegen::LaunchRule> FewRule, WideRule;
+  std::optional<codegen::LaunchRule> FewRule, WideRule, AlignedRule;
   /// The first variant of the form this run launches (set with the dims).
   size_t FormBase = 0;
   /// The launch rule of variant V's form.
   const codegen::LaunchRule &ruleOf(size_t V) const {
     if (V < NumPlain)
       return Rule;
+    if (AlignedRule && V + 1 == Vecs.size())
+      return *AlignedRule;
     if (FewRule && V < 2 * NumPlain)
       return *FewRule;
     return *WideRule;

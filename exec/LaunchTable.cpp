@@ -156,6 +156,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   L.NumPlain = E.plainVariants();
   L.FewRule = E.FewRowsLaunch;
   L.WideRule = E.WideRowsLaunch;
+  L.AlignedRule = E.AlignedClusterLaunch;
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);
@@ -315,8 +316,10 @@ void ExecutableImpl::prepareHotPath() {
   forEachPlan(Launches, [&](LaunchPlan &L) {
     JITFUSE_CHECK(L.NumPlain > 0 && L.NumPlain <= L.Vecs.size() &&
                       L.Vecs.size() == L.NumPlain * (1 + size_t(L.FewRule.has_value()) +
-                                                     size_t(L.WideRule.has_value())),
-                  "every launch has a plain variant, and each other form as many");
+                                                     size_t(L.WideRule.has_value())) +
+                                           size_t(L.AlignedRule.has_value()),
+                  "every launch has a plain variant, each other form as many, and a "
+                  "cluster split one");
     // Pointers pick among the plain variants (Lead then between the peeled
     // ones); the few-rows form mirrors them.
     for (size_t I = 0; I < L.NumPlain - size_t(L.Lead.has_value()); ++I) {

@@ -138,6 +138,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.Fuse = Fuse;
     CO.PeelAlignment = Opts.Peel;
     CO.RowClusters = Opts.RowClusters;
+    CO.RowClustersAligned = Opts.RowClustersAligned;
     CO.RowSharedMemory = Opts.RowShared;
     CO.RowL2Hints = Opts.RowL2Hints;
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;

@@ -53,6 +53,8 @@ struct CheckOptions {
   double TolScale = 1;
   /// CompileOptions::RowClusters.
   bool RowClusters = false;
+  /// CompileOptions::RowClustersAligned.
+  bool RowClustersAligned = false;
   /// CompileOptions::RowSharedMemory.
   bool RowShared = false;
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).

@@ -43,6 +43,53 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
   }
 }
 
+TEST_CASE("RowClustersAligned: aligned runs of many long rows launch the cluster split",
+          "[hostpath][widerows][aligned-cluster]") {
+  requireFake();
+  // add + RMSNorm over rows of 128256 bf16, re-read per stage: with
+  // RowClustersAligned the kernel also carries its cluster split's aligned
+  // variant (KernelPlan::AlignedCluster), which runs in place of the plain
+  // aligned variant: aligned pointers, and more rows than the few-rows (66)
+  // and wide (132) forms take on the fake device's 132 SMs. A pointer at
+  // +2 B keeps the re-read peeled variant.
+  Graph G;
+  Value Xv = G.input("x", DType::BF16, {"B", 128256});
+  Value Res = G.input("residual", DType::BF16, {"B", 128256});
+  Value W = G.input("weight", DType::BF16, {128256});
+  Value Eps = G.scalar("eps", DType::F32);
+  Value R = Xv + Res;
+  G.output("residual_out", R);
+  G.output("y", nn::rmsNorm(R, W, Eps));
+  for (bool Aligned : {true, false}) {
+    CAPTURE(Aligned);
+    CompileOptions Opts;
+    Opts.RowClustersAligned = Aligned;
+    Executable X = Compiler().compile(G, Opts);
+    REQUIRE(X.kernels().size() == 1);
+    const std::string &Split = X.kernels()[0].AlignedClusterName;
+    CHECK(Split.empty() == !Aligned);
+    // The split's cluster size, from its name (RowClusters' choice: the
+    // fewest blocks of 2-8 that keep the row in registers).
+    int K = Aligned ? std::stoi(Split.substr(Split.rfind("_ac") + 3)) : 1;
+    CHECK((K == 1 || K == 2 || K == 4 || K == 8));
+    CHECK((Aligned ? K > 1 : true));
+    for (int64_t Rows : {1, 66, 67, 132, 133, 1000}) {
+      CAPTURE(Rows);
+      for (int Offset : {0, 2}) {
+        CAPTURE(Offset);
+        const FakeCudaLaunch &L = runRows(X, Rows, Offset);
+        std::string Name = L.Function->Name;
+        bool Few = Rows <= 66, Wide = !Few && Rows <= 132;
+        bool Split = Aligned && !Few && !Wide && Offset == 0;
+        CHECK((Name.find("_ac") != std::string::npos) == Split);
+        CHECK(suffix(L) == (Offset ? "_o8" : "_v8"));
+        CHECK(L.GridX == uint64_t(Few ? Rows * 8 : Split ? Rows * K : Rows));
+        CHECK(L.BlockX == (Wide ? 1024u : 512u));
+      }
+    }
+  }
+}
+
 TEST_CASE("rows of one warp launch their 2-chunk form for runs of at most SMs rows",
           "[hostpath][widerows]") {
   requireFake();

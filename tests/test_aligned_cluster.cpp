@@ -1,0 +1,142 @@
+//===- tests/test_aligned_cluster.cpp - a cluster split for aligned rows --===//
+//
+// CompileOptions::RowClustersAligned: a long row re-read per stage that has a
+// peeled variant also carries the aligned variant of its cluster split
+// (KernelPlan::AlignedCluster: the row over the fewest cluster blocks that
+// keep it in registers), which the launch runs in place of the plain aligned
+// variant when neither few-rows form runs; peeled rows keep the re-read
+// variant. The plan, the emitted variants and their registers on the CPU
+// (tests/hostpath has the launch's choice); on a GPU the reference at row
+// counts that take each form, aligned and offset.
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardPatterns.h"
+#include "GraphCheck.h"
+#include "SweepPatterns.h"
+#include "TestEnv.h"
+
+#include "driver/Compiler.h"
+
+#include <catch2/catch.hpp>
+
+using namespace jitfuse;
+using namespace jitfuse::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+CompileOptions alignedClusterOptions(bool On) {
+  CompileOptions O;
+  O.Arch = "sm_90";
+  O.DeferVariants = false;
+  O.RowClustersAligned = On;
+  return O;
+}
+
+struct Case {
+  const char *Name;
+  Graph G;
+  int ClusterX; // the split's blocks (RowClusters' choice)
+};
+
+/// Graphs whose row kernel (kernel 0) gets the form: the norm backwards'
+/// rows of 32064 (session 42's A/B) and forward rows too long for one
+/// block's registers.
+std::vector<Case> splitCases() {
+  std::vector<Case> C;
+  C.push_back({"RMSNorm backward bf16 x 32064", rmsNormBackward(bf16, Dim(32064)), 2});
+  C.push_back({"LayerNorm backward f32 x 32064", layerNormBackwardOf(f32, Dim(32064)), 4});
+  C.push_back({"softmax bf16 x 70000", sweepPattern("softmax", bf16, 70000), 2});
+  C.push_back({"add + RMSNorm bf16 x 128256", sweepPattern("add_rmsnorm", bf16, 128256), 8});
+  return C;
+}
+
+} // namespace
+
+TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned variant",
+          "[aligned-cluster]") {
+  for (Case &C : splitCases()) {
+    INFO(C.Name);
+    GraphPlan Off = Compiler::plan(C.G, alignedClusterOptions(false));
+    GraphPlan On = Compiler::plan(C.G, alignedClusterOptions(true));
+    REQUIRE_FALSE(Off.Kernels.empty());
+    REQUIRE(Off.Kernels.size() == On.Kernels.size());
+    CHECK_FALSE(Off.Kernels[0].AlignedCluster);
+    const KernelPlan &K = On.Kernels[0];
+    INFO(K.Why);
+    REQUIRE(K.AlignedCluster);
+    const KernelPlan &S = *K.AlignedCluster;
+    // The plain form re-reads its row; the split keeps it.
+    CHECK_FALSE(K.CacheRow);
+    CHECK(K.ClusterX == 1);
+    CHECK(S.CacheRow);
+    CHECK(S.ClusterX == C.ClusterX);
+    CHECK(S.Vecs == K.Vecs);
+    CHECK(S.Name == K.Name + "_ac" + std::to_string(C.ClusterX));
+    CHECK_THAT(K.Why, Contains("(RowClustersAligned)"));
+    // Every other kernel, and the kernel's own forms, as without it.
+    for (size_t I = 1; I < On.Kernels.size(); ++I)
+      CHECK_FALSE(On.Kernels[I].AlignedCluster);
+    CHECK(bool(K.FewRows) == bool(Off.Kernels[0].FewRows));
+    CHECK(bool(K.WideRows) == bool(Off.Kernels[0].WideRows));
+
+    // One more variant, the split's aligned one, last; no spill anywhere.
+    Executable E = testCompiler().compile(C.G, alignedClusterOptions(true));
+    const KernelInfo &Info = E.kernels()[0];
+    CHECK(Info.AlignedClusterName == S.Name);
+    std::string Aligned = S.variantNameAt(0);
+    CHECK_THAT(Info.Source, Contains("__cluster_dims__(" + std::to_string(C.ClusterX)));
+    CHECK_THAT(Info.Source, Contains(Aligned + "("));
+    CHECK(Info.Source.find(S.variantNameAt(S.Vecs.size() - 1) + "(") == std::string::npos);
+    for (const rt::KernelResources &R : E.kernelResources()) {
+      INFO("kernel " << R.Name << ": " << R.Registers << " registers");
+      CHECK(R.SpillStoreBytes == 0);
+      CHECK(R.StackBytes == 0);
+    }
+  }
+}
+
+TEST_CASE("RowClustersAligned: rows without an aligned variant or kept whole get none",
+          "[aligned-cluster]") {
+  // x 50257 is odd (a peeled variant only: the split's aligned one would
+  // never run); rows of 4096 and bf16 softmax x 32064 are kept in
+  // registers (not re-read).
+  std::vector<Graph> Graphs;
+  Graphs.push_back(rmsNormBackward(bf16, Dim(50257)));
+  Graphs.push_back(sweepPattern("softmax", f32, 50257));
+  Graphs.push_back(rmsNormBackward(bf16, Dim(4096)));
+  Graphs.push_back(sweepPattern("softmax", bf16, 32064));
+  for (const Graph &G : Graphs) {
+    GraphPlan P = Compiler::plan(G, alignedClusterOptions(true));
+    for (const KernelPlan &K : P.Kernels) {
+      INFO(K.Name << ": " << K.Why);
+      CHECK_FALSE(K.AlignedCluster);
+    }
+  }
+  // Before sm_90 there are no clusters.
+  CompileOptions Old = alignedClusterOptions(true);
+  Old.Arch = "sm_80";
+  GraphPlan P = Compiler::plan(rmsNormBackward(bf16, Dim(32064)), Old);
+  CHECK_FALSE(P.Kernels.at(0).AlignedCluster);
+}
+
+TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluster]") {
+  if (!haveGpu())
+    return;
+  // 140 and 300 rows: more than the H100's and H200's 132 SMs, so aligned
+  // pointers run the split; 1 and 67 rows take the few-rows and wide forms.
+  for (Case &C : splitCases()) {
+    CheckOptions O;
+    O.RowClustersAligned = true;
+    for (int64_t B : {1, 67, 140, 300}) {
+      if (B == 300 && C.G.node(0).Dims.back().Size > 70000)
+        continue; // the fp64 reference over 38M elements takes long
+      INFO(C.Name << " B=" << B);
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, O), O);
+      CheckOptions M = O;
+      M.MisalignElems = 1;
+      INFO("misaligned by an element");
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, {}, M), M);
+    }
+  }
+}
