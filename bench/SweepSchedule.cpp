@@ -174,10 +174,11 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-clusters", S.RowClusters,
                "CompileOptions::RowClusters (opt-in schedule, for comparisons)");
   App.add_flag("--row-clusters-aligned", S.ClustersAligned,
-               "CompileOptions::RowClustersAligned = true (long re-read rows: the cluster "
-               "split's aligned variant for aligned pointers)");
+               "CompileOptions::RowClustersAligned = true, the default (the flag is kept "
+               "for the recorded commands)");
   App.add_flag("--no-row-clusters-aligned", S.NoClustersAligned,
-               "CompileOptions::RowClustersAligned = false (for comparisons)");
+               "CompileOptions::RowClustersAligned = false (long re-read rows: no cluster "
+               "split's aligned variant for aligned pointers, for comparisons)");
   App.add_option("--row-cluster", S.RowCluster,
                  "CompileOptions::RowCluster (experiment): split every static row over this "
                  "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")

@@ -140,8 +140,21 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
 /// split's peeled ones lost to the re-read row on 16-bit rows (norm
 /// backwards of 32064-128256 columns, session 42: aligned 1.24-1.37x,
 /// 16-bit peeled 0.82-0.97x). The split plan of \p P, or null.
-static std::shared_ptr<const KernelPlan>
-alignedClusterForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
+///
+/// Each stage of the split ends in a cluster-wide combine (a cluster
+/// barrier, every block reading the others' partials through distributed
+/// shared memory), whose cost grows with the blocks; a stage waits for the
+/// previous one's. So the split is taken while stages x blocks <=
+/// MaxClusterStageBlocks. Measured on an H100 (BENCHMARKS.md, session 43,
+/// bench/ab/s43a.txt): one stage over 8 blocks (add + RMSNorm, the norm
+/// backwards' joint sums) 1.10-1.38x, two over 2-4 (softmax's max then
+/// sum) 1.03-1.29x, but two over 8 (LayerNorm's mean then variance, 16-bit
+/// x 128256 and f32 x 65536) 0.85-0.97x.
+static constexpr int MaxClusterStageBlocks = 8;
+
+static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, KernelPlan &P,
+                                                            const ScheduleOptions &Opts,
+                                                            const Rescheduler &Reschedule) {
   if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel ||
       P.firstPeeled() == 0)
     return nullptr;
@@ -153,6 +166,15 @@ alignedClusterForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler
   if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs ||
       Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
     return nullptr;
+  int Stages = 0;
+  for (const auto &[N, Stage] : reductionStages(G, Twin.Nodes, Twin.RowPairs))
+    Stages = std::max(Stages, Stage + 1);
+  if (Stages * Twin.ClusterX > MaxClusterStageBlocks) {
+    P.Why += fmt::format("; no cluster split for aligned rows: {} stages x {} blocks > {} "
+                         "(RowClustersAligned)",
+                         Stages, Twin.ClusterX, MaxClusterStageBlocks);
+    return nullptr;
+  }
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
   P.Why += fmt::format("; when the pointers allow the aligned variant and neither form above "
                        "runs: kernel {}'s aligned variant instead, each row split over a "
@@ -161,12 +183,13 @@ alignedClusterForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 
-void attachRowForms(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule) {
+void attachRowForms(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts,
+                    const Rescheduler &Reschedule) {
   P.FewRows = fewRowsForm(P, Opts, Reschedule);
   P.WideRows = wideRowsForm(P, Opts, Reschedule);
   if (!P.WideRows)
     P.WideRows = twoChunksForm(P, Opts, Reschedule);
-  P.AlignedCluster = alignedClusterForm(P, Opts, Reschedule);
+  P.AlignedCluster = alignedClusterForm(G, P, Opts, Reschedule);
 }
 
 } // namespace jitfuse

@@ -15,6 +15,7 @@ using Rescheduler = std::function<KernelPlan(const ScheduleOptions &)>;
 /// KernelPlan::WideRows) and its split's aligned variant
 /// (KernelPlan::AlignedCluster) where they apply, each from \p Reschedule, and
 /// adds to P's schedule text when the launch takes them.
-void attachRowForms(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Reschedule);
+void attachRowForms(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts,
+                    const Rescheduler &Reschedule);
 
 } // namespace jitfuse

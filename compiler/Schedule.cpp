@@ -548,7 +548,7 @@ static KernelPlan scheduleForms(const Graph &G, const Cluster &C, unsigned Index
     return P;
   }
   // The few-rows forms keep the default rule's register cache.
-  attachRowForms(P, Opts, [&](const ScheduleOptions &O) {
+  attachRowForms(G, P, Opts, [&](const ScheduleOptions &O) {
     ScheduleOptions Rule = O;
     Rule.RowCacheLateEpilogue = Rule.RowCacheLatePeeled = false;
     return scheduleOne(G, C, Index, Rule);

@@ -61,10 +61,14 @@ struct CompileOptions {
   /// split (RowClusters' plan), which the launch runs when the pointers
   /// allow the aligned variant and neither few-rows form runs; peeled
   /// rows keep the re-read variant (KernelPlan::AlignedCluster; sm_90+).
-  /// Why: the norm backwards' rows of 32064-128256 (session 42) ran
-  /// RowClusters' aligned variant 1.24-1.37x faster and its 16-bit peeled
-  /// ones 0.82-0.97x. Experiment until measured over the sweep's long rows.
-  bool RowClustersAligned = false;
+  /// Not where the split's stages x blocks exceed 8 (LayerNorm's mean then
+  /// variance over 8 blocks: compiler/RowForms.cpp). Why: the norm
+  /// backwards' rows of 32064-128256 (session 42) ran RowClusters' aligned
+  /// variant 1.24-1.37x faster and its 16-bit peeled ones 0.82-0.97x. On
+  /// since the H100 A/B of session 43 (BENCHMARKS.md, bench/ab/s43a.txt):
+  /// 1.03-1.38x on the 22 aligned long-row points it applies to, the
+  /// offset controls 1.00x. false: no split form, for comparisons.
+  bool RowClustersAligned = true;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;
