@@ -19,7 +19,8 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
   // form split over clusters of 8); the fake device has 132 SMs, so up to
   // 132 x 4 / 8 = 66 rows run split (codegen::launch::useFewRows). With
   // RowWideRows, up to 132 rows (one block an SM) then run 1024 threads a
-  // row (useWideRows); beyond that, and without it, 512 threads a row.
+  // row (useWideRows); beyond that, and without it, 512 threads a row, or,
+  // for aligned pointers, its cluster split (RowClustersAligned, 8 blocks).
   for (bool WideRows : {false, true}) {
     CAPTURE(WideRows);
     Executable X = compileAddRmsNorm(true, 128256, false, WideRows);
@@ -33,10 +34,12 @@ TEST_CASE("long rows: few enough rows launch the cluster form, then the wide one
         const FakeCudaLaunch &L = runRows(X, Rows, Offset);
         std::string Name = L.Function->Name;
         bool Few = Rows <= 66, Wide = WideRows && !Few && Rows <= 132;
+        bool Split = !Few && !Wide && Offset == 0;
         CHECK((Name.find("_c8_") != std::string::npos) == Few);
         CHECK((Name.find("_t1024_") != std::string::npos) == Wide);
+        CHECK((Name.find("_ac8_") != std::string::npos) == Split);
         CHECK(suffix(L) == (Offset ? "_o8" : "_v8"));
-        CHECK(L.GridX == uint64_t(Few ? Rows * 8 : Rows));
+        CHECK(L.GridX == uint64_t(Few || Split ? Rows * 8 : Rows));
         CHECK(L.BlockX == (Wide ? 1024u : 512u));
       }
     }
