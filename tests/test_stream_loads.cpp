@@ -34,11 +34,14 @@ std::pair<int, int> loadsOf(const std::string &Kernels, int In) {
   return {Hint, All - Hint};
 }
 
-Executable compileWith(const Graph &G, bool Stream, bool FewRowsClusters = true) {
+/// \p Clusters: the cluster forms of a long row (the few-rows form and the
+/// aligned split, CompileOptions::RowFewRowsClusters and RowClustersAligned).
+Executable compileWith(const Graph &G, bool Stream, bool Clusters = true) {
   CompileOptions Opts;
   Opts.Arch = "sm_90";
   Opts.StreamLoads = Stream;
-  Opts.RowFewRowsClusters = FewRowsClusters;
+  Opts.RowFewRowsClusters = Clusters;
+  Opts.RowClustersAligned = Clusters;
   return testCompiler().compile(G, Opts);
 }
 
@@ -81,11 +84,12 @@ TEST_CASE("StreamLoads: inputs read once carry evict_first, broadcast ones do no
 
 TEST_CASE("StreamLoads: a row re-read per stage keeps plain loads", "[codegen][stream]") {
   // f32 rows of 128256 do not fit the registers: read again per stage,
-  // where L2 should keep them. (Without the few-rows form, whose split rows
-  // fit the registers of a cluster's blocks and are streamed.)
+  // where L2 should keep them. (Without the cluster forms, few rows and the
+  // aligned split, whose split rows fit the registers of a cluster's blocks
+  // and are streamed.)
   Graph G;
   G.output("p", nn::softmax(G.input("x", DType::F32, {"B", 128256})));
-  Executable On = compileWith(G, true, /*FewRowsClusters=*/false);
+  Executable On = compileWith(G, true, /*Clusters=*/false);
   REQUIRE(On.plan().find("row-in-registers") == std::string::npos);
   REQUIRE(On.plan().find("re-read") != std::string::npos);
   CHECK(On.plan().find("StreamLoads") == std::string::npos);
