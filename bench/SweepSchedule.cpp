@@ -179,6 +179,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-aligned", S.NoClustersAligned,
                "CompileOptions::RowClustersAligned = false (long re-read rows: no cluster "
                "split's aligned variant for aligned pointers, for comparisons)");
+  App.add_flag("--row-clusters-aligned-over-wide", S.ClustersAlignedOverWide,
+               "CompileOptions::RowClustersAlignedOverWide (experiment: the aligned split runs "
+               "in place of the wide form's aligned variant too)");
   App.add_option("--row-cluster", S.RowCluster,
                  "CompileOptions::RowCluster (experiment): split every static row over this "
                  "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")
@@ -191,6 +194,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClusters = S.RowClusters;
   if (S.ClustersAligned || S.NoClustersAligned)
     CO.RowClustersAligned = S.ClustersAligned;
+  CO.RowClustersAlignedOverWide = S.ClustersAlignedOverWide;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);
   CO.RowL2Hints = S.RowL2Hints;

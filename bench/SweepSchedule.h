@@ -18,7 +18,7 @@ namespace jitfuse::bench {
 struct ScheduleFlags {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   int RowCluster = 0;
-  bool ClustersAligned = false, NoClustersAligned = false;
+  bool ClustersAligned = false, NoClustersAligned = false, ClustersAlignedOverWide = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

@@ -659,6 +659,7 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
     CheckTwin(*P.AlignedCluster);
     JITFUSE_CHECK(!P.AlignedCluster->peeledVariant(0), "a cluster split's first variant is aligned");
     K.AlignedClusterLaunch = LaunchRule(*P.AlignedCluster);
+    K.AlignedClusterOverWide = P.AlignedClusterOverWide;
     AddVariants(*P.AlignedCluster, Variant::AlignedCluster, 1);
   }
   return K;

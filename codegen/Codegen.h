@@ -61,6 +61,8 @@ struct EmittedKernel {
   /// The cluster split's launch rule (KernelPlan::AlignedCluster): its one
   /// variant is the last.
   std::optional<LaunchRule> AlignedClusterLaunch;
+  /// KernelPlan::AlignedClusterOverWide.
+  bool AlignedClusterOverWide = false;
 
   /// How many variants are of the plain form (the first ones).
   size_t plainVariants() const {

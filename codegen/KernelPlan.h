@@ -309,6 +309,9 @@ struct KernelPlan {
   /// 42), so a misaligned or odd row keeps this plan's re-read variant.
   /// Same Vecs and Peel as this plan; its one variant follows WideRows'.
   std::shared_ptr<const KernelPlan> AlignedCluster;
+  /// The launch runs AlignedCluster in place of WideRows' aligned variant
+  /// too (ScheduleOptions::AlignedClustersOverWide).
+  bool AlignedClusterOverWide = false;
 
   std::string variantName(int Vec, bool Peeled = false, bool OutputLed = false) const {
     return Name + (OutputLed ? "_o" : Peeled ? "_p" : "_v") + std::to_string(Vec);

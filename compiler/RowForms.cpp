@@ -176,6 +176,7 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     return nullptr;
   }
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
+  P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.Why += fmt::format("; when the pointers allow the aligned variant and neither form above "
                        "runs: kernel {}'s aligned variant instead, each row split over a "
                        "cluster of {} blocks that keep it in registers (RowClustersAligned)",

@@ -124,6 +124,9 @@ struct ScheduleOptions {
   /// aligned variant of its cluster split (KernelPlan::AlignedCluster;
   /// CompileOptions::RowClustersAligned; sm_90+).
   bool AlignedClusters = false;
+  /// KernelPlan::AlignedClusterOverWide (CompileOptions::
+  /// RowClustersAlignedOverWide).
+  bool AlignedClustersOverWide = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

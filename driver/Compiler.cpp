@@ -127,6 +127,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.FewRowsClusters = SmMajor >= 9 && Opts.RowFewRowsClusters;
   S.WideRows = Opts.RowWideRows;
   S.AlignedClusters = SmMajor >= 9 && Opts.RowClustersAligned;
+  S.AlignedClustersOverWide = Opts.RowClustersAlignedOverWide;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;
   S.JointReduce = Opts.JointReduce;

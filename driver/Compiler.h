@@ -69,6 +69,11 @@ struct CompileOptions {
   /// 1.03-1.38x on the 22 aligned long-row points it applies to, the
   /// offset controls 1.00x. false: no split form, for comparisons.
   bool RowClustersAligned = true;
+  /// Experiment: RowClustersAligned's split also runs in place of the wide
+  /// form's aligned variant (runs of more rows than the few-rows form takes
+  /// and at most SMs: 67-132 on an H100), where one 1024-thread block a
+  /// row re-reads it. Off until measured.
+  bool RowClustersAlignedOverWide = false;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;

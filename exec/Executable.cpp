@@ -250,7 +250,7 @@ void ExecutableImpl::prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Di
     // The cluster split's aligned variant stands in for variant 0 of the
     // plain form (prepareLaunch).
     if (L.AlignedRule)
-      L.Shapes[Forms] = L.FormBase == 0
+      L.Shapes[Forms] = L.FormBase == 0 || (Wide && L.AlignedOverWide)
                             ? L.AlignedRule->shape(Sizes, L.Vecs[Forms], SmCount, false)
                             : std::nullopt;
     for (size_t V = L.NumPlain; V < Forms; ++V) {
@@ -449,9 +449,10 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
       L.Storage[L.OffsetSlot + J] = L.PartOffsets[V][J];
   }
   V += L.FormBase;
-  // KernelPlan::AlignedCluster: the aligned variant of the plain form runs
-  // as the cluster split (its shape is set only when the plain form runs).
-  if (V == 0 && L.AlignedRule && L.Shapes.back())
+  // KernelPlan::AlignedCluster: the aligned variant of the plain form (or
+  // the wide one's, AlignedClusterOverWide) runs as the cluster split (its
+  // shape is set only when that form runs).
+  if (V == L.FormBase && L.AlignedRule && L.Shapes.back())
     V = L.Shapes.size() - 1;
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {

@@ -110,6 +110,9 @@ struct LaunchPlan {
   /// form runs.
   size_t NumPlain = 0;
   std::optional<codegen::LaunchRule> FewRule, WideRule, AlignedRule;
+  /// AlignedRule's variant stands in for the wide form's variant 0 too
+  /// (KernelPlan::AlignedClusterOverWide).
+  bool AlignedOverWide = false;
   /// The first variant of the form this run launches (set with the dims).
   size_t FormBase = 0;
   /// The launch rule of variant V's form.

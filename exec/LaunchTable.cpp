@@ -157,6 +157,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   L.FewRule = E.FewRowsLaunch;
   L.WideRule = E.WideRowsLaunch;
   L.AlignedRule = E.AlignedClusterLaunch;
+  L.AlignedOverWide = E.AlignedClusterOverWide;
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);

@@ -139,6 +139,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.PeelAlignment = Opts.Peel;
     CO.RowClusters = Opts.RowClusters;
     CO.RowClustersAligned = Opts.RowClustersAligned;
+    CO.RowClustersAlignedOverWide = Opts.RowClustersAlignedOverWide;
     CO.RowSharedMemory = Opts.RowShared;
     CO.RowL2Hints = Opts.RowL2Hints;
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;

@@ -53,8 +53,10 @@ struct CheckOptions {
   double TolScale = 1;
   /// CompileOptions::RowClusters.
   bool RowClusters = false;
-  /// CompileOptions::RowClustersAligned.
-  bool RowClustersAligned = false;
+  /// CompileOptions::RowClustersAligned (the default) and
+  /// RowClustersAlignedOverWide.
+  bool RowClustersAligned = true;
+  bool RowClustersAlignedOverWide = false;
   /// CompileOptions::RowSharedMemory.
   bool RowShared = false;
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).

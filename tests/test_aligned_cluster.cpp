@@ -151,5 +151,13 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
       INFO("misaligned by an element");
       checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, M), M);
     }
+    // RowClustersAlignedOverWide: the split at the wide form's row counts.
+    CheckOptions W = O;
+    W.RowClustersAlignedOverWide = true;
+    W.Unfused = false;
+    for (int64_t B : {67, 100}) {
+      INFO(C.Name << " B=" << B << " RowClustersAlignedOverWide");
+      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, W), W);
+    }
   }
 }

@@ -63,10 +63,14 @@ TEST_CASE("RowClustersAligned: aligned runs of many long rows launch the cluster
   Value R = Xv + Res;
   G.output("residual_out", R);
   G.output("y", nn::rmsNorm(R, W, Eps));
-  for (bool Aligned : {true, false}) {
-    CAPTURE(Aligned);
+  // RowClustersAlignedOverWide (an experiment): the split's variant runs in
+  // place of the wide form's aligned one too.
+  for (auto [Aligned, OverWide] : {std::pair{true, false}, std::pair{false, false},
+                                   std::pair{true, true}}) {
+    CAPTURE(Aligned, OverWide);
     CompileOptions Opts;
     Opts.RowClustersAligned = Aligned;
+    Opts.RowClustersAlignedOverWide = OverWide;
     Executable X = Compiler().compile(G, Opts);
     REQUIRE(X.kernels().size() == 1);
     const std::string &Split = X.kernels()[0].AlignedClusterName;
@@ -83,11 +87,12 @@ TEST_CASE("RowClustersAligned: aligned runs of many long rows launch the cluster
         const FakeCudaLaunch &L = runRows(X, Rows, Offset);
         std::string Name = L.Function->Name;
         bool Few = Rows <= 66, Wide = !Few && Rows <= 132;
-        bool Split = Aligned && !Few && !Wide && Offset == 0;
+        bool Split = Aligned && !Few && (!Wide || OverWide) && Offset == 0;
         CHECK((Name.find("_ac") != std::string::npos) == Split);
+        CHECK((Name.find("_t1024_") != std::string::npos) == (Wide && !Split));
         CHECK(suffix(L) == (Offset ? "_o8" : "_v8"));
         CHECK(L.GridX == uint64_t(Few ? Rows * 8 : Split ? Rows * K : Rows));
-        CHECK(L.BlockX == (Wide ? 1024u : 512u));
+        CHECK(L.BlockX == (Wide && !Split ? 1024u : 512u));
       }
     }
   }
