@@ -657,7 +657,8 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   }
   if (P.AlignedCluster) {
     CheckTwin(*P.AlignedCluster);
-    JITFUSE_CHECK(!P.AlignedCluster->peeledVariant(0), "a cluster split's first variant is aligned");
+    JITFUSE_CHECK(!P.AlignedCluster->peeledVariant(0),
+                  "a cluster split's first variant is aligned");
     K.AlignedClusterLaunch = LaunchRule(*P.AlignedCluster);
     K.AlignedClusterOverWide = P.AlignedClusterOverWide;
     AddVariants(*P.AlignedCluster, Variant::AlignedCluster, 1);

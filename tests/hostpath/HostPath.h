@@ -56,9 +56,7 @@ inline constexpr int64_t H = 4096;
 
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
-inline Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
-                             bool WideRows = true, bool StageInputs = true,
-                             bool WideCache = true, bool PhaseLoop = false) {
+inline Graph addRmsNormGraph(int64_t Len) {
   Graph G;
   Value X = G.input("x", DType::BF16, {"B", Len});
   Value Res = G.input("residual", DType::BF16, {"B", Len});
@@ -67,6 +65,14 @@ inline Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowS
   Value R = X + Res;
   G.output("residual_out", R);
   G.output("y", nn::rmsNorm(R, W, Eps));
+  return G;
+}
+
+/// addRmsNormGraph compiled under the options named.
+inline Executable compileAddRmsNorm(bool Peel = true, int64_t Len = H, bool RowShared = false,
+                             bool WideRows = true, bool StageInputs = true,
+                             bool WideCache = true, bool PhaseLoop = false) {
+  Graph G = addRmsNormGraph(Len);
   Compiler C;
   CompileOptions Opts;
   Opts.PeelAlignment = Peel;

@@ -55,14 +55,7 @@ TEST_CASE("RowClustersAligned: aligned runs of many long rows launch the cluster
   // aligned variant: aligned pointers, and more rows than the few-rows (66)
   // and wide (132) forms take on the fake device's 132 SMs. A pointer at
   // +2 B keeps the re-read peeled variant.
-  Graph G;
-  Value Xv = G.input("x", DType::BF16, {"B", 128256});
-  Value Res = G.input("residual", DType::BF16, {"B", 128256});
-  Value W = G.input("weight", DType::BF16, {128256});
-  Value Eps = G.scalar("eps", DType::F32);
-  Value R = Xv + Res;
-  G.output("residual_out", R);
-  G.output("y", nn::rmsNorm(R, W, Eps));
+  Graph G = addRmsNormGraph(128256);
   // RowClustersAlignedOverWide (an experiment): the split's variant runs in
   // place of the wide form's aligned one too.
   for (auto [Aligned, OverWide] : {std::pair{true, false}, std::pair{false, false},
