@@ -50,7 +50,8 @@ struct EmittedKernel {
   std::string Header;
   /// Widest first; the last plain one has Vec 1. Then the few-rows form's
   /// variants, if any, in the same order (the launch picks the same index
-  /// among them).
+  /// among them), the wide form's likewise, and last the cluster split's
+  /// aligned variant (KernelPlan::AlignedCluster), if any.
   std::vector<Variant> Variants;
   std::vector<KernelParam> Params;
   LaunchRule Launch;
