@@ -177,10 +177,12 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   }
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
-  P.Why += fmt::format("; when the pointers allow the aligned variant and neither form above "
-                       "runs: kernel {}'s aligned variant instead, each row split over a "
-                       "cluster of {} blocks that keep it in registers (RowClustersAligned)",
-                       Twin.Name, Twin.ClusterX);
+  P.Why += fmt::format("; when the pointers allow the aligned variant and {} runs: kernel "
+                       "{}'s aligned variant instead, each row split over a cluster of {} "
+                       "blocks that keep it in registers (RowClustersAligned{})",
+                       P.AlignedClusterOverWide ? "the few-rows form does not"
+                                                : "neither form above",
+                       Twin.Name, Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "");
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 
