@@ -49,6 +49,8 @@ std::vector<RowPair> rowPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
 /// reductions moving up with it).
 std::map<NodeId, int> reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
                                       llvm::ArrayRef<RowPair> Pairs);
+/// How many stages (loops) a reductionStages numbering has.
+int stageCount(const std::map<NodeId, int> &Stages);
 
 struct KernelPlan {
   std::string Name; // C identifier prefix; variants append _v<Vec>

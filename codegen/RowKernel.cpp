@@ -167,9 +167,7 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
 }
 
 void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
-  int NumStages = 0;
-  for (auto &[N, S] : Stages)
-    NumStages = std::max(NumStages, S + 1);
+  const int NumStages = stageCount(Stages);
   for (int S = 0; S < NumStages; ++S) {
     std::vector<NodeId> Reds;
     for (NodeId N : P.Nodes)

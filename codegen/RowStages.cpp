@@ -41,6 +41,13 @@ jitfuse::reductionStages(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
   return Stage;
 }
 
+int jitfuse::stageCount(const std::map<NodeId, int> &Stages) {
+  int N = 0;
+  for (const auto &[Node, S] : Stages)
+    N = std::max(N, S + 1);
+  return N;
+}
+
 std::vector<jitfuse::RowPair> jitfuse::rowPairs(const Graph &G, llvm::ArrayRef<NodeId> Nodes,
                                                 llvm::ArrayRef<NodeId> Outputs, bool Online,
                                                 bool Welford) {

@@ -166,9 +166,7 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs ||
       Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
     return nullptr;
-  int Stages = 0;
-  for (const auto &[N, Stage] : reductionStages(G, Twin.Nodes, Twin.RowPairs))
-    Stages = std::max(Stages, Stage + 1);
+  const int Stages = stageCount(reductionStages(G, Twin.Nodes, Twin.RowPairs));
   if (Stages * Twin.ClusterX > MaxClusterStageBlocks) {
     P.Why += fmt::format("; no cluster split for aligned rows: {} stages x {} blocks > {} "
                          "(RowClustersAligned)",
