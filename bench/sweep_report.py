@@ -6,7 +6,11 @@ id are merged) and, per pattern, prints the MINIMUM speed ratio
 jitfuse / best peer (best peer = the fastest of eager, torch.compile and
 Liger where measured; ratio = peer time / jitfuse time, > 1 means jitfuse is
 faster) over the sweep and over the points with >= 64 MB of traffic, with
-the shapes where they occur. Writes a markdown table (--md) and, when
+the shapes where they occur, and, from jitfuse_sweep's copy time of each
+point (the driver's device copy of the point's minimal bytes, L2 flushed
+alike), the points of >= 64 MB below COPY_TARGET of the copy of their size
+(the issue's copy-ceiling target; a copy of 64 MB does not reach the
+bandwidth of one of 1 GB, so each point is judged against its own). Writes a markdown table (--md) and, when
 matplotlib is importable, a heatmap PNG (--png) of the minimum ratio per
 pattern x row length.
 
@@ -19,7 +23,7 @@ jitfuse time, > 1 means faster now), the points slowed down most and those
 sped up most, each with its kernel variants' registers before -> after.
 
     python3 bench/sweep_report.py --jitfuse J.jsonl [J2.jsonl ...] --torch T.jsonl [...]
-        [--baseline OLD.jsonl] [--md M] [--png P]
+        [--jitfuse-best] [--baseline OLD.jsonl] [--md M] [--png P]
 """
 
 import argparse
@@ -29,6 +33,7 @@ import os
 import sys
 
 BIG = 64 << 20
+COPY_TARGET = 0.85
 PEERS = ("eager_us", "compile_us", "liger_us")
 
 
@@ -74,6 +79,10 @@ def join(jf, tr):
         peers = {k[:-3]: t[k] for k in PEERS if isinstance(t.get(k), (int, float)) and t[k] > 0}
         row.update({k + "_us": v for k, v in peers.items()})
         us = j.get("us")
+        copy = j.get("copy_us")
+        if isinstance(copy, (int, float)) and copy > 0 and isinstance(us, (int, float)) and us > 0:
+            row["copy_us"] = copy
+            row["of_copy"] = copy / us
         if peers and isinstance(us, (int, float)) and us > 0:
             best = min(peers, key=peers.get)
             row["best_peer"] = best
@@ -113,6 +122,36 @@ def summary(rows):
     return out
 
 
+def copy_markdown(rows, limit=40):
+    """Per pattern, the >= 64 MB points with a copy time: how many, the
+    lowest fraction of the copy of their size and where, how many are below
+    COPY_TARGET; then those points, lowest first (at most `limit`). Empty
+    when no point has a copy time (runs before the copy was timed)."""
+    big = [r for r in rows if "of_copy" in r and (r.get("bytes") or 0) >= BIG]
+    if not big:
+        return []
+    lines = ["", f"Points of >= 64 MB against the copy of their size (jitfuse time / copy time "
+             f"of the same bytes; target >= {COPY_TARGET:.0%}):", "",
+             "| pattern | points | min of copy | at | below target |", "|---|---:|---:|---|---:|"]
+    per = {}
+    for r in big:
+        per.setdefault(r["pattern"], []).append(r)
+    for pat in sorted(per):
+        rs = per[pat]
+        m = min(rs, key=lambda r: r["of_copy"])
+        below = sum(r["of_copy"] < COPY_TARGET for r in rs)
+        lines.append(f"| {pat} | {len(rs)} | {m['of_copy']:.0%} | {shape(m)} | {below} |")
+    low = sorted((r for r in big if r["of_copy"] < COPY_TARGET), key=lambda r: r["of_copy"])
+    if low:
+        lines += ["", f"Below {COPY_TARGET:.0%} of the copy, lowest first"
+                  + (f" ({limit} of {len(low)})" if len(low) > limit else "") + ":", ""]
+        for r in low[:limit]:
+            ratio = f", {fmt_ratio(r['ratio'])} best peer" if "ratio" in r else ""
+            lines.append(f"- {r['pattern']} {shape(r)}: {r['us']:.1f} us, copy {r['copy_us']:.1f} "
+                         f"us ({r['of_copy']:.0%}{ratio})")
+    return lines
+
+
 def heat(rows):
     """{pattern: {H: min ratio}}."""
     h = {}
@@ -143,6 +182,7 @@ def markdown(rows, summ, hm):
               "|---|" + "---:|" * len(hs)]
     for pat in sorted(hm) if hs else []:
         lines.append(f"| {pat} | " + " | ".join(fmt_ratio(hm[pat].get(H)) for H in hs) + " |")
+    lines += copy_markdown(rows)
     bad = [r for r in rows if r.get("status") not in ("ok", None)]
     if bad:
         lines += ["", f"jitfuse points not timed: {len(bad)} ("
@@ -263,13 +303,21 @@ def main(argv=None):
     p.add_argument("--torch", nargs="+", default=[],
                    help="sweep_torch.py --jsonl output(s); a peer keeps its fastest time "
                         "(required unless --baseline: then without it, only the change table)")
+    p.add_argument("--jitfuse-best", action="store_true",
+                   help="jitfuse keeps each point's fastest time over the --jitfuse files, as "
+                        "the peers do (files of repeated runs of the same binary, to tell a "
+                        "loss from run-to-run variance)")
     p.add_argument("--baseline", help="jitfuse_sweep --jsonl of another binary, same points")
     p.add_argument("--md", help="write the markdown tables here")
     p.add_argument("--png", help="write the heatmap here (needs matplotlib)")
     a = p.parse_args(argv)
     if not a.torch and not a.baseline:
         p.error("--torch is required (or --baseline, for the change table alone)")
-    jf = read_all(a.jitfuse)
+    jf = read_all(a.jitfuse, keep_min=("us", "copy_us") if a.jitfuse_best else ())
+    if a.jitfuse_best:
+        for r in jf.values():
+            if isinstance(r.get("us"), (int, float)) and r["us"] > 0 and r.get("bytes"):
+                r["gbs"] = r["bytes"] / (r["us"] * 1e3)
     hm = {}
     md = ""
     if a.torch:

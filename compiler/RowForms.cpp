@@ -93,9 +93,10 @@ static std::shared_ptr<const KernelPlan> wideRowsForm(KernelPlan &P, const Sched
   Twin.Name += "_t" + std::to_string(Twin.ThreadsX);
   Twin.MinBlocksPerSm = 1;
   P.Why += fmt::format("; when a run's rows <= SMs and the few-rows form does not run (one "
-                       "block of {} threads an SM): kernel {} instead, {} threads a row "
+                       "block of {} threads an SM): kernel {} instead, {} threads a row, {} "
                        "(WideRows)",
-                       Twin.ThreadsX, Twin.Name, Twin.ThreadsX);
+                       Twin.ThreadsX, Twin.Name, Twin.ThreadsX,
+                       Twin.CacheRow ? "kept in registers" : "re-read per stage");
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 

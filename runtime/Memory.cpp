@@ -83,6 +83,14 @@ void copyToHostAsync(void *Dst, CUdeviceptr Src, size_t Bytes, CUstream S) {
           fmt::format("cuMemcpyDtoHAsync({} bytes)", Bytes));
 }
 
+void copyDeviceAsync(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CUstream S) {
+  if (Bytes == 0)
+    return;
+  const Driver &D = Driver::get();
+  D.check(D.api().cuMemcpyDtoDAsync(Dst, Src, Bytes, S),
+          fmt::format("cuMemcpyDtoDAsync({} bytes)", Bytes));
+}
+
 void memsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Bytes,
                    CUstream S) {
   if (Bytes == 0)

@@ -51,6 +51,7 @@ void memsetD8(CUdeviceptr Dst, unsigned char Value, size_t Bytes);
 void copyToDeviceAsync(CUdeviceptr Dst, const void *Src, size_t Bytes,
                        CUstream S);
 void copyToHostAsync(void *Dst, CUdeviceptr Src, size_t Bytes, CUstream S);
+void copyDeviceAsync(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CUstream S);
 void memsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Bytes,
                    CUstream S);
 

@@ -91,6 +91,51 @@ class Report(unittest.TestCase):
         self.assertEqual(cells[6], "1")        # >= 64 MB points below 1.0x
         self.assertEqual(cells[7], "1")        # points without torch.compile
 
+    def test_points_against_the_copy_of_their_size(self):
+        a = point("softmax", "bf16", 32064, 4185)       # 1 GB: 80 us copy / 100 us = 80%
+        b = point("softmax", "bf16", 32064, 4186)       # 1 GB: 90 / 100 = 90%
+        c = point("softmax", "bf16", 4096, 8)           # small: not judged
+        d_ = point("layernorm", "f32", 4096, 16384)     # no copy time: not judged
+        with tempfile.TemporaryDirectory() as d:
+            jf = self.write(d, "jf.jsonl", [
+                dict(a, us=100.0, copy_us=80.0, bytes=1 << 30, status="ok"),
+                dict(b, us=100.0, copy_us=90.0, bytes=1 << 30, status="ok"),
+                dict(c, us=10.0, copy_us=2.0, bytes=1 << 20, status="ok"),
+                dict(d_, us=100.0, bytes=1 << 30, status="ok")])
+            tr = self.write(d, "tr.jsonl", [{"id": a["id"], "eager_us": 120.0}])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", jf, "--torch", tr, "--md", md])
+            with open(md) as f:
+                text = f.read()
+        rows = [l for l in text.splitlines() if l.startswith("| softmax | 2 |")]
+        self.assertEqual(len(rows), 1, text)
+        cells = [c.strip() for c in rows[0].strip("|").split("|")]
+        self.assertEqual(cells[2], "80%")
+        self.assertEqual(cells[3], "bf16 4185x32064 +0B")
+        self.assertEqual(cells[4], "1")
+        self.assertNotIn("| layernorm | 1 |", text)
+        self.assertIn("- softmax bf16 4185x32064 +0B: 100.0 us, copy 80.0 us (80%, 1.20x best peer)",
+                      text)
+        self.assertNotIn("4186x32064 +0B: 100.0", text)
+
+    def test_best_of_repeated_runs_on_both_sides(self):
+        a = point("silu_mul", "f32", 4096, 16384)
+        with tempfile.TemporaryDirectory() as d:
+            r1 = self.write(d, "r1.jsonl", [dict(a, us=99.0, bytes=1 << 30, status="ok")])
+            r2 = self.write(d, "r2.jsonl", [dict(a, us=101.0, bytes=1 << 30, status="ok")])
+            tr = self.write(d, "tr.jsonl", [{"id": a["id"], "compile_us": 100.0}])
+            md = os.path.join(d, "t.md")
+            sweep_report.main(["--jitfuse", r1, r2, "--torch", tr, "--md", md])
+            with open(md) as f:
+                latest = f.read()
+            sweep_report.main(["--jitfuse", r1, r2, "--torch", tr, "--jitfuse-best", "--md", md])
+            with open(md) as f:
+                best = f.read()
+        cell = lambda t: [c.strip() for c in [l for l in t.splitlines()
+                                              if l.startswith("| silu_mul |")][0].strip("|").split("|")][2]
+        self.assertEqual(cell(latest), "0.99x")  # the later file's 101 us
+        self.assertEqual(cell(best), "1.01x")    # the faster run's 99 us
+
     def test_latest_file_wins_and_change_against_a_baseline(self):
         a = point("rope", "bf16", 6144, 16384)
         b = point("rope", "bf16", 6144, 16384, offset=2)

@@ -99,6 +99,7 @@ CUresult cuMemcpyDtoH(void *Dst, CUdeviceptr, size_t N) { std::memset(Dst, 0, N)
 CUresult cuMemcpyDtoD(CUdeviceptr, CUdeviceptr, size_t) { return CUDA_SUCCESS; }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr, const void *, size_t, CUstream) { return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoHAsync(void *Dst, CUdeviceptr, size_t N, CUstream) { std::memset(Dst, 0, N); return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoDAsync(CUdeviceptr, CUdeviceptr, size_t, CUstream) { return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr, unsigned char, size_t) { return CUDA_SUCCESS; }
 CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream) { return CUDA_SUCCESS; }
 
