@@ -182,6 +182,12 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-clusters-aligned-over-wide", S.ClustersAlignedOverWide,
                "CompileOptions::RowClustersAlignedOverWide (experiment: the aligned split runs "
                "in place of the wide form's aligned variant too)");
+  App.add_flag("--no-row-clusters-peeled", S.NoClustersPeeled,
+               "CompileOptions::RowClustersPeeled = false (the split's aligned variant only; "
+               "f32 offset and odd rows re-read, for comparisons)");
+  App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
+               "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
+               "blocks that keep the row, for comparisons)");
   App.add_option("--row-cluster", S.RowCluster,
                  "CompileOptions::RowCluster (experiment): split every static row over this "
                  "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")
@@ -195,6 +201,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   if (S.ClustersAligned || S.NoClustersAligned)
     CO.RowClustersAligned = S.ClustersAligned;
   CO.RowClustersAlignedOverWide = S.ClustersAlignedOverWide;
+  CO.RowClustersPeeled = !S.NoClustersPeeled;
+  CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);
   CO.RowL2Hints = S.RowL2Hints;

@@ -657,11 +657,12 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
   }
   if (P.AlignedCluster) {
     CheckTwin(*P.AlignedCluster);
-    JITFUSE_CHECK(!P.AlignedCluster->peeledVariant(0),
-                  "a cluster split's first variant is aligned");
+    JITFUSE_CHECK(P.AlignedClusterPeeled || !P.AlignedCluster->peeledVariant(0),
+                  "a cluster split's one variant is aligned");
     K.AlignedClusterLaunch = LaunchRule(*P.AlignedCluster);
     K.AlignedClusterOverWide = P.AlignedClusterOverWide;
-    AddVariants(*P.AlignedCluster, Variant::AlignedCluster, 1);
+    AddVariants(*P.AlignedCluster, Variant::AlignedCluster,
+                P.AlignedClusterPeeled ? P.Vecs.size() : 1);
   }
   return K;
 }

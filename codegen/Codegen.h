@@ -36,7 +36,8 @@ struct EmittedKernel {
     std::string Text; // its definition
     /// The plain form's variants come first, then the few-rows form's
     /// (KernelPlan::FewRows), then the wide form's (KernelPlan::WideRows),
-    /// then the cluster split's aligned variant (KernelPlan::AlignedCluster).
+    /// then the cluster split's aligned variant (KernelPlan::AlignedCluster;
+    /// with AlignedClusterPeeled, all its variants in the plain order).
     enum Form : uint8_t { Plain, FewRows, WideRows, AlignedCluster } F = Plain;
     /// The peeled variant (any alignment), not the aligned one.
     bool Peeled = false;
@@ -59,8 +60,9 @@ struct EmittedKernel {
   std::optional<LaunchRule> FewRowsLaunch;
   /// The wide form's launch rule (KernelPlan::WideRows).
   std::optional<LaunchRule> WideRowsLaunch;
-  /// The cluster split's launch rule (KernelPlan::AlignedCluster): its one
-  /// variant is the last.
+  /// The cluster split's launch rule (KernelPlan::AlignedCluster): its
+  /// variants are the last (one, the aligned, or as many as the plain form's
+  /// with KernelPlan::AlignedClusterPeeled).
   std::optional<LaunchRule> AlignedClusterLaunch;
   /// KernelPlan::AlignedClusterOverWide.
   bool AlignedClusterOverWide = false;

@@ -314,6 +314,10 @@ struct KernelPlan {
   /// The launch runs AlignedCluster in place of WideRows' aligned variant
   /// too (ScheduleOptions::AlignedClustersOverWide).
   bool AlignedClusterOverWide = false;
+  /// With AlignedCluster: every variant of the split, not only the aligned
+  /// one, each run in place of the plain form's variant of the same index
+  /// (the same pointers pick it) (ScheduleOptions::AlignedClustersPeeled).
+  bool AlignedClusterPeeled = false;
 
   std::string variantName(int Vec, bool Peeled = false, bool OutputLed = false) const {
     return Name + (OutputLed ? "_o" : Peeled ? "_p" : "_v") + std::to_string(Vec);

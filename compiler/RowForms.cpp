@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
 namespace jitfuse {
 
 /// Whether \p P may get another form for some row counts: one block of
@@ -153,21 +155,68 @@ twoChunksForm(KernelPlan &P, const ScheduleOptions &Opts, const Rescheduler &Res
 /// x 128256 and f32 x 65536) 0.85-0.97x.
 static constexpr int MaxClusterStageBlocks = 8;
 
+/// The bytes a thread of a split whose blocks fit two an SM, taken for
+/// splits of two dependent stages (each a cluster-wide wait, which other
+/// resident blocks hide): 128 B of kept row left 54-64 registers a thread
+/// at 512 threads. Measured on an H100 (bench/ab/s44a.txt): softmax 16-bit
+/// x 128256 at 4 blocks (64 registers) 1.17-1.19x faster than at 2 (127
+/// registers, one block an SM), LayerNorm f32 x 50257 (peeled) at 4 blocks
+/// 1.28x faster than the re-read row where 2 blocks (78 registers) were
+/// 0.61x; one stage (the norm backwards f32 x 32064) lost 0.79-0.80x going
+/// from 4 blocks (64 registers, two an SM already) to 8.
+/// ScheduleOptions::AlignedClustersTwoBlocks.
+static constexpr int SplitTwoBlocksBytes = 128;
+
 static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, KernelPlan &P,
                                                             const ScheduleOptions &Opts,
                                                             const Rescheduler &Reschedule) {
+  // Every tensor of the row's length has elements of 4 bytes or more.
+  auto WideElements = [&] {
+    for (NodeId N : P.Inputs) {
+      const Node &Nd = G.node(N);
+      if (!Nd.Dims.empty() && Nd.Dims.back() == P.Domain.back() && dtypeBytes(Nd.Type) < 4)
+        return false;
+    }
+    return true;
+  };
+  const bool Peeled = Opts.AlignedClustersPeeled && WideElements();
   if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel ||
-      P.firstPeeled() == 0)
+      (P.firstPeeled() == 0 && !Peeled))
     return nullptr;
-  ScheduleOptions Split = Opts;
-  Split.RowPhaseLoop = false; // a peeled-variant option: not this form's
-  Split.Clusters = true;
-  Split.ForceCluster.reset();
-  KernelPlan Twin = Reschedule(Split);
-  if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 || Twin.Vecs != P.Vecs ||
-      Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
+  // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
+  // with P's variants.
+  auto SplitAt = [&](int Bytes) -> std::unique_ptr<KernelPlan> {
+    ScheduleOptions Split = Opts;
+    Split.RowPhaseLoop = false; // a peeled-variant option: not this form's
+    Split.Clusters = true;
+    Split.ForceCluster.reset();
+    Split.ClusterCacheBytes = Bytes;
+    KernelPlan Twin = Reschedule(Split);
+    if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 ||
+        Twin.Vecs != P.Vecs || Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
+      return nullptr;
+    for (size_t I = 0; I < P.Vecs.size(); ++I)
+      if (Twin.outputLedVariant(I) != P.outputLedVariant(I))
+        return nullptr;
+    return std::make_unique<KernelPlan>(std::move(Twin));
+  };
+  auto StagesOf = [&](const KernelPlan &T) {
+    return stageCount(reductionStages(G, T.Nodes, T.RowPairs));
+  };
+  // The fewest blocks that keep the row; for a split of dependent stages,
+  // the blocks of two splits an SM (SplitTwoBlocksBytes a thread) within
+  // the stage bound.
+  std::unique_ptr<KernelPlan> S = SplitAt(0);
+  if (!S)
     return nullptr;
-  const int Stages = stageCount(reductionStages(G, Twin.Nodes, Twin.RowPairs));
+  if (Opts.AlignedClustersTwoBlocks && StagesOf(*S) > 1) {
+    std::unique_ptr<KernelPlan> Two = SplitAt(SplitTwoBlocksBytes);
+    if (Two && Two->ClusterX > S->ClusterX &&
+        StagesOf(*Two) * Two->ClusterX <= MaxClusterStageBlocks)
+      S = std::move(Two);
+  }
+  KernelPlan &Twin = *S;
+  const int Stages = StagesOf(Twin);
   if (Stages * Twin.ClusterX > MaxClusterStageBlocks) {
     P.Why += fmt::format("; no cluster split for aligned rows: {} stages x {} blocks > {} "
                          "(RowClustersAligned)",
@@ -176,12 +225,18 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   }
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
-  P.Why += fmt::format("; when the pointers allow the aligned variant and {} runs: kernel "
-                       "{}'s aligned variant instead, each row split over a cluster of {} "
-                       "blocks that keep it in registers (RowClustersAligned{})",
+  P.AlignedClusterPeeled = Peeled;
+  P.Why += fmt::format("; when {}{} runs: kernel {}'s {} instead, each row split over a "
+                       "cluster of {} blocks that keep it in registers (RowClustersAligned{}{})",
+                       P.AlignedClusterPeeled ? "" : "the pointers allow the aligned variant and ",
                        P.AlignedClusterOverWide ? "the few-rows form does not"
                                                 : "neither form above",
-                       Twin.Name, Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "");
+                       Twin.Name,
+                       P.AlignedClusterPeeled
+                           ? "variant of the pointers' alignment (4-byte elements)"
+                           : "aligned variant",
+                       Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "",
+                       P.AlignedClusterPeeled ? ", Peeled" : "");
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 

@@ -93,6 +93,9 @@ struct ScheduleOptions {
   /// Row clusters allowed (sm_90+); CompileOptions::RowCluster forces a size.
   bool Clusters = false;
   std::optional<unsigned> ForceCluster;
+  /// With Clusters: the bytes a thread the split's block count is chosen
+  /// by (the fewest blocks that keep the row within them); 0: RowCacheBytes.
+  int ClusterCacheBytes = 0;
   /// Dynamic shared memory a block may use to keep a row read again that
   /// does not fit RowCacheBytes (CompileOptions::RowSharedMemory); 0: never.
   int64_t RowSharedBytes = 0;
@@ -127,6 +130,12 @@ struct ScheduleOptions {
   /// KernelPlan::AlignedClusterOverWide (CompileOptions::
   /// RowClustersAlignedOverWide).
   bool AlignedClustersOverWide = false;
+  /// KernelPlan::AlignedClusterPeeled, for rows of 4-byte elements
+  /// (CompileOptions::RowClustersPeeled).
+  bool AlignedClustersPeeled = false;
+  /// The split's block count chosen for two blocks an SM first (compiler/
+  /// RowForms.cpp; CompileOptions::RowClustersTwoBlocks).
+  bool AlignedClustersTwoBlocks = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

@@ -348,16 +348,18 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   };
   std::string ClusterWhy;
   int K = 1;
+  const int64_t SplitBytes =
+      std::min(Opts.ClusterCacheBytes > 0 ? Opts.ClusterCacheBytes : Opts.RowCacheBytes,
+               Opts.RowCacheBytes);
   if (Opts.ForceCluster)
     K = static_cast<int>(
         std::clamp<unsigned>(*Opts.ForceCluster, 1, codegen::launch::MaxClusterBlocks));
   else if (ReadAgain && P.ThreadsX == codegen::launch::MaxRowThreads &&
            !Opts.ForceRowCache.has_value() && BytesAt(Iters) > Opts.RowCacheBytes) {
     int Try = 2;
-    while (Try < codegen::launch::MaxClusterBlocks &&
-           BytesAt(ItersAt(Try)) > Opts.RowCacheBytes)
+    while (Try < codegen::launch::MaxClusterBlocks && BytesAt(ItersAt(Try)) > SplitBytes)
       Try *= 2;
-    if (BytesAt(ItersAt(Try)) <= Opts.RowCacheBytes)
+    if (BytesAt(ItersAt(Try)) <= SplitBytes)
       K = Try;
   }
   if (Opts.Clusters && K > 1 && P.RowsPerBlock == 1) {

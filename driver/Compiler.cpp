@@ -128,6 +128,8 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.WideRows = Opts.RowWideRows;
   S.AlignedClusters = SmMajor >= 9 && Opts.RowClustersAligned;
   S.AlignedClustersOverWide = Opts.RowClustersAlignedOverWide;
+  S.AlignedClustersPeeled = Opts.RowClustersPeeled;
+  S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;
   S.JointReduce = Opts.JointReduce;
@@ -281,7 +283,7 @@ size_t splitVariants(llvm::ArrayRef<codegen::EmittedKernel> Kernels, size_t NumL
       continue;
     }
     auto IsEager = [&](size_t V) {
-      return V == 0 || K.Variants[V].F == Variant::AlignedCluster;
+      return V == 0 || (K.Variants[V].F == Variant::AlignedCluster && !K.Variants[V].Peeled);
     };
     codegen::EmittedKernel First = K, Others = K;
     First.Variants.clear();
@@ -591,7 +593,11 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
                           K.FewRows ? static_cast<unsigned>(K.FewRows->Vecs.size()) : 0u,
                           K.WideRows ? K.WideRows->Name : std::string(),
                           K.WideRows ? static_cast<unsigned>(K.WideRows->Vecs.size()) : 0u,
-                          K.AlignedCluster ? K.AlignedCluster->Name : std::string()});
+                          K.AlignedCluster ? K.AlignedCluster->Name : std::string(),
+                          !K.AlignedCluster ? 0u
+                          : K.AlignedClusterPeeled
+                              ? static_cast<unsigned>(K.AlignedCluster->Vecs.size())
+                              : 1u});
   }
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])

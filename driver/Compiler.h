@@ -74,6 +74,22 @@ struct CompileOptions {
   /// and at most SMs: 67-132 on an H100), where one 1024-thread block a
   /// row re-reads it. Off until measured.
   bool RowClustersAlignedOverWide = false;
+  /// RowClustersAligned's split for rows of 4-byte elements in every
+  /// variant: offset pointers and odd rows run the split's peeled variants
+  /// in place of the re-read row's (KernelPlan::AlignedClusterPeeled).
+  /// Why: bench/ab/s44a.txt (H100, session 44): the split of f32 peeled
+  /// rows, at a block count that keeps the row, 1.12-1.36x faster (softmax
+  /// f32 x 50257, LayerNorm f32 x 50257 at 4 blocks, add + RMSNorm and the
+  /// norm backwards f32 x 50257 and +4 B x 32064); 16-bit peeled rows'
+  /// splits lost (0.77-0.97x) and keep the re-read row. false: for
+  /// comparisons.
+  bool RowClustersPeeled = true;
+  /// RowClustersAligned's split takes the block count whose blocks fit two
+  /// an SM (128 B of kept row a thread) where the stage bound allows, else
+  /// the fewest blocks that keep the row (256 B a thread). Why: bench/ab/
+  /// s44a.txt: softmax 16-bit x 128256 at 4 blocks (64 registers) 1.17-
+  /// 1.19x faster than at 2 (127). false: for comparisons.
+  bool RowClustersTwoBlocks = true;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;

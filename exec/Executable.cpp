@@ -246,13 +246,14 @@ void ExecutableImpl::prepareLaunchDims(LaunchPlan &L, llvm::ArrayRef<int64_t> Di
                                                         SmCount);
     bool Wide = !Few && L.WideRule && codegen::launch::useWideRows(Sizes.Rows, SmCount);
     L.FormBase = Few ? L.NumPlain : Wide ? L.NumPlain * (L.FewRule ? 2 : 1) : 0;
-    size_t Forms = L.Vecs.size() - size_t(L.AlignedRule.has_value());
-    // The cluster split's aligned variant stands in for variant 0 of the
-    // plain form (prepareLaunch).
-    if (L.AlignedRule)
-      L.Shapes[Forms] = L.FormBase == 0 || (Wide && L.AlignedOverWide)
-                            ? L.AlignedRule->shape(Sizes, L.Vecs[Forms], SmCount, false)
-                            : std::nullopt;
+    size_t Forms = L.Vecs.size() - L.NumSplit;
+    // The cluster split's variants stand in for the plain form's of the
+    // same index (prepareLaunch).
+    for (size_t S = 0; S < L.NumSplit; ++S)
+      L.Shapes[Forms + S] =
+          L.FormBase == 0 || (Wide && L.AlignedOverWide)
+              ? L.AlignedRule->shape(Sizes, L.Vecs[Forms + S], SmCount, L.AlignedRule->peeled(S))
+              : std::nullopt;
     for (size_t V = L.NumPlain; V < Forms; ++V) {
       const codegen::LaunchRule &R = L.ruleOf(V);
       size_t Base = V - V % L.NumPlain;
@@ -450,10 +451,11 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
   }
   V += L.FormBase;
   // KernelPlan::AlignedCluster: the aligned variant of the plain form (or
-  // the wide one's, AlignedClusterOverWide) runs as the cluster split (its
-  // shape is set only when that form runs).
-  if (V == L.FormBase && L.AlignedRule && L.Shapes.back())
-    V = L.Shapes.size() - 1;
+  // the wide one's, AlignedClusterOverWide), or with AlignedClusterPeeled
+  // any of its variants, runs as the cluster split's of the same index (its
+  // shapes are set only when that form runs).
+  if (V - L.FormBase < L.NumSplit && L.Shapes[L.Shapes.size() - L.NumSplit])
+    V = L.Shapes.size() - L.NumSplit + (V - L.FormBase);
   const std::optional<codegen::LaunchShape> &Shape = L.Shapes[V];
   if (!Shape) {
     P.Skip = true;

@@ -55,11 +55,13 @@ struct KernelInfo {
   /// codegen::launch::useWideRows; CompileOptions::RowWideRows): likewise.
   std::string WideRowsName;
   unsigned WideRowsVariants = 0;
-  /// Its cluster split's aligned variant (KernelPlan::AlignedCluster,
-  /// CompileOptions::RowClustersAligned: run instead of the aligned one
-  /// when neither form above runs): the split's name, "" when none. It
-  /// adds one variant.
+  /// Its cluster split (KernelPlan::AlignedCluster, CompileOptions::
+  /// RowClustersAligned: run instead of the plain form's variant of the
+  /// same index when neither form above runs): the split's name, "" when
+  /// none, and its variants: the aligned one, or all
+  /// (CompileOptions::RowClustersPeeled, rows of 4-byte elements).
   std::string AlignedClusterName;
+  unsigned AlignedClusterVariants = 0;
 };
 
 struct CompileStats {

@@ -105,10 +105,12 @@ struct LaunchPlan {
   /// (KernelPlan::FewRows) has as many more, launched by FewRule when
   /// codegen::launch::useFewRows, then a wide form's (KernelPlan::WideRows)
   /// by WideRule when useWideRows and not the former; then, with
-  /// AlignedRule, one variant: the cluster split's aligned one
-  /// (KernelPlan::AlignedCluster), run instead of variant 0 when the plain
-  /// form runs.
+  /// AlignedRule, NumSplit variants: the cluster split's aligned one
+  /// (KernelPlan::AlignedCluster), or all its variants
+  /// (AlignedClusterPeeled), run instead of the plain form's variant of the
+  /// same index when the plain form runs.
   size_t NumPlain = 0;
+  size_t NumSplit = 0;
   std::optional<codegen::LaunchRule> FewRule, WideRule, AlignedRule;
   /// AlignedRule's variant stands in for the wide form's variant 0 too
   /// (KernelPlan::AlignedClusterOverWide).
@@ -119,7 +121,7 @@ struct LaunchPlan {
   const codegen::LaunchRule &ruleOf(size_t V) const {
     if (V < NumPlain)
       return Rule;
-    if (AlignedRule && V + 1 == Vecs.size())
+    if (AlignedRule && V + NumSplit >= Vecs.size())
       return *AlignedRule;
     if (FewRule && V < 2 * NumPlain)
       return *FewRule;

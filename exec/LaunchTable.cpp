@@ -158,6 +158,10 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   L.WideRule = E.WideRowsLaunch;
   L.AlignedRule = E.AlignedClusterLaunch;
   L.AlignedOverWide = E.AlignedClusterOverWide;
+  L.NumSplit = static_cast<size_t>(
+      llvm::count_if(E.Variants, [](const codegen::EmittedKernel::Variant &V) {
+        return V.F == codegen::EmittedKernel::Variant::AlignedCluster;
+      }));
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);
@@ -318,9 +322,11 @@ void ExecutableImpl::prepareHotPath() {
     JITFUSE_CHECK(L.NumPlain > 0 && L.NumPlain <= L.Vecs.size() &&
                       L.Vecs.size() == L.NumPlain * (1 + size_t(L.FewRule.has_value()) +
                                                      size_t(L.WideRule.has_value())) +
-                                           size_t(L.AlignedRule.has_value()),
+                                           L.NumSplit &&
+                      (L.NumSplit == 0 || (L.AlignedRule && (L.NumSplit == 1 ||
+                                                             L.NumSplit == L.NumPlain))),
                   "every launch has a plain variant, each other form as many, and a "
-                  "cluster split one");
+                  "cluster split one (its aligned) or as many");
     // Pointers pick among the plain variants (Lead then between the peeled
     // ones); the few-rows form mirrors them.
     for (size_t I = 0; I < L.NumPlain - size_t(L.Lead.has_value()); ++I) {

@@ -140,6 +140,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowClusters = Opts.RowClusters;
     CO.RowClustersAligned = Opts.RowClustersAligned;
     CO.RowClustersAlignedOverWide = Opts.RowClustersAlignedOverWide;
+    CO.RowClustersPeeled = Opts.RowClustersPeeled;
+    CO.RowClustersTwoBlocks = Opts.RowClustersTwoBlocks;
     CO.RowSharedMemory = Opts.RowShared;
     CO.RowL2Hints = Opts.RowL2Hints;
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;

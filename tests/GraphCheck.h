@@ -57,6 +57,8 @@ struct CheckOptions {
   /// RowClustersAlignedOverWide.
   bool RowClustersAligned = true;
   bool RowClustersAlignedOverWide = false;
+  /// CompileOptions::RowClustersPeeled and RowClustersTwoBlocks.
+  bool RowClustersPeeled = true, RowClustersTwoBlocks = true;
   /// CompileOptions::RowSharedMemory.
   bool RowShared = false;
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).

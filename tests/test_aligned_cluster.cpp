@@ -4,10 +4,13 @@
 // peeled variant also carries the aligned variant of its cluster split
 // (KernelPlan::AlignedCluster: the row over the fewest cluster blocks that
 // keep it in registers), which the launch runs in place of the plain aligned
-// variant when neither few-rows form runs; peeled rows keep the re-read
-// variant. The plan, the emitted variants and their registers on the CPU
-// (tests/hostpath has the launch's choice); on a GPU the reference at row
-// counts that take each form, aligned and offset.
+// variant when neither few-rows form runs; peeled 16-bit rows keep the
+// re-read variant, rows of 4-byte elements run the split's variant of the
+// same alignment (RowClustersPeeled). A split of dependent stages takes the
+// blocks that keep 128 B a thread (RowClustersTwoBlocks). The plan, the
+// emitted variants and their registers on the CPU (tests/hostpath has the
+// launch's choice); on a GPU the reference at row counts that take each
+// form, aligned and offset.
 //
 //===----------------------------------------------------------------------===//
 #include "BackwardPatterns.h"
@@ -36,18 +39,24 @@ CompileOptions alignedClusterOptions(bool On) {
 struct Case {
   const char *Name;
   Graph G;
-  int ClusterX; // the split's blocks (RowClusters' choice)
+  int ClusterX; // the split's blocks
+  bool Peeled;  // every variant of the split (rows of 4-byte elements)
 };
 
 /// Graphs whose row kernel (kernel 0) gets the form: the norm backwards'
-/// rows of 32064 (session 42's A/B) and forward rows too long for one
-/// block's registers.
+/// rows of 32064 (session 42's A/B), forward rows too long for one block's
+/// registers, and an odd f32 row (peeled variants only).
 std::vector<Case> splitCases() {
   std::vector<Case> C;
-  C.push_back({"RMSNorm backward bf16 x 32064", rmsNormBackward(bf16, Dim(32064)), 2});
-  C.push_back({"LayerNorm backward f32 x 32064", layerNormBackwardOf(f32, Dim(32064)), 4});
-  C.push_back({"softmax bf16 x 70000", sweepPattern("softmax", bf16, 70000), 2});
-  C.push_back({"add + RMSNorm bf16 x 128256", sweepPattern("add_rmsnorm", bf16, 128256), 8});
+  // One stage: the fewest blocks that keep 256 B a thread.
+  C.push_back({"RMSNorm backward bf16 x 32064", rmsNormBackward(bf16, Dim(32064)), 2, false});
+  C.push_back(
+      {"LayerNorm backward f32 x 32064", layerNormBackwardOf(f32, Dim(32064)), 4, true});
+  // Softmax's max then sum: 4 blocks of 68 B a thread, not 2 of 137.
+  C.push_back({"softmax bf16 x 70000", sweepPattern("softmax", bf16, 70000), 4, false});
+  C.push_back(
+      {"add + RMSNorm bf16 x 128256", sweepPattern("add_rmsnorm", bf16, 128256), 8, false});
+  C.push_back({"softmax f32 x 50257", sweepPattern("softmax", f32, 50257), 4, true});
   return C;
 }
 
@@ -73,21 +82,24 @@ TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned var
     CHECK(S.ClusterX == C.ClusterX);
     CHECK(S.Vecs == K.Vecs);
     CHECK(S.Name == K.Name + "_ac" + std::to_string(C.ClusterX));
-    CHECK_THAT(K.Why, Contains("(RowClustersAligned)"));
+    CHECK(K.AlignedClusterPeeled == C.Peeled);
+    CHECK_THAT(K.Why, Contains(C.Peeled ? "(RowClustersAligned, Peeled)" : "(RowClustersAligned)"));
     // Every other kernel, and the kernel's own forms, as without it.
     for (size_t I = 1; I < On.Kernels.size(); ++I)
       CHECK_FALSE(On.Kernels[I].AlignedCluster);
     CHECK(bool(K.FewRows) == bool(Off.Kernels[0].FewRows));
     CHECK(bool(K.WideRows) == bool(Off.Kernels[0].WideRows));
 
-    // One more variant, the split's aligned one, last; no spill anywhere.
+    // The split's aligned variant last, or all its variants; no spill
+    // anywhere.
     Executable E = testCompiler().compile(C.G, alignedClusterOptions(true));
     const KernelInfo &Info = E.kernels()[0];
     CHECK(Info.AlignedClusterName == S.Name);
-    std::string Aligned = S.variantNameAt(0);
+    CHECK(Info.AlignedClusterVariants == (C.Peeled ? S.Vecs.size() : 1u));
     CHECK_THAT(Info.Source, Contains("__cluster_dims__(" + std::to_string(C.ClusterX)));
-    CHECK_THAT(Info.Source, Contains(Aligned + "("));
-    CHECK(Info.Source.find(S.variantNameAt(S.Vecs.size() - 1) + "(") == std::string::npos);
+    CHECK_THAT(Info.Source, Contains(S.variantNameAt(0) + "("));
+    CHECK((Info.Source.find(S.variantNameAt(S.Vecs.size() - 1) + "(") != std::string::npos) ==
+          (C.Peeled && S.Vecs.size() > 1));
     for (const rt::KernelResources &R : E.kernelResources()) {
       INFO("kernel " << R.Name << ": " << R.Registers << " registers");
       CHECK(R.SpillStoreBytes == 0);
@@ -98,12 +110,11 @@ TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned var
 
 TEST_CASE("RowClustersAligned: rows without an aligned variant or kept whole get none",
           "[aligned-cluster]") {
-  // x 50257 is odd (a peeled variant only: the split's aligned one would
-  // never run); rows of 4096 and bf16 softmax x 32064 are kept in
-  // registers (not re-read).
+  // bf16 x 50257 is odd (a peeled variant only: the split's aligned one
+  // would never run, and 16-bit rows keep the re-read peeled variant); rows
+  // of 4096 and bf16 softmax x 32064 are kept in registers (not re-read).
   std::vector<Graph> Graphs;
   Graphs.push_back(rmsNormBackward(bf16, Dim(50257)));
-  Graphs.push_back(sweepPattern("softmax", f32, 50257));
   Graphs.push_back(rmsNormBackward(bf16, Dim(4096)));
   Graphs.push_back(sweepPattern("softmax", bf16, 32064));
   for (const Graph &G : Graphs) {
@@ -123,11 +134,49 @@ TEST_CASE("RowClustersAligned: rows without an aligned variant or kept whole get
     CHECK_FALSE(K.AlignedCluster);
     CHECK_THAT(K.Why, Contains("2 stages x 8 blocks > 8 (RowClustersAligned)"));
   }
+  // Without RowClustersPeeled the odd f32 row gets none, and the f32 one of
+  // 32064 its aligned variant only.
+  CompileOptions NoPeel = alignedClusterOptions(true);
+  NoPeel.RowClustersPeeled = false;
+  CHECK_FALSE(Compiler::plan(sweepPattern("softmax", f32, 50257), NoPeel).Kernels.at(0)
+                  .AlignedCluster);
+  KernelPlan F32 = Compiler::plan(layerNormBackwardOf(f32, Dim(32064)), NoPeel).Kernels.at(0);
+  CHECK(F32.AlignedCluster);
+  CHECK_FALSE(F32.AlignedClusterPeeled);
   // Before sm_90 there are no clusters.
   CompileOptions Old = alignedClusterOptions(true);
   Old.Arch = "sm_80";
   GraphPlan P = Compiler::plan(rmsNormBackward(bf16, Dim(32064)), Old);
   CHECK_FALSE(P.Kernels.at(0).AlignedCluster);
+}
+
+TEST_CASE("RowClustersTwoBlocks: splits of dependent stages take the blocks of 128 B a thread",
+          "[aligned-cluster]") {
+  // softmax 16-bit x 128256 (max then sum): 4 blocks of 125 B a thread, not
+  // the fewest that keep the row (2 of 250 B, 127 registers); f32 x 128256
+  // would need 8 (2 stages x 8 > 8): the fewest, 4. The norm backwards'
+  // one stage keeps the fewest (LayerNorm backward f32 x 32064: 4).
+  struct Want {
+    const char *Name;
+    Graph G;
+    int With, Without;
+  };
+  std::vector<Want> Wants;
+  Wants.push_back({"softmax bf16 x 128256", sweepPattern("softmax", bf16, 128256), 4, 2});
+  Wants.push_back({"softmax f32 x 128256", sweepPattern("softmax", f32, 128256), 4, 4});
+  Wants.push_back(
+      {"LayerNorm backward f32 x 32064", layerNormBackwardOf(f32, Dim(32064)), 4, 4});
+  for (Want &W : Wants) {
+    INFO(W.Name);
+    for (bool Two : {true, false}) {
+      CompileOptions O = alignedClusterOptions(true);
+      O.RowClustersTwoBlocks = Two;
+      KernelPlan K = Compiler::plan(W.G, O).Kernels.at(0);
+      INFO("RowClustersTwoBlocks " << Two << ": " << K.Why);
+      REQUIRE(K.AlignedCluster);
+      CHECK(K.AlignedCluster->ClusterX == (Two ? W.With : W.Without));
+    }
+  }
 }
 
 TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluster]") {

@@ -33,7 +33,7 @@ const char *const Schedules[] = {"row kept in registers", "row re-read from memo
                                  "kept in shared memory between stages",
                                  "split over a cluster of", "row read once",
                                  "of the inputs its stages read",
-                                 "that keep it in registers (RowClustersAligned)"};
+                                 "that keep it in registers (RowClustersAligned"};
 
 /// The option sets the tier rotates through: the default (twice: its
 /// re-read rows, and its rows kept without their epilogue inputs), rows in
@@ -44,7 +44,10 @@ PlanOptions planOptions(int Set) {
     O.Schedule.RowSharedBytes = codegen::maxRowSharedBytes(9, 0);
   if (Set == 2)
     O.Schedule.Clusters = true;
-  O.Schedule.AlignedClusters = true; // the driver's default on sm_90
+  // The driver's defaults on sm_90.
+  O.Schedule.AlignedClusters = true;
+  O.Schedule.AlignedClustersPeeled = true;
+  O.Schedule.AlignedClustersTwoBlocks = true;
   return O;
 }
 
@@ -57,7 +60,7 @@ constexpr int NumSets = 5;
 const char *const Target[NumSets] = {
     "row re-read from memory per stage", "kept in shared memory between stages",
     "split over a cluster of", "of the inputs its stages read",
-    "that keep it in registers (RowClustersAligned)"};
+    "that keep it in registers (RowClustersAligned"};
 
 /// Whether G's fused plan under option set \p Set takes Target[Set].
 bool takesOwnSchedule(const Graph &G, int Set) {

@@ -56,11 +56,11 @@ inline constexpr int64_t H = 4096;
 
 /// W8's graph: r = x + residual; y = rmsNorm(r, w, eps), bf16 [B, Len];
 /// one kernel with parameters x, residual, w, r, y, eps, B.
-inline Graph addRmsNormGraph(int64_t Len) {
+inline Graph addRmsNormGraph(int64_t Len, DType T = DType::BF16) {
   Graph G;
-  Value X = G.input("x", DType::BF16, {"B", Len});
-  Value Res = G.input("residual", DType::BF16, {"B", Len});
-  Value W = G.input("weight", DType::BF16, {Len});
+  Value X = G.input("x", T, {"B", Len});
+  Value Res = G.input("residual", T, {"B", Len});
+  Value W = G.input("weight", T, {Len});
   Value Eps = G.scalar("eps", DType::F32);
   Value R = X + Res;
   G.output("residual_out", R);

@@ -91,6 +91,44 @@ TEST_CASE("RowClustersAligned: aligned runs of many long rows launch the cluster
   }
 }
 
+TEST_CASE("RowClustersPeeled: f32 runs of many long rows launch the split at any offset",
+          "[hostpath][aligned-cluster]") {
+  requireFake();
+  // add + RMSNorm over rows of f32: 65536 (aligned and peeled variants) and
+  // 50257 (odd: peeled only). With RowClustersPeeled every variant of the
+  // cluster split runs in place of the plain form's of the same index at
+  // more rows than the wide form takes: x at +4 B runs the split's peeled
+  // (or output-led) variant; without it, only aligned pointers split.
+  for (int64_t Len : {int64_t(65536), int64_t(50257)}) {
+    for (bool Peeled : {true, false}) {
+      CAPTURE(Len, Peeled);
+      CompileOptions Opts;
+      Opts.RowClustersPeeled = Peeled;
+      Executable X = Compiler().compile(addRmsNormGraph(Len, DType::F32), Opts);
+      REQUIRE(X.kernels().size() == 1);
+      const std::string &Split = X.kernels()[0].AlignedClusterName;
+      bool Odd = Len % 4 != 0;
+      // An odd row has no aligned variant: the split only with Peeled.
+      REQUIRE(Split.empty() == (Odd && !Peeled));
+      int K = Split.empty() ? 1 : std::stoi(Split.substr(Split.rfind("_ac") + 3));
+      for (int64_t Rows : {1, 132, 133, 1000}) {
+        CAPTURE(Rows);
+        for (int Offset : {0, 4}) {
+          CAPTURE(Offset);
+          const FakeCudaLaunch &L = runRows(X, Rows, Offset);
+          std::string Name = L.Function->Name;
+          bool Many = Rows > 132, Aligned = !Odd && Offset == 0;
+          bool SplitRun = Many && (Peeled || Aligned);
+          CHECK((Name.find("_ac") != std::string::npos) == SplitRun);
+          CHECK((suffix(L) == "_v4") == Aligned);
+          if (Many)
+            CHECK(L.GridX == uint64_t(SplitRun ? Rows * K : Rows));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("rows of one warp launch their 2-chunk form for runs of at most SMs rows",
           "[hostpath][widerows]") {
   requireFake();
