@@ -188,6 +188,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
+  App.add_flag("--row-cluster-pairs", S.ClusterPairs,
+               "CompileOptions::RowClusterPairs (experiment: a split row's Welford and "
+               "online-softmax pairs in one stage, combined across the cluster)");
   App.add_option("--row-cluster", S.RowCluster,
                  "CompileOptions::RowCluster (experiment): split every static row over this "
                  "many blocks of a cluster (1, 2, 4 or 8; 0: the rule)")
@@ -203,6 +206,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClustersAlignedOverWide = S.ClustersAlignedOverWide;
   CO.RowClustersPeeled = !S.NoClustersPeeled;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
+  CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);
   CO.RowL2Hints = S.RowL2Hints;

@@ -19,7 +19,7 @@ struct ScheduleFlags {
   /// CompileOptions for same-binary comparisons of opt-in schedules.
   int RowCluster = 0;
   bool ClustersAligned = false, NoClustersAligned = false, ClustersAlignedOverWide = false;
-  bool NoClustersPeeled = false, NoClustersTwoBlocks = false;
+  bool NoClustersPeeled = false, NoClustersTwoBlocks = false, ClusterPairs = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

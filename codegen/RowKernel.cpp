@@ -284,26 +284,37 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       E.line("__syncthreads();");
     }
     const size_t ResultMark = E.text().size();
+    // A pair's row results from its reduced value rp<N>. Online softmax:
+    // the row's sum is NaN when its max is -inf, as in the two-loop order.
+    // Welford: the variance is M2 over the row length, as mean() is.
+    auto PairResults = [&](NodeId N, const RowPair &RP) {
+      std::string AT = computeType(G.node(N).Type);
+      if (RP.Welford) {
+        E.line(fmt::format("const {} red{} = rp{}.Mean;", AT, N, N));
+        E.line(fmt::format("const {0} red{1} = rp{2}.M2 / ({0})R;", AT, RP.Second, N));
+      } else {
+        E.line(fmt::format("const {} red{} = rp{}.M;", AT, N, N));
+        E.line(fmt::format("const {} red{} = jf_online_sum(rp{}, R);", AT, RP.Second, N));
+      }
+      E.setReduced(N, "red" + std::to_string(N));
+      E.setReduced(RP.Second, "red" + std::to_string(RP.Second));
+    };
     for (NodeId N : Reds) {
       const Node &Nd = G.node(N);
       std::string AT = computeType(Nd.Type);
       if (pairSecond(N))
         continue; // reduced with the pair's First
       if (const RowPair *RP = pairOf(N)) {
-        // Pairs combine like the per-thread values. Online softmax: the
-        // row's sum is NaN when its max is -inf, as in the two-loop order.
-        // Welford: the variance is M2 over the row length, as mean() is.
-        auto [First, Second, Welford] = *RP;
-        E.line(fmt::format("const {} rp{} = {};", pairType(Welford, Nd.Type), N, ReducedOf(N)));
-        if (Welford) {
-          E.line(fmt::format("const {} red{} = rp{}.Mean;", AT, N, N));
-          E.line(fmt::format("const {0} red{1} = rp{2}.M2 / ({0})R;", AT, Second, N));
-        } else {
-          E.line(fmt::format("const {} red{} = rp{}.M;", AT, N, N));
-          E.line(fmt::format("const {} red{} = jf_online_sum(rp{}, R);", AT, Second, N));
+        // Pairs combine like the per-thread values; over a cluster, each
+        // block's pair to its slot, combined after the barrier below.
+        std::string PT = pairType(RP->Welford, Nd.Type);
+        if (P.ClusterX > 1) {
+          E.line(fmt::format("const {} blk{} = {};", PT, N, ReducedOf(N)));
+          E.line(fmt::format("if (tx == 0) jf_cl{0} = blk{0};", N));
+          continue;
         }
-        E.setReduced(N, "red" + std::to_string(N));
-        E.setReduced(Second, "red" + std::to_string(Second));
+        E.line(fmt::format("const {} rp{} = {};", PT, N, ReducedOf(N)));
+        PairResults(N, *RP);
         continue;
       }
       std::string Red = ReducedOf(N);
@@ -324,6 +335,18 @@ void KernelWriter::rowStages(const std::map<NodeId, int> &Stages) {
       for (NodeId N : Reds) {
         const Node &Nd = G.node(N);
         std::string AT = computeType(Nd.Type);
+        if (pairSecond(N))
+          continue;
+        if (const RowPair *RP = pairOf(N)) {
+          // The blocks' pairs in rank order, as the single values below.
+          E.line(fmt::format("{} rp{} = jf_dsm_load(&jf_cl{}, 0u);",
+                             pairType(RP->Welford, Nd.Type), N, N));
+          for (int K = 1; K < P.ClusterX; ++K)
+            E.line(fmt::format("rp{0} = {1}(rp{0}, jf_dsm_load(&jf_cl{0}, {2}u));", N, OpOf(N),
+                               K));
+          PairResults(N, *RP);
+          continue;
+        }
         E.line(fmt::format("{} red{} = jf_dsm_load(&jf_cl{}, 0u);", AT, N, N));
         for (int K = 1; K < P.ClusterX; ++K)
           E.line(fmt::format("red{0} = {1}(red{0}, jf_dsm_load(&jf_cl{0}, {2}u));", N,
@@ -394,8 +417,15 @@ void KernelWriter::rowBody() {
       }
     });
   if (P.ClusterX > 1)
-    for (auto &[N, S] : Stages)
-      E.line(fmt::format("__shared__ {} jf_cl{};", computeType(G.node(N).Type), N));
+    for (auto &[N, S] : Stages) {
+      if (pairSecond(N))
+        continue; // in its First's slot
+      const RowPair *RP = pairOf(N);
+      E.line(fmt::format("__shared__ {} jf_cl{};",
+                         RP ? pairType(RP->Welford, G.node(N).Type)
+                            : computeType(G.node(N).Type),
+                         N));
+    }
   E.line("const int tx = threadIdx.x;");
   const bool Mix = !P.MixColumns.empty();
   if (Mix)

@@ -93,6 +93,11 @@ struct ScheduleOptions {
   /// Row clusters allowed (sm_90+); CompileOptions::RowCluster forces a size.
   bool Clusters = false;
   std::optional<unsigned> ForceCluster;
+  /// With Clusters: a split row accumulates its Welford and online-softmax
+  /// pairs (RowPairs) too, each block's pair combined across the cluster
+  /// in rank order: one cluster barrier for the two reductions
+  /// (CompileOptions::RowClusterPairs).
+  bool ClusterPairs = false;
   /// With Clusters: the bytes a thread the split's block count is chosen
   /// by (the fewest blocks that keep the row within them); 0: RowCacheBytes.
   int ClusterCacheBytes = 0;

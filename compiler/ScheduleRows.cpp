@@ -89,6 +89,47 @@ static std::vector<unsigned> stageInputs(const Graph &G, const Cluster &C, const
   return Out;
 }
 
+/// The reductions a row kernel pairs in one loop (KernelPlan::RowPairs:
+/// online softmax, unless \p WelfordOnly, and Welford where a row outgrows
+/// its L2 share); returns the plan clauses saying so.
+static std::string pairedReductions(const Graph &G, const Cluster &C, KernelPlan &P,
+                                    const ScheduleOptions &Opts, bool WelfordOnly = false) {
+  std::string Why;
+  // Welford costs an IEEE division per element: measured on the H200
+  // (BENCHMARKS.md schedule log), it lost up to 15% where the row's second
+  // read still hit L2 (f32 rows of 11008-14336, bf16 of 32064) and won
+  // 1.2-1.26x where rows outgrow their share of L2 (f32 rows of 32064 and
+  // longer, 16-bit rows of 128256). A static row's stage inputs against
+  // that share decide; a dynamic row keeps mean-then-variance.
+  bool Welford = false;
+  std::string WelfordWhy;
+  if (Opts.RowWelford) {
+    Welford = *Opts.RowWelford;
+  } else if (!P.Domain.back().isDynamic()) {
+    int64_t RowBytes = 0;
+    for (unsigned I : stageInputs(G, C, P.Domain.back()))
+      RowBytes += P.Domain.back().Size * dtypeBytes(G.node(C.Inputs[I]).Type);
+    Welford = RowBytes > Opts.RowL2ShareBytes;
+    WelfordWhy = fmt::format("row inputs {} B {} the L2 share of a resident row, {} B", RowBytes,
+                             Welford ? ">" : "<=", Opts.RowL2ShareBytes);
+  }
+  // Every candidate pair, so the plan can say why a Welford pair is not
+  // taken.
+  for (const RowPair &RP :
+       rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax && !WelfordOnly, true)) {
+    if (!RP.Welford || Welford)
+      P.RowPairs.push_back(RP);
+    else if (!WelfordWhy.empty())
+      Why += ", mean and variance in two loops (" + WelfordWhy + ")";
+  }
+  for (const RowPair &RP : P.RowPairs)
+    Why += fmt::format(", {} accumulated with the row {} in one loop ({}{})",
+                       nodeList({RP.Second}), RP.Welford ? "mean" : "max",
+                       RP.Welford ? "Welford" : "online rescaling",
+                       RP.Welford && !WelfordWhy.empty() ? ": " + WelfordWhy : "");
+  return Why;
+}
+
 /// A row kernel that reads its row from memory again in each stage: what
 /// spares it reads (outputs read back, paired reductions) and the L2 hints
 /// and occupancy pad the options ask for; returns the plan clauses saying so.
@@ -117,39 +158,7 @@ static std::string rereadSchedule(const Graph &G, const Cluster &C, KernelPlan &
   if (!Back.empty())
     Why += fmt::format(", {} stored by the first loop and read back by the later ones",
                        nodeList(Back));
-  // Welford costs an IEEE division per element: measured on the H200
-  // (BENCHMARKS.md schedule log), it lost up to 15% where the row's second
-  // read still hit L2 (f32 rows of 11008-14336, bf16 of 32064) and won
-  // 1.2-1.26x where rows outgrow their share of L2 (f32 rows of 32064 and
-  // longer, 16-bit rows of 128256). A static row's stage inputs against
-  // that share decide; a dynamic row keeps mean-then-variance.
-  bool Welford = false;
-  std::string WelfordWhy;
-  if (Opts.RowWelford) {
-    Welford = *Opts.RowWelford;
-  } else if (!P.Domain.back().isDynamic()) {
-    int64_t RowBytes = 0;
-    for (unsigned I : stageInputs(G, C, P.Domain.back()))
-      RowBytes += P.Domain.back().Size * dtypeBytes(G.node(C.Inputs[I]).Type);
-    Welford = RowBytes > Opts.RowL2ShareBytes;
-    WelfordWhy = fmt::format("row inputs {} B {} the L2 share of a resident row, {} B", RowBytes,
-                             Welford ? ">" : "<=", Opts.RowL2ShareBytes);
-  }
-  if (P.ClusterX == 1) {
-    // Every candidate pair, so the plan can say why a Welford pair is not
-    // taken.
-    for (const RowPair &RP : rowPairs(G, C.Nodes, C.Outputs, Opts.RowOnlineSoftmax, true)) {
-      if (!RP.Welford || Welford)
-        P.RowPairs.push_back(RP);
-      else if (!WelfordWhy.empty())
-        Why += ", mean and variance in two loops (" + WelfordWhy + ")";
-    }
-  }
-  for (const RowPair &RP : P.RowPairs)
-    Why += fmt::format(", {} accumulated with the row {} in one loop ({}{})",
-                       nodeList({RP.Second}), RP.Welford ? "mean" : "max",
-                       RP.Welford ? "Welford" : "online rescaling",
-                       RP.Welford && !WelfordWhy.empty() ? ": " + WelfordWhy : "");
+  Why += pairedReductions(G, C, P, Opts);
   if (Opts.RowL2Hints) {
     P.RowL2Hints = true;
     Why += ", its loads kept in L2 (evict_last) until the last loop (evict_first)";
@@ -377,6 +386,11 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     P.LateEpilogue = Late;
     P.LatePeeledOnly = Late && PeeledOnly;
   }
+  // ScheduleOptions::ClusterPairs: a split row kept in registers takes
+  // LayerNorm's mean and variance in one stage (Welford), each block's
+  // pair combined across the cluster: one cluster barrier, not two.
+  if (Opts.ClusterPairs && P.CacheRow && P.ClusterX > 1)
+    ClusterWhy += pairedReductions(G, C, P, Opts, /*WelfordOnly=*/true);
   // RowCacheValues: a row read again whose stage inputs do not fit keeps
   // the values its loops compute from them instead, when those fit and are
   // fewer bytes (add + RMSNorm's x + residual: one f32 value for two f32

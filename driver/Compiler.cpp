@@ -129,6 +129,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.AlignedClusters = SmMajor >= 9 && Opts.RowClustersAligned;
   S.AlignedClustersOverWide = Opts.RowClustersAlignedOverWide;
   S.AlignedClustersPeeled = Opts.RowClustersPeeled;
+  S.ClusterPairs = Opts.RowClusterPairs;
   S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;

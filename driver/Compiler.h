@@ -60,7 +60,8 @@ struct CompileOptions {
   /// offset pointers) also compiles the aligned variant of its cluster
   /// split (RowClusters' plan), which the launch runs when the pointers
   /// allow the aligned variant and neither few-rows form runs; peeled
-  /// rows keep the re-read variant (KernelPlan::AlignedCluster; sm_90+).
+  /// rows keep the re-read variant, except rows of 4-byte elements
+  /// (RowClustersPeeled) (KernelPlan::AlignedCluster; sm_90+).
   /// Not where the split's stages x blocks exceed 8 (LayerNorm's mean then
   /// variance over 8 blocks: compiler/RowForms.cpp). Why: the norm
   /// backwards' rows of 32064-128256 (session 42) ran RowClusters' aligned
@@ -90,6 +91,13 @@ struct CompileOptions {
   /// s44a.txt: softmax 16-bit x 128256 at 4 blocks (64 registers) 1.17-
   /// 1.19x faster than at 2 (127). false: for comparisons.
   bool RowClustersTwoBlocks = true;
+  /// Experiment (off, not yet measured): a row split over a cluster
+  /// accumulates LayerNorm's mean and variance (Welford) and softmax's max
+  /// and sum (online) in one stage, each block's pair combined across the
+  /// cluster in rank order, so one cluster barrier serves both reductions.
+  /// Its aim: LayerNorm forward's split, excluded by the stage bound (two
+  /// stages over 8 blocks lost 0.85-0.97x, session 43), becomes one stage.
+  bool RowClusterPairs = false;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
   std::optional<unsigned> RowCluster;

@@ -142,6 +142,7 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
     CO.RowClustersAlignedOverWide = Opts.RowClustersAlignedOverWide;
     CO.RowClustersPeeled = Opts.RowClustersPeeled;
     CO.RowClustersTwoBlocks = Opts.RowClustersTwoBlocks;
+    CO.RowClusterPairs = Opts.RowClusterPairs;
     CO.RowSharedMemory = Opts.RowShared;
     CO.RowL2Hints = Opts.RowL2Hints;
     CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;

@@ -59,6 +59,8 @@ struct CheckOptions {
   bool RowClustersAlignedOverWide = false;
   /// CompileOptions::RowClustersPeeled and RowClustersTwoBlocks.
   bool RowClustersPeeled = true, RowClustersTwoBlocks = true;
+  /// CompileOptions::RowClusterPairs.
+  bool RowClusterPairs = false;
   /// CompileOptions::RowSharedMemory.
   bool RowShared = false;
   /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).

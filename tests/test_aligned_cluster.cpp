@@ -179,6 +179,41 @@ TEST_CASE("RowClustersTwoBlocks: splits of dependent stages take the blocks of 1
   }
 }
 
+TEST_CASE("RowClusterPairs (experiment): LayerNorm's split takes one stage",
+          "[aligned-cluster]") {
+  // LayerNorm forward's split over 8 blocks: mean then variance are two
+  // cluster-wide stages, over the bound; with RowClusterPairs one Welford
+  // pair, each block's combined across the cluster in rank order.
+  for (auto [T, H] : {std::pair{bf16, int64_t(128256)}, std::pair{f32, int64_t(65536)}}) {
+    Graph G = sweepPattern("layernorm", T, H);
+    INFO("LayerNorm " << dtypeName(T).str() << " x " << H);
+    CompileOptions O = alignedClusterOptions(true);
+    CHECK_FALSE(Compiler::plan(G, O).Kernels.at(0).AlignedCluster);
+    O.RowClusterPairs = true;
+    KernelPlan K = Compiler::plan(G, O).Kernels.at(0);
+    INFO(K.Why);
+    REQUIRE(K.AlignedCluster);
+    const KernelPlan &S = *K.AlignedCluster;
+    CHECK(S.ClusterX == 8);
+    REQUIRE(S.RowPairs.size() == 1);
+    CHECK(S.RowPairs[0].Welford);
+    // The re-read plain form keeps its own pairs (its Welford as before).
+    CHECK(K.RowPairs.size() == 1);
+    Executable E = testCompiler().compile(G, O);
+    const std::string &Src = E.kernels()[0].Source;
+    CHECK_THAT(Src, Contains("__shared__ jf_wf<float> jf_cl"));
+    CHECK_THAT(Src, Contains("= jf_welford_op<float>()(rp"));
+    // The split's variants keep everything in registers (the wide form of
+    // f32 x 65536 spills 32 B with or without the option: not this test's).
+    for (const rt::KernelResources &R : E.kernelResources()) {
+      if (R.Name.find(S.Name) == std::string::npos)
+        continue;
+      INFO("kernel " << R.Name << ": " << R.Registers << " registers");
+      CHECK(R.SpillStoreBytes == 0);
+    }
+  }
+}
+
 TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluster]") {
   if (!haveGpu())
     return;
@@ -200,6 +235,12 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
       INFO("misaligned by an element");
       checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, M), M);
     }
+    // RowClusterPairs: the splits with their pairs (LayerNorm below).
+    CheckOptions Pairs = O;
+    Pairs.RowClusterPairs = true;
+    Pairs.Unfused = false;
+    INFO(C.Name << " B=140 RowClusterPairs");
+    checkGraph(C.G, randomBindings(C.G, {{"B", 140}}, Scalars, Pairs), Pairs);
     // RowClustersAlignedOverWide: the split at the wide form's row counts.
     CheckOptions W = O;
     W.RowClustersAlignedOverWide = true;
@@ -207,6 +248,24 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
     for (int64_t B : {67, 100}) {
       INFO(C.Name << " B=" << B << " RowClustersAlignedOverWide");
       checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, W), W);
+    }
+  }
+  // RowClusterPairs (an experiment): LayerNorm's split, one Welford stage
+  // combined across 8 blocks, aligned and at an element's offset (f32: the
+  // split's peeled variants), and its few-rows form at 1 row.
+  for (auto [T, H] : {std::pair{bf16, int64_t(128256)}, std::pair{f32, int64_t(65536)}}) {
+    Graph G = sweepPattern("layernorm", T, H);
+    std::map<std::string, double> Scalars;
+    for (NodeId N : G.scalars())
+      Scalars[G.node(N).Name] = 1e-5;
+    CheckOptions O;
+    O.RowClusterPairs = true;
+    for (int64_t B : {1, 140}) {
+      INFO("LayerNorm " << dtypeName(T).str() << " x " << H << " B=" << B << " RowClusterPairs");
+      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, O), O);
+      CheckOptions M = O;
+      M.MisalignElems = 1;
+      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, M), M);
     }
   }
 }

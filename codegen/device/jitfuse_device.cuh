@@ -779,6 +779,7 @@ __device__ __forceinline__ T jf_dsm_load(const T *P, unsigned Rank) {
   asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(S) : "l"(G));
   unsigned A = static_cast<unsigned>(S), Remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(Remote) : "r"(A), "r"(Rank));
+  static_assert(sizeof(T) % 4 == 0, "a cluster slot is whole 32-bit words");
   union { T V; unsigned U[sizeof(T) / 4]; } R;
   if constexpr (sizeof(T) == 8) {
     unsigned long long B;
@@ -786,7 +787,13 @@ __device__ __forceinline__ T jf_dsm_load(const T *P, unsigned Rank) {
     R.U[0] = static_cast<unsigned>(B);
     R.U[1] = static_cast<unsigned>(B >> 32);
   } else {
-    asm volatile("ld.shared::cluster.b32 %0, [%1];" : "=r"(R.U[0]) : "r"(Remote) : "memory");
+    // One word at a time: a Welford pair of f32 (jf_wf<float>) is 12 bytes.
+#pragma unroll
+    for (unsigned I = 0; I < sizeof(T) / 4; ++I)
+      asm volatile("ld.shared::cluster.b32 %0, [%1];"
+                   : "=r"(R.U[I])
+                   : "r"(Remote + 4 * I)
+                   : "memory");
   }
   return R.V;
 }
