@@ -93,9 +93,12 @@ DeviceSet allocateSet(const Executable &X, const std::map<std::string, int64_t> 
 }
 
 std::vector<double> timeEach(llvm::function_ref<void(int)> Launch, int Warmup,
-                             int Iters, CUstream S) {
-  for (int I = 0; I < Warmup; ++I)
+                             int Iters, CUstream S, llvm::function_ref<void(int)> Before) {
+  for (int I = 0; I < Warmup; ++I) {
+    if (Before)
+      Before(I);
     Launch(I);
+  }
   std::vector<rt::Event> Start, End;
   Start.reserve(Iters);
   End.reserve(Iters);
@@ -104,6 +107,8 @@ std::vector<double> timeEach(llvm::function_ref<void(int)> Launch, int Warmup,
     End.emplace_back();
   }
   for (int I = 0; I < Iters; ++I) {
+    if (Before)
+      Before(Warmup + I);
     Start[I].record(S);
     Launch(Warmup + I);
     End[I].record(S);

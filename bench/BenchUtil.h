@@ -55,9 +55,11 @@ DeviceSet allocateSet(const Executable &X, const std::map<std::string, int64_t> 
                       PatternFiller &Filler, uint64_t Salt);
 
 /// Times Iters calls of Launch(I) (after Warmup untimed ones) on S, each
-/// between its own event pair; returns microseconds per call.
+/// between its own event pair; returns microseconds per call. Before(I),
+/// if given, runs ahead of each call, outside its events (an L2 flush).
 std::vector<double> timeEach(llvm::function_ref<void(int)> Launch, int Warmup,
-                             int Iters, CUstream S);
+                             int Iters, CUstream S,
+                             llvm::function_ref<void(int)> Before = nullptr);
 
 /// Back-to-back launches: GPU time per call from one event pair around
 /// Calls consecutive launches, and the host's enqueue time per call (the loop

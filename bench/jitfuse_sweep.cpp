@@ -349,6 +349,15 @@ Graph flushGraph() {
   return G;
 }
 
+/// Microseconds of each of O.Iters runs of \p Run on the timer's stream
+/// after O.Warmup untimed ones (timeEach), L2 flushed before every run.
+std::vector<double> timeFlushed(Timer &Tm, const Options &O,
+                                llvm::function_ref<void(CUstream)> Run) {
+  CUstream S = Tm.Stream->get();
+  return timeEach([&](int) { Run(S); }, O.Warmup, O.Iters, S,
+                  [&](int I) { Tm.flush(I, S); });
+}
+
 /// The point's copy ceiling: the driver's device-to-device copy of half
 /// \p Bytes (so \p Bytes cross HBM, read and written, as the point's
 /// minimal traffic does), timed as the point is (L2 flushed, each run
@@ -361,23 +370,8 @@ void timeCopy(Timer &Tm, const Options &O, int64_t Bytes, Json &J) {
     return;
   rt::DeviceBuffer Src(Half), Dst(Half);
   rt::memsetD8(Src.ptr(), 0x3C, Half);
-  CUstream S = Tm.Stream->get();
-  std::vector<rt::Event> Start(O.Iters), End(O.Iters);
-  for (int I = 0; I < O.Warmup + O.Iters; ++I) {
-    Tm.flush(I, S);
-    bool Timed = I >= O.Warmup;
-    if (Timed)
-      Start[I - O.Warmup].record(S);
-    rt::copyDeviceAsync(Dst.ptr(), Src.ptr(), Half, S);
-    if (Timed)
-      End[I - O.Warmup].record(S);
-  }
-  std::vector<double> Us;
-  for (int I = 0; I < O.Iters; ++I) {
-    End[I].synchronize();
-    Us.push_back(1000.0 * rt::Event::elapsedMs(Start[I], End[I]));
-  }
-  double Med = median(Us);
+  double Med = median(timeFlushed(
+      Tm, O, [&](CUstream S) { rt::copyDeviceAsync(Dst.ptr(), Src.ptr(), Half, S); }));
   J["copy_us"] = Med;
   J["copy_gbs"] = 2.0 * static_cast<double>(Half) / (Med * 1e3);
 }
@@ -413,22 +407,8 @@ void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json 
     Out.push_back(Bufs.back().ptr() +
                   (P.FirstOnly || P.Offset % dtypeBytes(T.Type) != 0 ? 0 : P.Offset));
   }
-  CUstream S = Tm.Stream->get();
-  std::vector<rt::Event> Start(O.Iters), End(O.Iters);
-  for (int I = 0; I < O.Warmup + O.Iters; ++I) {
-    Tm.flush(I, S);
-    bool Timed = I >= O.Warmup;
-    if (Timed)
-      Start[I - O.Warmup].record(S);
-    X.run(In, Out, A.Scalars, A.Dims, S);
-    if (Timed)
-      End[I - O.Warmup].record(S);
-  }
-  std::vector<double> Us;
-  for (int I = 0; I < O.Iters; ++I) {
-    End[I].synchronize();
-    Us.push_back(1000.0 * rt::Event::elapsedMs(Start[I], End[I]));
-  }
+  std::vector<double> Us =
+      timeFlushed(Tm, O, [&](CUstream S) { X.run(In, Out, A.Scalars, A.Dims, S); });
   double Med = median(Us);
   J["us"] = Med;
   J["min_us"] = *std::min_element(Us.begin(), Us.end());

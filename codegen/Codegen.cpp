@@ -661,8 +661,7 @@ EmittedKernel emitKernel(const Graph &G, const KernelPlan &P) {
                   "a cluster split's one variant is aligned");
     K.AlignedClusterLaunch = LaunchRule(*P.AlignedCluster);
     K.AlignedClusterOverWide = P.AlignedClusterOverWide;
-    AddVariants(*P.AlignedCluster, Variant::AlignedCluster,
-                P.AlignedClusterPeeled ? P.Vecs.size() : 1);
+    AddVariants(*P.AlignedCluster, Variant::AlignedCluster, P.alignedClusterVariants());
   }
   return K;
 }

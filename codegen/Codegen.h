@@ -10,6 +10,8 @@
 #include "codegen/KernelPlan.h"
 #include "codegen/LaunchRule.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +69,11 @@ struct EmittedKernel {
   /// KernelPlan::AlignedClusterOverWide.
   bool AlignedClusterOverWide = false;
 
+  /// How many variants are the cluster split's (the last ones).
+  size_t splitVariants() const {
+    return static_cast<size_t>(llvm::count_if(
+        Variants, [](const Variant &V) { return V.F == Variant::AlignedCluster; }));
+  }
   /// How many variants are of the plain form (the first ones).
   size_t plainVariants() const {
     size_t N = 0;

@@ -318,6 +318,11 @@ struct KernelPlan {
   /// one, each run in place of the plain form's variant of the same index
   /// (the same pointers pick it) (ScheduleOptions::AlignedClustersPeeled).
   bool AlignedClusterPeeled = false;
+  /// The cluster split's variants the kernel carries: none, its aligned
+  /// one, or all of them (AlignedClusterPeeled).
+  size_t alignedClusterVariants() const {
+    return !AlignedCluster ? 0 : AlignedClusterPeeled ? AlignedCluster->Vecs.size() : 1;
+  }
 
   std::string variantName(int Vec, bool Peeled = false, bool OutputLed = false) const {
     return Name + (OutputLed ? "_o" : Peeled ? "_p" : "_v") + std::to_string(Vec);

@@ -595,10 +595,7 @@ Executable Compiler::compile(const Graph &G, const CompileOptions &Opts) {
                           K.WideRows ? K.WideRows->Name : std::string(),
                           K.WideRows ? static_cast<unsigned>(K.WideRows->Vecs.size()) : 0u,
                           K.AlignedCluster ? K.AlignedCluster->Name : std::string(),
-                          !K.AlignedCluster ? 0u
-                          : K.AlignedClusterPeeled
-                              ? static_cast<unsigned>(K.AlignedCluster->Vecs.size())
-                              : 1u});
+                          static_cast<unsigned>(K.alignedClusterVariants())});
   }
   for (size_t L = 0; L < Plan.Launches.size(); ++L)
     for (unsigned I : Plan.Launches[L])

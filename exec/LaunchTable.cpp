@@ -158,10 +158,7 @@ LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::Emitte
   L.WideRule = E.WideRowsLaunch;
   L.AlignedRule = E.AlignedClusterLaunch;
   L.AlignedOverWide = E.AlignedClusterOverWide;
-  L.NumSplit = static_cast<size_t>(
-      llvm::count_if(E.Variants, [](const codegen::EmittedKernel::Variant &V) {
-        return V.F == codegen::EmittedKernel::Variant::AlignedCluster;
-      }));
+  L.NumSplit = E.splitVariants();
   domainSizes(G, K, L);
   appendSlots(G, K, E.Params, L.Vecs.front(), Inter, X, L.Slots, L.StrideAlign);
   tileAlign(G, K, L.StrideAlign);

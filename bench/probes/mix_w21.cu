@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include "codegen/device/jitfuse_device.cuh"
+#include "codegen/device/jitfuse_reduce.cuh"
 
 #include "mix_w21_generated.cuh"
 
