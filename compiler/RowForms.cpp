@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <memory>
 
 namespace jitfuse {
@@ -170,8 +171,10 @@ static constexpr int SplitTwoBlocksBytes = 128;
 static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, KernelPlan &P,
                                                             const ScheduleOptions &Opts,
                                                             const Rescheduler &Reschedule) {
-  // Every tensor of the row's length has elements of 4 bytes or more.
+  // Every tensor of the row's length has elements of 4 bytes or more. Asked
+  // only of a row plan (a flat plan's domain may be a scalar's: no axes).
   auto WideElements = [&] {
+    assert(!P.Domain.empty() && "a row plan has a row axis");
     for (NodeId N : P.Inputs) {
       const Node &Nd = G.node(N);
       if (!Nd.Dims.empty() && Nd.Dims.back() == P.Domain.back() && dtypeBytes(Nd.Type) < 4)
@@ -179,9 +182,10 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     }
     return true;
   };
+  if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel)
+    return nullptr;
   const bool Peeled = Opts.AlignedClustersPeeled && WideElements();
-  if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel ||
-      (P.firstPeeled() == 0 && !Peeled))
+  if (P.firstPeeled() == 0 && !Peeled)
     return nullptr;
   // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
   // with P's variants.
