@@ -3,7 +3,7 @@
 // Internal to codegen: the kernel skeletons' shared state. Codegen.cpp holds
 // the signature, the element-wise and full-reduction skeletons and the
 // stores; RowKernel.cpp the row skeleton (stages, register caches, peeled
-// rows, clusters).
+// rows, clusters), RowCombine.cpp the end of each of its stages.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,6 +18,12 @@
 #include <vector>
 
 namespace jitfuse::codegen {
+
+/// A paired reduction's accumulator type, jf_wf<T> (Welford's count, mean
+/// and M2) or jf_ms<T> (online softmax's max and rescaled sum), and its
+/// identity (codegen/RowCombine.cpp).
+std::string pairType(bool Welford, DType T);
+std::string pairIdentity(bool Welford, DType T);
 
 /// Writes one variant of one kernel.
 class KernelWriter {
@@ -140,6 +146,10 @@ private:
   /// register cache holds the whole chunks only).
   void rowLoop(const std::function<void()> &Body, bool OwnChunks = false);
   void rowStages(const std::map<NodeId, int> &Stages);
+  /// The end of a row stage (codegen/RowCombine.cpp): the accumulators of
+  /// its reductions \p Reds combined over the block, then over the
+  /// cluster's blocks in rank order; each reduction's row value set.
+  void rowStageResults(llvm::ArrayRef<NodeId> Reds);
   /// Elementwise with KernelPlan::TransposeNode (codegen/TransposeKernel.cpp).
   void transposeBody();
   void transposeVectorBody();
