@@ -134,62 +134,8 @@ int checkGraph(const Graph &G, const Bindings &B, const CheckOptions &Opts) {
   for (bool Fuse : {true, false}) {
     if ((Fuse && !Opts.Fused) || (!Fuse && !Opts.Unfused))
       continue;
-    CompileOptions CO;
+    CompileOptions CO = Opts; // the compile options, without the check's own
     CO.Fuse = Fuse;
-    CO.PeelAlignment = Opts.Peel;
-    CO.RowClusters = Opts.RowClusters;
-    CO.RowClustersAligned = Opts.RowClustersAligned;
-    CO.RowClustersAlignedOverWide = Opts.RowClustersAlignedOverWide;
-    CO.RowClustersPeeled = Opts.RowClustersPeeled;
-    CO.RowClustersTwoBlocks = Opts.RowClustersTwoBlocks;
-    CO.RowClusterPairs = Opts.RowClusterPairs;
-    CO.RowSharedMemory = Opts.RowShared;
-    CO.RowL2Hints = Opts.RowL2Hints;
-    CO.RowOnlineSoftmax = Opts.RowOnlineSoftmax;
-    CO.RowWelford = Opts.RowWelford;
-    CO.AlignedRowCopy = Opts.AlignedRowCopy;
-    CO.JointReduce = Opts.JointReduce;
-    CO.RowWideRows = Opts.WideRows;
-    CO.RowCacheStageInputs = Opts.RowCacheStageInputs;
-    CO.RowCacheLateEpilogue = Opts.RowCacheLateEpilogue;
-    CO.RowCacheLatePeeled = Opts.RowCacheLatePeeled;
-    CO.PeeledRowOccupancy = Opts.PeeledRowOccupancy;
-    CO.RowCacheWideThreads = Opts.RowCacheWideThreads;
-    CO.PrefixCoords = Opts.PrefixCoords;
-    CO.RowCacheReadOnce = Opts.RowCacheReadOnce;
-    CO.GroupStores = Opts.GroupStores;
-    CO.PieceWrapChunks = Opts.PieceWrapChunks;
-    CO.RowPhaseLoop = Opts.RowPhaseLoop;
-    CO.OutputLedVariant = Opts.OutputLedVariant;
-    CO.FullReducePrologueOutputs = Opts.FullReducePrologueOutputs;
-    CO.ColumnReduceEpilogue = Opts.ColumnReduceEpilogue;
-    CO.FullReduceEpilogue = Opts.FullReduceEpilogue;
-    CO.RecomputeStoredValues = Opts.RecomputeStoredValues;
-    CO.SiblingColumnReductions = Opts.SiblingColumnReductions;
-    CO.MixOrderColumns = Opts.MixOrderColumns;
-    CO.MixRowsKnown = Opts.MixRowsKnown;
-    CO.MixTwoRows = Opts.MixTwoRows;
-    CO.MixMinRows = Opts.MixMinRows;
-    CO.MixMinGroupRows = Opts.MixMinGroupRows;
-    CO.MixBlockRows = Opts.MixBlockRows;
-    CO.MixThreadsRoundUp = Opts.MixThreadsRoundUp;
-    CO.MixPhaseSlots = Opts.MixPhaseSlots;
-    CO.MixRowStartChunks = Opts.MixRowStartChunks;
-    CO.RowStartChunks = Opts.RowStartChunks;
-    CO.MixPeeledBound = Opts.MixPeeledBound;
-    CO.MixMinColumns = Opts.MixMinColumns;
-    CO.MixMaxSharedBytes = Opts.MixMaxSharedBytes;
-    CO.RowOkKnown = Opts.RowOkKnown;
-    CO.ColumnReducePrologueOutputs = Opts.ColumnReducePrologueOutputs;
-    CO.WholeChunkPaths = Opts.WholeChunkPaths;
-    CO.FlatRowBroadcast = Opts.FlatRowBroadcast;
-    CO.FlatTailThreads = Opts.FlatTailThreads;
-    CO.StreamLoads = Opts.StreamLoads;
-    CO.StreamReadOnlyRows = Opts.StreamReadOnlyRows;
-    CO.RowCacheValues = Opts.RowCacheValues;
-    CO.RowStatsSetWidth = Opts.RowStatsSetWidth;
-    if (Opts.RowBlocksPerSm > 0)
-      CO.RowBlocksPerSm = Opts.RowBlocksPerSm;
     Executable X = C.compile(G, CO);
     if (Fuse && Opts.ExpectFusedKernels >= 0)
       CHECK(X.numKernels() == static_cast<unsigned>(Opts.ExpectFusedKernels));

@@ -38,118 +38,21 @@ std::string kernelText(const std::string &Kernels, const std::string &Name);
 /// Fresh seed per check, printed on failure.
 std::mt19937_64 &rng();
 
-struct CheckOptions {
+/// How checkGraph compiles and runs a graph: the compile options of both
+/// compiles (Fuse is set by each: the fused and the unfused plan; the
+/// experiments and rules under test are the base's fields, one table of
+/// them in driver/Compiler.h) and the check's own choices below.
+struct CheckOptions : CompileOptions {
   bool Fused = true;
   bool Unfused = true;
   unsigned MisalignElems = 0;
   /// Per-tensor offsets (HostRunOptions::MisalignEach).
   std::vector<unsigned> MisalignEach;
-  /// CompileOptions::PeelAlignment (false: the ladder of vector variants).
-  bool Peel = true;
   /// Inject NaN/+Inf/-Inf into float inputs.
   bool SpecialValues = false;
   double Lo = -2, Hi = 2;
   /// Extra factor on the documented tolerance (1 = the rule as written).
   double TolScale = 1;
-  /// CompileOptions::RowClusters.
-  bool RowClusters = false;
-  /// CompileOptions::RowClustersAligned (the default) and
-  /// RowClustersAlignedOverWide.
-  bool RowClustersAligned = true;
-  bool RowClustersAlignedOverWide = false;
-  /// CompileOptions::RowClustersPeeled and RowClustersTwoBlocks.
-  bool RowClustersPeeled = true, RowClustersTwoBlocks = true;
-  /// CompileOptions::RowClusterPairs.
-  bool RowClusterPairs = false;
-  /// CompileOptions::RowSharedMemory.
-  bool RowShared = false;
-  /// CompileOptions::RowL2Hints and RowBlocksPerSm (0: unset).
-  bool RowL2Hints = false;
-  unsigned RowBlocksPerSm = 0;
-  /// CompileOptions::RowWideRows.
-  bool WideRows = true;
-  /// CompileOptions::RowCacheStageInputs.
-  bool RowCacheStageInputs = true;
-  /// CompileOptions::RowCacheWideThreads.
-  bool RowCacheWideThreads = true;
-  /// CompileOptions::PrefixCoords.
-  bool PrefixCoords = true;
-  /// CompileOptions::RowCacheReadOnce.
-  bool RowCacheReadOnce = true;
-  /// CompileOptions::GroupStores.
-  bool GroupStores = true;
-  /// CompileOptions::PieceWrapChunks.
-  bool PieceWrapChunks = true;
-  /// CompileOptions::RowPhaseLoop.
-  bool RowPhaseLoop = false;
-  /// CompileOptions::OutputLedVariant.
-  bool OutputLedVariant = true;
-  /// CompileOptions::FullReducePrologueOutputs.
-  bool FullReducePrologueOutputs = true;
-  /// CompileOptions::ColumnReduceEpilogue.
-  bool ColumnReduceEpilogue = true;
-  /// CompileOptions::FullReduceEpilogue.
-  bool FullReduceEpilogue = true;
-  /// CompileOptions::RecomputeStoredValues.
-  bool RecomputeStoredValues = true;
-  /// CompileOptions::SiblingColumnReductions.
-  bool SiblingColumnReductions = true;
-  /// CompileOptions::ColumnReducePrologueOutputs.
-  bool ColumnReducePrologueOutputs = true;
-  /// CompileOptions::MixOrderColumns (its default).
-  bool MixOrderColumns = true;
-  /// CompileOptions::MixRowsKnown.
-  bool MixRowsKnown = false;
-  /// CompileOptions::MixTwoRows (its default).
-  bool MixTwoRows = true;
-  /// CompileOptions::MixMinRows (its default; 0: the mixed kernel at any
-  /// rows, for its own tests).
-  int64_t MixMinRows = -1;
-  /// CompileOptions::MixMinGroupRows.
-  int64_t MixMinGroupRows = 0;
-  /// CompileOptions::MixBlockRows.
-  int64_t MixBlockRows = 0;
-  /// CompileOptions::MixThreadsRoundUp.
-  bool MixThreadsRoundUp = false;
-  /// CompileOptions::MixPhaseSlots.
-  bool MixPhaseSlots = false;
-  /// CompileOptions::MixRowStartChunks (its default).
-  bool MixRowStartChunks = true;
-  /// CompileOptions::RowStartChunks.
-  bool RowStartChunks = false;
-  /// CompileOptions::MixPeeledBound.
-  bool MixPeeledBound = true;
-  /// CompileOptions::MixMinColumns.
-  int64_t MixMinColumns = 0;
-  /// CompileOptions::MixMaxSharedBytes.
-  int64_t MixMaxSharedBytes = 0;
-  /// CompileOptions::RowOkKnown.
-  bool RowOkKnown = false;
-  /// CompileOptions::WholeChunkPaths.
-  bool WholeChunkPaths = false;
-  /// CompileOptions::FlatRowBroadcast.
-  bool FlatRowBroadcast = true;
-  /// CompileOptions::FlatTailThreads.
-  bool FlatTailThreads = true;
-  /// CompileOptions::RowCacheValues.
-  bool RowCacheValues = true;
-  /// CompileOptions::RowStatsSetWidth.
-  bool RowStatsSetWidth = false;
-  /// CompileOptions::RowCacheLateEpilogue.
-  bool RowCacheLateEpilogue = false;
-  /// CompileOptions::RowCacheLatePeeled.
-  bool RowCacheLatePeeled = false;
-  /// CompileOptions::PeeledRowOccupancy.
-  bool PeeledRowOccupancy = true;
-  /// CompileOptions::StreamLoads and StreamReadOnlyRows (their defaults).
-  bool StreamLoads = false;
-  bool StreamReadOnlyRows = true;
-  /// CompileOptions::AlignedRowCopy and JointReduce (their defaults).
-  bool AlignedRowCopy = false;
-  bool JointReduce = true;
-  /// CompileOptions::RowOnlineSoftmax and RowWelford (the defaults).
-  bool RowOnlineSoftmax = true;
-  std::optional<bool> RowWelford;
   /// Expected kernel count of the fused plan, when set.
   int ExpectFusedKernels = -1;
   /// Expected launch count of the fused plan (horizontal fusion), when set.

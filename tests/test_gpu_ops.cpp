@@ -380,7 +380,7 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
   haveGpu();
   CheckOptions Misaligned;
   Misaligned.MisalignElems = 1;
-  Misaligned.Peel = false;
+  Misaligned.PeelAlignment = false;
   {
     // Flat: silu(g) * u over 2^21 + 37 elements (a partial last tile).
     Graph G;
@@ -399,7 +399,7 @@ TEST_CASE("the scalar variant's tiled path: misaligned and odd-row tensors large
     for (bool Flat : {false, true}) {
       INFO("FlatRowBroadcast " << Flat);
       CheckOptions Ladder, Peeled = Misaligned;
-      Ladder.Peel = false;
+      Ladder.PeelAlignment = false;
       Ladder.FlatRowBroadcast = Peeled.FlatRowBroadcast = Flat;
       checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Ladder);
       checkGraph(G, randomBindings(G, {{"B", 301}}, {}), Peeled);

@@ -175,14 +175,14 @@ TEST_CASE("GPU: random graphs with long rows under each row schedule option",
                    << describeBindings(R) << "\n"
                    << printAsCpp(G));
       CheckOptions CO;
-      CO.RowShared = Set == 1;
+      CO.RowSharedMemory = Set == 1;
       CO.RowClusters = Set == 2;
       // The split runs for aligned pointers only.
       CO.MisalignElems = Set == 4 ? 0 : static_cast<unsigned>(Seed % 2);
       // B is 1-3 rows, which launch the wide form (RowWideRows) in place of
       // a re-read or stage-input kernel: it runs one sample in three, the
       // plain kernel the others.
-      CO.WideRows = Seed % 3 == 0;
+      CO.RowWideRows = Seed % 3 == 0;
       checkGraph(G, recipeBindings(G, R, Seed), CO);
     }
     INFO("schedule '" << Target[Set] << "', base seed " << Base);

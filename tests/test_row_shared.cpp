@@ -176,7 +176,7 @@ TEST_CASE("GPU: rows kept in shared memory match the reference, fused and unfuse
     REQUIRE_FALSE(onlyKernel(C.G, true).RowSharedInputs.empty());
     INFO("rows=" << C.Rows);
     CheckOptions CO = oldRule<CheckOptions>();
-    CO.RowShared = true;
+    CO.RowSharedMemory = true;
     checkAlignedAndMisaligned(C.G, {{"B", C.Rows}}, CO);
   }
 }

@@ -138,6 +138,6 @@ TEST_CASE("GPU: the wide form matches the reference on both sides of its rows",
   Cases.push_back({softmax(DType::BF16, 1021), 131});
   Cases.push_back({layerNorm(DType::F32, 4999), 7});
   CheckOptions CO;
-  CO.WideRows = true;
+  CO.RowWideRows = true;
   checkRowCases(Cases, wideOn(), [](const KernelPlan &K) { return K.WideRows != nullptr; }, CO);
 }
