@@ -2,9 +2,11 @@
 //
 // Bytes become a recipe (tests/RandomGraph.h), possibly nonsense: bad dtypes,
 // op codes, operand indices, negative or 2^63 dims. Building it and running
-// verify, both partitioners, the scheduler, codegen, the printers and (for
-// small shapes) the reference interpreter may only ever throw
-// jitfuse::Error; anything else escapes and libFuzzer reports it.
+// verify, both partitioners, the scheduler (under default options and under
+// the driver's for sm_90), codegen, the printers and (for small shapes) the
+// reference interpreter may only ever throw jitfuse::Error; anything else
+// escapes and libFuzzer reports it, as does a failed assertion (the fuzz
+// build keeps them: scripts/run-fuzz).
 //
 //===----------------------------------------------------------------------===//
 #include "RandomGraph.h"
@@ -12,6 +14,7 @@
 #include "codegen/Codegen.h"
 #include "compiler/Fusion.h"
 #include "compiler/Schedule.h"
+#include "driver/Compiler.h"
 #include "reference/Interpreter.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
@@ -51,6 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       for (unsigned I = 0; I < P.Clusters.size(); ++I)
         Plans.push_back(scheduleCluster(G, P.Clusters[I], I));
       (void)codegen::emitProgram(G, Plans);
+      // And as Compiler::compile plans it: the driver's rules for sm_90
+      // (row clusters, the forms for few rows and wide rows, the split's
+      // variants), which default ScheduleOptions leave off.
+      CompileOptions CO;
+      CO.Fuse = Fuse;
+      CO.Arch = "sm_90";
+      GraphPlan GP = Compiler::plan(G, CO);
+      (void)codegen::emitProgram(GP.planned(G), GP.Kernels);
     }
     if (!smallEnough(G, R.Dims))
       return 0;
