@@ -198,15 +198,24 @@ bool sameNumel(llvm::ArrayRef<Dim> A, llvm::ArrayRef<Dim> B) {
 }
 
 std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes) {
+  // The nonzero sizes' product is bounded whatever their order: a 0 first
+  // used to hide the rest ([0, 2^49] passed, [2^49, 0] did not), and a
+  // part of such a shape (a reduction's run of axes) then held more than
+  // MaxElements.
   int64_t N = 1;
+  bool Empty = false;
   for (int64_t Size : Sizes) {
     JITFUSE_CHECK(Size >= 0, "sizes are checked to be >= 0 first");
+    if (Size == 0) {
+      Empty = true;
+      continue;
+    }
     auto P = llvm::checkedMul(N, Size);
     if (!P || *P > MaxElements)
       return std::nullopt;
     N = *P;
   }
-  return N;
+  return Empty ? 0 : N;
 }
 
 std::optional<int64_t> boundedStaticNumel(llvm::ArrayRef<Dim> S) {

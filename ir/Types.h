@@ -89,9 +89,10 @@ std::optional<int64_t> staticNumel(llvm::ArrayRef<Dim> S);
 /// over a whole plan, far from int64_t overflow.
 constexpr int64_t MaxElements = int64_t(1) << 48;
 
-/// The product of Sizes (each >= 0), or nullopt when it exceeds MaxElements
-/// (overflow included). Every element count is formed through it; the caller
-/// throws, naming the shape.
+/// The product of Sizes (each >= 0), or nullopt when the product of its
+/// nonzero sizes exceeds MaxElements (overflow included): so every part of
+/// an accepted shape, an empty one's too, holds at most MaxElements. Every
+/// element count is formed through it; the caller throws, naming the shape.
 std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> Sizes);
 /// boundedProduct of the static dims of S (dynamic dims count as 1).
 std::optional<int64_t> boundedStaticNumel(llvm::ArrayRef<Dim> S);

@@ -138,6 +138,17 @@ TEST_CASE("shapes beyond 2^48 elements are an Error naming the shape", "[misuse]
         "input 'x': shape [4294967296,4294967296] holds more than 2^48 elements");
   CHECK(errorOf([&] { G.input("x", f32, {int64_t(1) << 62, 4}); }) ==
         "input 'x': shape [4611686018427387904,4] holds more than 2^48 elements");
+  // An empty shape's other dims count too, in either order (found by
+  // fuzz_graph_builder: [0, 34, B, 2^49] passed, and the lowering of its
+  // reduction over axes 1 and 3 took the run [2^49] as more than 2^48, an
+  // internal error).
+  CHECK(errorOf([&] { G.input("x", f32, {0, int64_t(1) << 49}); }) ==
+        "input 'x': shape [0,562949953421312] holds more than 2^48 elements");
+  CHECK(errorOf([&] { G.input("x", f32, {int64_t(1) << 49, 0}); }) ==
+        "input 'x': shape [562949953421312,0] holds more than 2^48 elements");
+  CHECK(errorOf([&] { G.input("x", f64, {0, 34, "B", int64_t(1) << 49}); }) ==
+        "input 'x': shape [0,34,B,562949953421312] holds more than 2^48 elements");
+  CHECK(errorOf([&] { G.input("x", f32, {0, int64_t(1) << 24, int64_t(1) << 24}); }).empty());
   // Four [2^47] sum to 2^49 (four [2^62] used to wrap to f32[0]).
   std::vector<Value> Parts;
   for (int I = 0; I < 4; ++I)
