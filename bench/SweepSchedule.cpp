@@ -185,6 +185,12 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-peeled", S.NoClustersPeeled,
                "CompileOptions::RowClustersPeeled = false (the split's aligned variant only; "
                "f32 offset and odd rows re-read, for comparisons)");
+  App.add_flag("--row-clusters-peeled-narrow", S.ClustersPeeledNarrow,
+               "CompileOptions::RowClustersPeeledNarrow (experiment: the split's peeled "
+               "variants for 16-bit rows too)");
+  App.add_flag("--row-clusters-peeled-bound", S.ClustersPeeledBound,
+               "CompileOptions::RowClustersPeeledBound (experiment: the split's peeled "
+               "variants bounded to 2 blocks an SM, 64 registers at 512 threads)");
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
@@ -205,6 +211,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
     CO.RowClustersAligned = S.ClustersAligned;
   CO.RowClustersAlignedOverWide = S.ClustersAlignedOverWide;
   CO.RowClustersPeeled = !S.NoClustersPeeled;
+  CO.RowClustersPeeledNarrow = S.ClustersPeeledNarrow;
+  CO.RowClustersPeeledBound = S.ClustersPeeledBound;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <memory>
 
@@ -184,7 +185,8 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   };
   if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel)
     return nullptr;
-  const bool Peeled = Opts.AlignedClustersPeeled && WideElements();
+  const bool Peeled =
+      Opts.AlignedClustersPeeled && (Opts.AlignedClustersPeeledNarrow || WideElements());
   if (P.firstPeeled() == 0 && !Peeled)
     return nullptr;
   // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
@@ -228,6 +230,8 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     return nullptr;
   }
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
+  if (Peeled && Opts.AlignedClustersPeeledBound)
+    Twin.PeeledMinBlocksPerSm = std::max(Twin.PeeledMinBlocksPerSm, 2);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.AlignedClusterPeeled = Peeled;
   P.Why += fmt::format("; when {}{} runs: kernel {}'s {} instead, each row split over a "
@@ -237,10 +241,14 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                                                 : "neither form above",
                        Twin.Name,
                        P.AlignedClusterPeeled
-                           ? "variant of the pointers' alignment (4-byte elements)"
+                           ? Opts.AlignedClustersPeeledNarrow
+                                 ? "variant of the pointers' alignment (Narrow: any element size)"
+                                 : "variant of the pointers' alignment (4-byte elements)"
                            : "aligned variant",
                        Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "",
                        P.AlignedClusterPeeled ? ", Peeled" : "");
+  if (Peeled && Opts.AlignedClustersPeeledBound)
+    P.Why += "; its peeled variants bounded to 2 blocks an SM (RowClustersPeeledBound)";
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 

@@ -138,6 +138,12 @@ struct ScheduleOptions {
   /// KernelPlan::AlignedClusterPeeled, for rows of 4-byte elements
   /// (CompileOptions::RowClustersPeeled).
   bool AlignedClustersPeeled = false;
+  /// AlignedClustersPeeled for rows of 16-bit elements too
+  /// (CompileOptions::RowClustersPeeledNarrow).
+  bool AlignedClustersPeeledNarrow = false;
+  /// The split's peeled variants bounded to two blocks an SM
+  /// (CompileOptions::RowClustersPeeledBound).
+  bool AlignedClustersPeeledBound = false;
   /// The split's block count chosen for two blocks an SM first (compiler/
   /// RowForms.cpp; CompileOptions::RowClustersTwoBlocks).
   bool AlignedClustersTwoBlocks = false;

@@ -129,6 +129,8 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.AlignedClusters = SmMajor >= 9 && Opts.RowClustersAligned;
   S.AlignedClustersOverWide = Opts.RowClustersAlignedOverWide;
   S.AlignedClustersPeeled = Opts.RowClustersPeeled;
+  S.AlignedClustersPeeledNarrow = Opts.RowClustersPeeledNarrow;
+  S.AlignedClustersPeeledBound = Opts.RowClustersPeeledBound;
   S.ClusterPairs = Opts.RowClusterPairs;
   S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;
   S.ConcatRowGroups = Opts.ConcatRowGroups;

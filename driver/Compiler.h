@@ -85,6 +85,16 @@ struct CompileOptions {
   /// splits lost (0.77-0.97x) and keep the re-read row. false: for
   /// comparisons.
   bool RowClustersPeeled = true;
+  /// Experiment (off until measured): RowClustersPeeled for rows of 16-bit
+  /// elements too. s44a lost with them (0.77-0.97x) where their peeled
+  /// split variants ran 70-76 registers, one block an SM, against the
+  /// aligned split's 64; with RowClustersPeeledBound they are held to 64.
+  bool RowClustersPeeledNarrow = false;
+  /// Experiment (off until measured): the cluster split's peeled variants
+  /// take `__launch_bounds__(threads, 2)` (64 registers at 512 threads),
+  /// the occupancy of its aligned variant (add + RMSNorm bf16 x 128256 +2 B
+  /// at 8 blocks: 76 registers unbounded, 64 with 8 B spilled bounded).
+  bool RowClustersPeeledBound = false;
   /// RowClustersAligned's split takes the block count whose blocks fit two
   /// an SM (128 B of kept row a thread) where the stage bound allows, else
   /// the fewest blocks that keep the row (256 B a thread). Why: bench/ab/

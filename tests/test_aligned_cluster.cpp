@@ -214,6 +214,48 @@ TEST_CASE("RowClusterPairs (experiment): LayerNorm's split takes one stage",
   }
 }
 
+TEST_CASE("RowClustersPeeledNarrow and RowClustersPeeledBound (experiments)",
+          "[aligned-cluster]") {
+  // add + RMSNorm bf16 x 128256: the split over 8 blocks, its aligned
+  // variant only by default; Narrow carries every variant, Bound gives its
+  // peeled ones __launch_bounds__(512, 2) (76 registers unbounded).
+  Graph G = sweepPattern("add_rmsnorm", bf16, 128256);
+  CompileOptions O = alignedClusterOptions(true);
+  KernelPlan Default = Compiler::plan(G, O).Kernels.at(0);
+  REQUIRE(Default.AlignedCluster);
+  CHECK_FALSE(Default.AlignedClusterPeeled);
+  O.RowClustersPeeledNarrow = true;
+  KernelPlan Narrow = Compiler::plan(G, O).Kernels.at(0);
+  INFO(Narrow.Why);
+  REQUIRE(Narrow.AlignedCluster);
+  CHECK(Narrow.AlignedClusterPeeled);
+  CHECK(Narrow.AlignedCluster->PeeledMinBlocksPerSm == 0);
+  CHECK_THAT(Narrow.Why, Contains("(Narrow: any element size)"));
+  O.RowClustersPeeledBound = true;
+  KernelPlan Bound = Compiler::plan(G, O).Kernels.at(0);
+  REQUIRE(Bound.AlignedCluster);
+  const KernelPlan &S = *Bound.AlignedCluster;
+  CHECK(S.PeeledMinBlocksPerSm == 2);
+  CHECK_THAT(Bound.Why, Contains("(RowClustersPeeledBound)"));
+  Executable E = testCompiler().compile(G, O);
+  const std::string &Src = E.kernels()[0].Source;
+  CHECK_THAT(Src, Contains("__launch_bounds__(512, 2) __cluster_dims__(8, 1, 1) " +
+                           S.variantNameAt(S.Vecs.size() - 1) + "("));
+  CHECK_THAT(Src, Contains("__launch_bounds__(512) __cluster_dims__(8, 1, 1) " +
+                           S.variantNameAt(0) + "("));
+  for (const rt::KernelResources &R : E.kernelResources())
+    if (R.Name.find(S.Name) != std::string::npos) {
+      INFO("kernel " << R.Name);
+      CHECK(R.Registers <= 64);
+    }
+  // Bound alone changes nothing where no peeled split exists.
+  CompileOptions BoundOnly = alignedClusterOptions(true);
+  BoundOnly.RowClustersPeeledBound = true;
+  KernelPlan B = Compiler::plan(G, BoundOnly).Kernels.at(0);
+  REQUIRE(B.AlignedCluster);
+  CHECK(B.AlignedCluster->PeeledMinBlocksPerSm == 0);
+}
+
 TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluster]") {
   if (!haveGpu())
     return;
@@ -241,6 +283,15 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
     Pairs.Unfused = false;
     INFO(C.Name << " B=140 RowClusterPairs");
     checkGraph(C.G, randomBindings(C.G, {{"B", 140}}, Scalars, Pairs), Pairs);
+    // RowClustersPeeledNarrow + Bound (experiments): 16-bit rows' peeled
+    // splits, at 64 registers, at an element's offset.
+    CheckOptions Narrow = O;
+    Narrow.RowClustersPeeledNarrow = true;
+    Narrow.RowClustersPeeledBound = true;
+    Narrow.Unfused = false;
+    Narrow.MisalignElems = 1;
+    INFO(C.Name << " B=140 RowClustersPeeledNarrow, misaligned by an element");
+    checkGraph(C.G, randomBindings(C.G, {{"B", 140}}, Scalars, Narrow), Narrow);
     // RowClustersAlignedOverWide: the split at the wide form's row counts.
     CheckOptions W = O;
     W.RowClustersAlignedOverWide = true;
