@@ -191,6 +191,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-clusters-peeled-bound", S.ClustersPeeledBound,
                "CompileOptions::RowClustersPeeledBound (experiment: the split's peeled "
                "variants bounded to 2 blocks an SM, 64 registers at 512 threads)");
+  App.add_flag("--peeled-same-phase", S.PeeledSamePhase,
+               "CompileOptions::PeeledSamePhase (experiment: the input-led peeled variant "
+               "with every tensor of the row's layout at the lead's phase)");
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
@@ -213,6 +216,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClustersPeeled = !S.NoClustersPeeled;
   CO.RowClustersPeeledNarrow = S.ClustersPeeledNarrow;
   CO.RowClustersPeeledBound = S.ClustersPeeledBound;
+  CO.PeeledSamePhase = S.PeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)

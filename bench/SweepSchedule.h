@@ -20,7 +20,7 @@ struct ScheduleFlags {
   int RowCluster = 0;
   bool ClustersAligned = false, NoClustersAligned = false, ClustersAlignedOverWide = false;
   bool NoClustersPeeled = false, NoClustersTwoBlocks = false, ClusterPairs = false;
-  bool ClustersPeeledNarrow = false, ClustersPeeledBound = false;
+  bool ClustersPeeledNarrow = false, ClustersPeeledBound = false, PeeledSamePhase = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

@@ -237,7 +237,8 @@ void KernelWriter::storeWide(size_t O, const std::string &Base) {
     E.line(fmt::format("jf_store_group<{}, {}, {}>(out_{} + {}, {}, jf_q % {});", ST, Vec,
                        PieceChunks, O, Base, SV, PieceChunks));
   } else if (Peel && E.chunk() == ChunkKind::Whole &&
-             E.alignedWide(ST, fmt::format("out_{} + {}", O, Base))) {
+             (E.alignedWide(ST, fmt::format("out_{} + {}", O, Base)) ||
+              E.samePhaseOutput(O))) {
     E.line(fmt::format("jf_store_wide<{}, {}>(out_{} + {}, {});", ST, Vec, O, Base, SV));
   } else if (Peel) {
     E.line(fmt::format("jf_store_{}<{}, {}>(out_{} + {}, {}{});", chunkSuffix(E.chunk()), ST,

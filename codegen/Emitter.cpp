@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Emitter.h"
+#include "codegen/Codegen.h"
 
 #include "codegen/Spelling.h"
 #include "ir/Half.h"
@@ -13,6 +14,18 @@
 #include <fmt/format.h>
 
 namespace jitfuse::codegen {
+
+void Emitter::setLeadInput(int I) {
+  LeadInput = I;
+  SamePhaseInputs.clear();
+  SamePhaseOutputs.clear();
+  if (I < 0 || !P.SamePhasePeeled)
+    return;
+  SamePhaseTensors S = samePhaseTensors(G, P);
+  SamePhaseInputs = std::move(S.Inputs);
+  SamePhaseOutputs = std::move(S.Outputs);
+}
+
 
 Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
     : G(G), P(P), Vec(Vec), Peel(Peeled && Vec > 1) {
@@ -256,6 +269,16 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   // half, PieceWrapChunks' later pieces).
   Lead |= Idx >= 0 && Idx == LeadInput && C.Off % Vec == 0 && !C.Flat && C.ColBase.empty() &&
           Dims == llvm::ArrayRef<Dim>(P.Domain) && C.Outer == domainCoords().Outer;
+  // KernelPlan::SamePhasePeeled: a tensor of the lead's layout whose
+  // pointer's phase the launch checked against the lead's, at the same
+  // coordinates.
+  if (Idx >= 0 && llvm::is_contained(SamePhaseInputs, Idx) && C.Off % Vec == 0 && !C.Flat &&
+      C.ColBase.empty()) {
+    Lead |= Dims == llvm::ArrayRef<Dim>(P.Domain) && C.Outer == domainCoords().Outer;
+    // A row vector (sameRowVector) at the row's column.
+    Lead |= Dims.size() == 1 && Dims[0] == P.Domain.back() && C.ColRel && C.Outer.empty() &&
+            !C.Relabeled && !C.LaneDep && P.Domain.size() >= 2;
+  }
   std::string GroupKey = fmt::format("{}|{}", Param, Rel);
   if (!C.ColBase.empty())
     GroupKey += "|" + C.ColBase;

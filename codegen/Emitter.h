@@ -100,7 +100,15 @@ public:
   /// the lead tensor's own accesses in a whole chunk are plain wide loads.
   void setChunk(ChunkKind K) { Chunk = K; }
   ChunkKind chunk() const { return Chunk; }
-  void setLeadInput(int I) { LeadInput = I; }
+  /// The input (index into P.Inputs) the peeled chunks align to, -1 for
+  /// none; with KernelPlan::SamePhasePeeled the tensors of
+  /// samePhaseTensors then share its alignment (the input-led variant).
+  void setLeadInput(int I);
+  /// Whether output \p O's whole chunks at the domain's coordinates are
+  /// aligned with the lead's (KernelPlan::SamePhasePeeled).
+  bool samePhaseOutput(size_t O) const {
+    return llvm::is_contained(SamePhaseOutputs, static_cast<int>(O));
+  }
   /// The domain coordinates' column offset (domainCoords().Off): a piece of
   /// a PieceWrapChunks row at col + Off.
   void setDomainOff(int64_t Off) { DomainOff = Off; }
@@ -269,6 +277,7 @@ private:
   std::string LoadGuard;
   ChunkKind Chunk = ChunkKind::Either;
   int LeadInput = -1;
+  std::vector<int> SamePhaseInputs, SamePhaseOutputs; // setLeadInput
   int64_t DomainOff = 0;
   int64_t PieceWrap = 0;
   bool VectorLoads = true;

@@ -85,6 +85,12 @@ struct KernelPlan {
   /// input, aligned outputs: stores at another phase cost more than loads;
   /// CompileOptions::OutputLedVariant).
   bool OutputLedVariant = false;
+  /// With OutputLedVariant: the input-led peeled variant assumes every
+  /// tensor of samePhaseTensors (codegen/PeelLead.cpp) at the lead input's
+  /// phase, and the launch runs the output-led one unless they all are
+  /// (CompileOptions::PeeledSamePhase). Cleared for kernels of horizontal
+  /// launches, whose shared variants must serve any pointers.
+  bool SamePhasePeeled = false;
   /// The first peeled variant's index in Vecs, or Vecs.size() without Peel.
   size_t firstPeeled() const {
     return Peel ? Vecs.size() - 1 - size_t(OutputLedVariant) : Vecs.size();

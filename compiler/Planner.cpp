@@ -65,6 +65,19 @@ GraphPlan planGraph(const Graph &G, const PlanOptions &Opts) {
   return planView(Planned, Opts, std::move(R));
 }
 
+/// KernelPlan::SamePhasePeeled off in \p K and its forms.
+static void clearSamePhase(KernelPlan &K) {
+  if (K.SamePhasePeeled)
+    K.Why += "; not the same-phase variant: a part of a horizontal launch";
+  K.SamePhasePeeled = false;
+  for (std::shared_ptr<const KernelPlan> *Form : {&K.FewRows, &K.WideRows, &K.AlignedCluster})
+    if (*Form && (*Form)->SamePhasePeeled) {
+      KernelPlan F = **Form;
+      F.SamePhasePeeled = false;
+      *Form = std::make_shared<const KernelPlan>(std::move(F));
+    }
+}
+
 /// The partition and schedule of G (the user's graph or its row view).
 static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) {
   R.Part = Opts.Fuse ? fuseGraph(G, Opts.Fusion) : partitionUnfused(G);
@@ -76,6 +89,12 @@ static GraphPlan planView(const Graph &G, const PlanOptions &Opts, GraphPlan R) 
   // Unfused plans keep one launch per op: they are the eager baseline.
   R.Launches = groupLaunches(R.Part, R.Kernels, R.KernelBytes, G.dynamicDims().size(),
                              Opts.Fuse && Opts.Horizontal);
+  // A horizontal launch runs its parts' input-led variants for any pointers
+  // (codegen::emitHorizontal): not the same-phase one.
+  for (const std::vector<unsigned> &L : R.Launches)
+    if (L.size() > 1)
+      for (unsigned K : L)
+        clearSamePhase(R.Kernels[K]);
   R.PlanText = explainPlan(G, R.Part, R.Kernels, R.KernelBytes, Opts.Fuse);
   if (R.RowView)
     R.PlanText = "reductions over inner axes: planned on the row view of the graph "

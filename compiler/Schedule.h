@@ -41,6 +41,8 @@ struct ScheduleOptions {
   bool PrefixCoords = true;
   /// CompileOptions::OutputLedVariant.
   bool OutputLedVariant = true;
+  /// KernelPlan::SamePhasePeeled (CompileOptions::PeeledSamePhase).
+  bool PeeledSamePhase = false;
   /// CompileOptions::WholeChunkPaths.
   bool WholeChunkPaths = false;
   /// CompileOptions::FlatRowBroadcast.

@@ -599,16 +599,30 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
   bool On = L.Input >= 0 && L.Output >= 0;
   P.RowStartChunks = RowStart(P);
   P = withOutputLed(std::move(P), On);
+  // PeeledSamePhase: built on the lead like RowPhaseLoop and AlignedRowCopy,
+  // so not with them.
+  auto SamePhase = [&](const KernelPlan &F) {
+    return On && Opts.PeeledSamePhase && !F.RowPhaseLoop && !F.AlignedRowCopy;
+  };
+  P.SamePhasePeeled = SamePhase(P);
+  if (P.SamePhasePeeled && codegen::samePhaseTensors(G, P).Inputs.empty() &&
+      codegen::samePhaseTensors(G, P).Outputs.empty())
+    P.SamePhasePeeled = false; // nothing but the lead: the variant is the same
   for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows, &P.AlignedCluster})
-    if (*Form && ((*Form)->OutputLedVariant != On || (*Form)->RowStartChunks != RowStart(**Form))) {
+    if (*Form && ((*Form)->OutputLedVariant != On || (*Form)->RowStartChunks != RowStart(**Form) ||
+                  (*Form)->SamePhasePeeled != (P.SamePhasePeeled && SamePhase(**Form)))) {
       KernelPlan F = withOutputLed(**Form, On);
       F.RowStartChunks = RowStart(F);
+      F.SamePhasePeeled = P.SamePhasePeeled && SamePhase(F);
       *Form = std::make_shared<const KernelPlan>(std::move(F));
     }
   if (On)
     P.Why += fmt::format("; a second peeled variant led by the output %{} (run when its phase "
-                         "differs from input %{}'s)",
-                         P.Outputs[L.Output], P.Inputs[L.Input]);
+                         "differs from input %{}'s{})",
+                         P.Outputs[L.Output], P.Inputs[L.Input],
+                         P.SamePhasePeeled ? ", or any tensor of the row's layout differs from "
+                                             "the input's: PeeledSamePhase"
+                                           : "");
   if (P.RowStartChunks)
     P.Why += "; the peeled variant's chunks at each row's start, every tensor read and written "
              "at its own alignment (RowStartChunks)";

@@ -130,6 +130,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.AlignedClustersOverWide = Opts.RowClustersAlignedOverWide;
   S.AlignedClustersPeeled = Opts.RowClustersPeeled;
   S.AlignedClustersPeeledNarrow = Opts.RowClustersPeeledNarrow;
+  S.PeeledSamePhase = Opts.PeeledSamePhase;
   S.AlignedClustersPeeledBound = Opts.RowClustersPeeledBound;
   S.ClusterPairs = Opts.RowClusterPairs;
   S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;

@@ -327,6 +327,16 @@ struct CompileOptions {
   /// ran 2.3x its time with every tensor at +2 B (BENCHMARKS.md, session
   /// 24). Off: one peeled variant, led by the input.
   bool OutputLedVariant = true;
+  /// Experiment (off until measured): with OutputLedVariant, the input-led
+  /// peeled variant takes every tensor of the row's shape (contiguous, the
+  /// lead's element size) to sit at the lead's phase: their whole chunks are
+  /// plain 16-byte loads and stores, not two blocks and a byte window or a
+  /// checked store; the launch runs it only when their pointers' phases are
+  /// the lead's, else the output-led variant (KernelPlan::SamePhasePeeled).
+  /// Aim: rows whose tensors share an offset or an odd length (add + RMSNorm
+  /// bf16 x 128256 with every tensor at +2 B: its peeled variants ran 1.8x
+  /// the aligned one's instructions). Not in horizontal launches.
+  bool PeeledSamePhase = false;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

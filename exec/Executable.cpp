@@ -438,7 +438,9 @@ PreparedLaunch ExecutableImpl::prepareLaunch(LaunchPlan &L, llvm::ArrayRef<CUdev
           return 0;
         return ((A->IsOutput ? Out[A->Index] : In[A->Index]) >> A->ElemShift) & L.Lead->VecMask;
       };
-      if (Phase(L.Lead->In) != Phase(L.Lead->Out))
+      const uint64_t In = Phase(L.Lead->In);
+      if (In != Phase(L.Lead->Out) ||
+          llvm::any_of(L.Lead->Same, [&](const auto &A) { return Phase(A) != In; }))
         ++V;
     }
   } else {

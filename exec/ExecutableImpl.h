@@ -60,6 +60,10 @@ struct AlignCheck {
 struct LeadPhases {
   std::optional<AlignCheck> In, Out; // nullopt: an intermediate
   uint64_t VecMask = 0;              // the peeled variants' width - 1
+  /// KernelPlan::SamePhasePeeled: the tensors (codegen::samePhaseTensors)
+  /// the input-led variant needs at In's phase; any other runs the
+  /// output-led one.
+  std::vector<std::optional<AlignCheck>> Same;
 };
 
 /// One kernel of a horizontal launch (codegen::emitHorizontal): what its

@@ -142,9 +142,16 @@ std::optional<LeadPhases> leadPhases(const Graph &G, const KernelPlan &K,
     JITFUSE_CHECK(false, "a lead tensor is a parameter of its kernel");
     return std::nullopt;
   };
-  return LeadPhases{Check(codegen::KernelParam::Input, Leads.Input),
-                    Check(codegen::KernelParam::Output, Leads.Output),
-                    static_cast<uint64_t>(E.Variants[N - 1].Vec - 1)};
+  LeadPhases Out{Check(codegen::KernelParam::Input, Leads.Input),
+                 Check(codegen::KernelParam::Output, Leads.Output),
+                 static_cast<uint64_t>(E.Variants[N - 1].Vec - 1),
+                 {}};
+  codegen::SamePhaseTensors Same = codegen::samePhaseTensors(G, K);
+  for (int I : Same.Inputs)
+    Out.Same.push_back(Check(codegen::KernelParam::Input, I));
+  for (int O : Same.Outputs)
+    Out.Same.push_back(Check(codegen::KernelParam::Output, O));
+  return Out;
 }
 
 LaunchPlan makeLaunch(const Graph &G, const KernelPlan &K, const codegen::EmittedKernel &E,

@@ -202,6 +202,47 @@ TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phas
   CHECK(runRows(One, 16384, 2).Function->Name == One.kernels()[0].Name + "_p8");
 }
 
+TEST_CASE("PeeledSamePhase: the input-led variant runs only where every tensor of the row's "
+          "layout shares x's phase",
+          "[hostpath][outputled]") {
+  requireFake();
+  // add + RMSNorm bf16 x 4096 (a multiple of 8: the weight is one of them
+  // too) and x 4099 (odd: the weight is not, the rows' tensors are).
+  for (int64_t Len : {H, int64_t(4099)}) {
+    Graph G = addRmsNormGraph(Len);
+    CompileOptions Opts;
+    Opts.PeeledSamePhase = true;
+    Executable X = Compiler().compile(G, Opts);
+    INFO("x " << Len << "\n" << X.plan());
+    const bool WeightToo = Len % 8 == 0;
+    struct Case {
+      unsigned X, Res, W, ResOut, Y;
+      bool Led; // the input-led (same-phase) variant, else the output-led
+    };
+    for (const Case &C : {
+             Case{2, 2, 2, 2, 2, true},      // one phase
+             Case{18, 2, 34, 2, 18, true},   // the same phases, 16 bytes apart
+             Case{2, 0, 0, 0, 0, false},     // x a slice
+             Case{2, 0, 0, 2, 0, false},     // the residual and y aligned
+             Case{16, 2, 0, 0, 0, false},    // the residual off alone
+             Case{0, 0, 0, 0, 4, false},     // y off alone
+             Case{2, 2, 0, 2, 2, !WeightToo}, // the weight's phase differs
+             Case{14, 0, 0, 6, 0, false}}) {
+      CAPTURE(C.X, C.Res, C.W, C.ResOut, C.Y);
+      CUdeviceptr In[] = {0x100000 + CUdeviceptr(C.X), 0x200000 + CUdeviceptr(C.Res),
+                          0x300000 + CUdeviceptr(C.W)};
+      CUdeviceptr Out[] = {0x400000 + CUdeviceptr(C.ResOut), 0x500000 + CUdeviceptr(C.Y)};
+      double Eps[] = {1e-6};
+      int64_t Dims[] = {16384};
+      X.run(In, Out, Eps, Dims);
+      CHECK(suffix(fake().Last) == (C.Led ? "_p8" : "_o8"));
+    }
+    // Aligned pointers of a row of 4096 run the aligned variant as before.
+    if (Len % 8 == 0)
+      CHECK(suffix(runRows(X, 16384, 0)) == "_v8");
+  }
+}
+
 TEST_CASE("a cold compile defers the peeled variant, the first misaligned run loads it",
           "[hostpath]") {
   requireFake();
