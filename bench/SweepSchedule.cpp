@@ -186,14 +186,23 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                "CompileOptions::RowClustersPeeled = false (the split's aligned variant only; "
                "f32 offset and odd rows re-read, for comparisons)");
   App.add_flag("--row-clusters-peeled-narrow", S.ClustersPeeledNarrow,
-               "CompileOptions::RowClustersPeeledNarrow (experiment: the split's peeled "
-               "variants for 16-bit rows too)");
+               "CompileOptions::RowClustersPeeledNarrow, the default (the flag is kept for "
+               "the recorded commands)")
+      ->excludes(App.add_flag("--no-row-clusters-peeled-narrow", S.NoClustersPeeledNarrow,
+                              "CompileOptions::RowClustersPeeledNarrow = false (16-bit rows "
+                              "split at their aligned variant only, for comparisons)"));
   App.add_flag("--row-clusters-peeled-bound", S.ClustersPeeledBound,
-               "CompileOptions::RowClustersPeeledBound (experiment: the split's peeled "
-               "variants bounded to 2 blocks an SM, 64 registers at 512 threads)");
+               "CompileOptions::RowClustersPeeledBound, the default (the flag is kept for "
+               "the recorded commands)")
+      ->excludes(App.add_flag("--no-row-clusters-peeled-bound", S.NoClustersPeeledBound,
+                              "CompileOptions::RowClustersPeeledBound = false (the split's "
+                              "peeled variants unbounded, for comparisons)"));
   App.add_flag("--peeled-same-phase", S.PeeledSamePhase,
-               "CompileOptions::PeeledSamePhase (experiment: the input-led peeled variant "
-               "with every tensor of the row's layout at the lead's phase)");
+               "CompileOptions::PeeledSamePhase, the default (the flag is kept for the "
+               "recorded commands)")
+      ->excludes(App.add_flag("--no-peeled-same-phase", S.NoPeeledSamePhase,
+                              "CompileOptions::PeeledSamePhase = false (the input-led peeled "
+                              "variant checks every other tensor, for comparisons)"));
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
@@ -214,9 +223,9 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
     CO.RowClustersAligned = S.ClustersAligned;
   CO.RowClustersAlignedOverWide = S.ClustersAlignedOverWide;
   CO.RowClustersPeeled = !S.NoClustersPeeled;
-  CO.RowClustersPeeledNarrow = S.ClustersPeeledNarrow;
-  CO.RowClustersPeeledBound = S.ClustersPeeledBound;
-  CO.PeeledSamePhase = S.PeeledSamePhase;
+  CO.RowClustersPeeledNarrow = !S.NoClustersPeeledNarrow;
+  CO.RowClustersPeeledBound = !S.NoClustersPeeledBound;
+  CO.PeeledSamePhase = !S.NoPeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)

@@ -21,6 +21,7 @@ struct ScheduleFlags {
   bool ClustersAligned = false, NoClustersAligned = false, ClustersAlignedOverWide = false;
   bool NoClustersPeeled = false, NoClustersTwoBlocks = false, ClusterPairs = false;
   bool ClustersPeeledNarrow = false, ClustersPeeledBound = false, PeeledSamePhase = false;
+  bool NoClustersPeeledNarrow = false, NoClustersPeeledBound = false, NoPeeledSamePhase = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

@@ -287,6 +287,9 @@ struct KernelPlan {
   /// MinBlocksPerSm (ScheduleOptions::PeeledRowOccupancy): 64 registers a
   /// thread at most, the occupancy the aligned variant of a kept row has.
   int PeeledMinBlocksPerSm = 0;
+  /// A row kept in registers (CacheRow): the bytes of its loads a thread
+  /// (what ScheduleOptions::PeeledOccupancyBytes bounds); 0 otherwise.
+  int64_t KeptLoadBytes = 0;
   /// The aligned variants' __launch_bounds__ blocks an SM when larger than
   /// MinBlocksPerSm: a mixed row kernel of one chunk a thread
   /// (codegen::launch::MixResidentThreads).

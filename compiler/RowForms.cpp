@@ -174,20 +174,23 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                                                             const Rescheduler &Reschedule) {
   // Every tensor of the row's length has elements of 4 bytes or more. Asked
   // only of a row plan (a flat plan's domain may be a scalar's: no axes).
-  auto WideElements = [&] {
+  // The narrowest element of those tensors.
+  auto NarrowestElement = [&] {
     assert(!P.Domain.empty() && "a row plan has a row axis");
+    int64_t Min = 8;
     for (NodeId N : P.Inputs) {
       const Node &Nd = G.node(N);
-      if (!Nd.Dims.empty() && Nd.Dims.back() == P.Domain.back() && dtypeBytes(Nd.Type) < 4)
-        return false;
+      if (!Nd.Dims.empty() && Nd.Dims.back() == P.Domain.back())
+        Min = std::min<int64_t>(Min, dtypeBytes(Nd.Type));
     }
-    return true;
+    return Min;
   };
   if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel)
     return nullptr;
-  const bool Peeled =
-      Opts.AlignedClustersPeeled && (Opts.AlignedClustersPeeledNarrow || WideElements());
-  if (P.firstPeeled() == 0 && !Peeled)
+  const bool WidePeeled = Opts.AlignedClustersPeeled && NarrowestElement() >= 4;
+  const bool MayNarrow = Opts.AlignedClustersPeeled && Opts.AlignedClustersPeeledNarrow &&
+                         Opts.AlignedClustersPeeledBound && NarrowestElement() == 2;
+  if (P.firstPeeled() == 0 && !WidePeeled && !MayNarrow)
     return nullptr;
   // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
   // with P's variants.
@@ -229,8 +232,22 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                          Stages, Twin.ClusterX, MaxClusterStageBlocks);
     return nullptr;
   }
+  // RowClustersPeeledBound: the peeled variants at two blocks an SM where
+  // the kept loads are in PeeledRowOccupancy's window. RowClustersPeeled-
+  // Narrow: 16-bit rows split at any alignment only so bounded, and in
+  // 16-byte chunks (bf16 RMSNorm backward x 32064 in 8-byte chunks, the
+  // width of its f32 statistics: its output-led variant spilled 594 B).
+  // Not with AlignedRowCopy (an experiment): its two loop copies spilled
+  // 72-84 B so bounded.
+  const bool Bounded = Opts.AlignedClustersPeeledBound && !Twin.AlignedRowCopy &&
+                       Twin.KeptLoadBytes <= ScheduleOptions::PeeledOccupancyMaxBytes;
+  const bool Peeled =
+      WidePeeled ||
+      (MayNarrow && Bounded && Twin.Vecs.back() * NarrowestElement() == 16);
+  if (P.firstPeeled() == 0 && !Peeled)
+    return nullptr;
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
-  if (Peeled && Opts.AlignedClustersPeeledBound)
+  if (Peeled && Bounded)
     Twin.PeeledMinBlocksPerSm = std::max(Twin.PeeledMinBlocksPerSm, 2);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.AlignedClusterPeeled = Peeled;
@@ -241,14 +258,17 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                                                 : "neither form above",
                        Twin.Name,
                        P.AlignedClusterPeeled
-                           ? Opts.AlignedClustersPeeledNarrow
-                                 ? "variant of the pointers' alignment (Narrow: any element size)"
-                                 : "variant of the pointers' alignment (4-byte elements)"
+                           ? WidePeeled
+                                 ? "variant of the pointers' alignment (4-byte elements)"
+                                 : "variant of the pointers' alignment (Narrow: 16-bit rows "
+                                   "of 16-byte chunks, bounded)"
                            : "aligned variant",
                        Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "",
                        P.AlignedClusterPeeled ? ", Peeled" : "");
-  if (Peeled && Opts.AlignedClustersPeeledBound)
-    P.Why += "; its peeled variants bounded to 2 blocks an SM (RowClustersPeeledBound)";
+  if (Peeled && Bounded)
+    P.Why += fmt::format("; its peeled variants bounded to 2 blocks an SM ({} B of kept loads "
+                         "a thread <= {}: RowClustersPeeledBound)",
+                         Twin.KeptLoadBytes, ScheduleOptions::PeeledOccupancyMaxBytes);
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }
 

@@ -482,6 +482,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
                               nodeList(Nodes), Shared, Opts.RowSharedBytes, Bytes);
     }
   }
+  P.KeptLoadBytes = P.CacheRow && !P.RowCacheValuesOnly ? Bytes : 0;
   P.Why += fmt::format("; row of {} = {} chunks: {} threads a row ({} chunk{} each){}{}; ",
                        Last.Size, Chunks, P.ThreadsX, Iters, Iters == 1 ? "" : "s",
                        P.RowsPerBlock > 1 ? fmt::format(", {} rows a block", P.RowsPerBlock)
@@ -600,9 +601,18 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
   P.RowStartChunks = RowStart(P);
   P = withOutputLed(std::move(P), On);
   // PeeledSamePhase: built on the lead like RowPhaseLoop and AlignedRowCopy,
-  // so not with them.
+  // so not with them. Nor where the peeled variant's registers are bounded
+  // (1024 threads a row, PeeledRowOccupancy, several rows a block): its
+  // plain loads can keep more values live (add + RMSNorm f32 x 32768 at
+  // 1024 threads spilled 28 B, RMSNorm backward f32 x 768 two rows a block
+  // 4 B); but in the cluster split's bounded variants (RowClustersPeeled-
+  // Bound), measured with it (bench/ab/s46b.txt: 8 B at most). Nor in a
+  // mixed kernel's (MixOrderColumns; unmeasured: RMSNorm backward f32 x
+  // 32064's reached 128 registers and spilled 4 B).
   auto SamePhase = [&](const KernelPlan &F) {
-    return On && Opts.PeeledSamePhase && !F.RowPhaseLoop && !F.AlignedRowCopy;
+    return On && Opts.PeeledSamePhase && !F.RowPhaseLoop && !F.AlignedRowCopy &&
+           F.MixColumns.empty() && F.MinBlocksPerSm == 0 &&
+           (F.PeeledMinBlocksPerSm == 0 || F.ClusterX > 1);
   };
   P.SamePhasePeeled = SamePhase(P);
   if (P.SamePhasePeeled && codegen::samePhaseTensors(G, P).Inputs.empty() &&

@@ -85,28 +85,43 @@ struct CompileOptions {
   /// splits lost (0.77-0.97x) and keep the re-read row. false: for
   /// comparisons.
   bool RowClustersPeeled = true;
-  /// Experiment (off until measured): RowClustersPeeled for rows of 16-bit
-  /// elements too. s44a lost with them (0.77-0.97x) where their peeled
-  /// split variants ran 70-76 registers, one block an SM, against the
-  /// aligned split's 64; with RowClustersPeeledBound they are held to 64.
-  bool RowClustersPeeledNarrow = false;
-  /// Experiment (off until measured): the cluster split's peeled variants
-  /// take `__launch_bounds__(threads, 2)` (64 registers at 512 threads),
-  /// the occupancy of its aligned variant (add + RMSNorm bf16 x 128256 +2 B
-  /// at 8 blocks: 76 registers unbounded, 64 with 8 B spilled bounded).
-  bool RowClustersPeeledBound = false;
+  /// RowClustersPeeled for rows of 16-bit elements too, where
+  /// RowClustersPeeledBound bounds the split's peeled variants and the row
+  /// moves in 16-byte chunks. Why (bench/ab/s46a.txt, s46b.txt, H100,
+  /// session 46): unbounded, their peeled variants ran 70-92 registers (one
+  /// block an SM) and lost 0.76-0.93x (softmax, 51-60 registers, won
+  /// 1.29-1.31x); bounded 1.12-1.36x where the kept loads were <= 192 B a
+  /// thread (add + RMSNorm bf16 x 128256 +2 B and f16 x 50257, the norm
+  /// backwards bf16 x 50257, softmax bf16 x 100003-128256 +2 B), 0.94x at
+  /// 240 B (add + RMSNorm bf16 x 65537: 5 chunks a thread, 88-120 B
+  /// spilled). false: for comparisons.
+  bool RowClustersPeeledNarrow = true;
+  /// The cluster split's peeled variants take `__launch_bounds__(threads,
+  /// 2)` (64 registers at 512 threads, the aligned split's occupancy) where
+  /// its kept loads are at most 192 B a thread (PeeledRowOccupancy's
+  /// window). Why: add + RMSNorm bf16 x 128256 +2 B at 8 blocks ran 76
+  /// registers unbounded, 64 bounded (8-16 B spilled), 1.17x faster; f32
+  /// splits in the window unchanged (softmax x 50257, RMSNorm backward +4 B
+  /// x 32064: 1.00x). Beyond it the bound is not taken (f32 LayerNorm
+  /// backward x 70000 at 240 B won 1.16x bounded with 144-176 B spilled,
+  /// 16-bit add + RMSNorm x 65537 at 240 B lost 0.94x; softmax f32 x 128256
+  /// +4 B at 256 B would spill 332-388 B). false: for comparisons.
+  bool RowClustersPeeledBound = true;
   /// RowClustersAligned's split takes the block count whose blocks fit two
   /// an SM (128 B of kept row a thread) where the stage bound allows, else
   /// the fewest blocks that keep the row (256 B a thread). Why: bench/ab/
   /// s44a.txt: softmax 16-bit x 128256 at 4 blocks (64 registers) 1.17-
   /// 1.19x faster than at 2 (127). false: for comparisons.
   bool RowClustersTwoBlocks = true;
-  /// Experiment (off, not yet measured): a row split over a cluster
-  /// accumulates LayerNorm's mean and variance (Welford) and softmax's max
-  /// and sum (online) in one stage, each block's pair combined across the
-  /// cluster in rank order, so one cluster barrier serves both reductions.
-  /// Its aim: LayerNorm forward's split, excluded by the stage bound (two
-  /// stages over 8 blocks lost 0.85-0.97x, session 43), becomes one stage.
+  /// Experiment (off; rejected): a row split over a cluster accumulates
+  /// LayerNorm's mean and variance (Welford) and softmax's max and sum
+  /// (online) in one stage, each block's pair combined across the cluster
+  /// in rank order, so one cluster barrier serves both reductions. Its aim:
+  /// LayerNorm forward's split, excluded by the stage bound, as one stage.
+  /// Measured (bench/ab/s45a.txt, H100, session 46): 0.43-0.57x on every
+  /// point whose plan it changes (8-block splits at 74-82 registers, one
+  /// block an SM: LayerNorm bf16 x 128256 289.2 -> 634.3 us), the rest
+  /// 1.00x.
   bool RowClusterPairs = false;
   /// Experiments: split every static row over this many blocks of a cluster
   /// (1, 2, 4 or 8; sm_90+), whatever RowClusters says. Unset: the rule.
@@ -327,16 +342,19 @@ struct CompileOptions {
   /// ran 2.3x its time with every tensor at +2 B (BENCHMARKS.md, session
   /// 24). Off: one peeled variant, led by the input.
   bool OutputLedVariant = true;
-  /// Experiment (off until measured): with OutputLedVariant, the input-led
-  /// peeled variant takes every tensor of the row's shape (contiguous, the
-  /// lead's element size) to sit at the lead's phase: their whole chunks are
-  /// plain 16-byte loads and stores, not two blocks and a byte window or a
-  /// checked store; the launch runs it only when their pointers' phases are
-  /// the lead's, else the output-led variant (KernelPlan::SamePhasePeeled).
-  /// Aim: rows whose tensors share an offset or an odd length (add + RMSNorm
-  /// bf16 x 128256 with every tensor at +2 B: its peeled variants ran 1.8x
-  /// the aligned one's instructions). Not in horizontal launches.
-  bool PeeledSamePhase = false;
+  /// With OutputLedVariant, the input-led peeled variant takes every tensor
+  /// of the row's layout (contiguous, the lead's element size; a row vector
+  /// too where the row is whole chunks) to sit at the lead's phase: their
+  /// whole chunks are plain 16-byte loads and stores, not two blocks and a
+  /// byte window or a checked store; the launch runs it only when their
+  /// pointers' phases are the lead's, else the output-led variant
+  /// (KernelPlan::SamePhasePeeled). Not in horizontal launches. Why: add +
+  /// RMSNorm bf16 x 128256 with every tensor at +2 B ran its split's peeled
+  /// variant at 1296 SASS instructions against the aligned one's 728 (808
+  /// with this); measured (bench/ab/s46b.txt, H100): 1.00-1.07x alone
+  /// (LayerNorm bf16 x 128256 +2 B 1.07x), and with the narrow bounded
+  /// split 1.03-1.06x more than that split alone. false: for comparisons.
+  bool PeeledSamePhase = true;
   /// An element-wise row kernel's peeled variant whose 16-bit input is
   /// broadcast over the rows (a bias under odd-length or offset rows, at
   /// another phase than the chunks) emits its body twice: for whole

@@ -25,6 +25,23 @@ bool haveGpu();
 /// A Compiler whose cache lives in a per-process temp directory.
 Compiler &testCompiler();
 
+/// The most a cluster split's peeled variant bounded to two blocks an SM
+/// (CompileOptions::RowClustersPeeledBound) may spill: 4-16 B as measured
+/// faster than unbounded (bench/ab/s46a.txt).
+constexpr int BoundedSplitSpillBytes = 16;
+
+/// Whether variant \p Name of \p E is a peeled (or output-led) variant of
+/// a kernel's cluster split bounded by RowClustersPeeledBound.
+inline bool boundedSplitVariant(const Executable &E, const std::string &Name) {
+  if (E.plan().find("RowClustersPeeledBound)") == std::string::npos)
+    return false;
+  for (const KernelInfo &K : E.kernels())
+    if (!K.AlignedClusterName.empty() && (Name.rfind(K.AlignedClusterName + "_p", 0) == 0 ||
+                                          Name.rfind(K.AlignedClusterName + "_o", 0) == 0))
+      return true;
+  return false;
+}
+
 /// The generated program after the device helpers it starts with
 /// (codegen/device/jitfuse_device.cuh): the kernels alone, for tests of
 /// what they call.

@@ -325,8 +325,9 @@ TEST_CASE("MixMaxSharedBytes: long rows' mixed kernels keep everything in regist
         for (const rt::KernelResources &K : E.kernelResources()) {
           INFO("kernel " << K.Name << ": " << K.Registers << " registers, "
                          << K.SpillStoreBytes << " B spilled");
-          CHECK(K.SpillStoreBytes == 0);
-          CHECK(K.StackBytes == 0);
+          const int Limit = boundedSplitVariant(E, K.Name) ? BoundedSplitSpillBytes : 0;
+          CHECK(K.SpillStoreBytes <= Limit);
+          CHECK(K.StackBytes <= Limit);
           MaxRegisters = std::max(MaxRegisters, K.Registers);
         }
       }

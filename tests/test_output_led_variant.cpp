@@ -25,6 +25,10 @@ TEST_CASE("OutputLedVariant: a peeled row kernel has a second variant led by its
       CompileOptions On, Off;
       On.Arch = Off.Arch = "sm_90";
       Off.OutputLedVariant = false;
+      // The input-led variant as it is without a second one: one that
+      // checks every other tensor (tests/test_peeled_same_phase.cpp has
+      // PeeledSamePhase's).
+      On.PeeledSamePhase = false;
       Executable E = testCompiler().compile(G, On), Plain = testCompiler().compile(G, Off);
       INFO(E.plan());
       REQUIRE(E.kernels().size() == 1);

@@ -113,7 +113,8 @@ TEST_CASE("long re-read rows get a wide form of 1024 threads a row", "[schedule]
     CHECK(E.source().find("__launch_bounds__(1024, 1) " + K.WideRowsName + "_p8(") !=
           std::string::npos);
     std::vector<rt::KernelResources> R = E.kernelResources();
-    CHECK(R.size() == K.Vecs.size() + K.FewRowsVariants + K.WideRowsVariants);
+    CHECK(R.size() ==
+          K.Vecs.size() + K.FewRowsVariants + K.WideRowsVariants + K.AlignedClusterVariants);
     Opts.RowWideRows = false;
     Executable Off = testCompiler().compile(addRmsNorm(DType::BF16, 50257), Opts);
     CHECK(Off.kernels()[0].WideRowsName.empty());

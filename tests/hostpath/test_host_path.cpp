@@ -160,8 +160,11 @@ TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phas
   requireFake();
   // add + RMSNorm bf16 x 4096: inputs x, residual, weight; outputs
   // residual_out (the lead output), y. Offsets in bytes; a phase is the
-  // offset / 2 mod 8.
-  Executable X = compileAddRmsNorm();
+  // offset / 2 mod 8. Without PeeledSamePhase (the test below has it): the
+  // two leads' phases alone pick.
+  CompileOptions NoSame;
+  NoSame.PeeledSamePhase = false;
+  Executable X = Compiler().compile(addRmsNormGraph(H), NoSame);
   INFO(X.plan());
   struct Case {
     unsigned X, Res, W, ResOut, Y;
@@ -197,6 +200,7 @@ TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phas
   G.output("y", nn::rmsNorm(R, W, G.scalar("eps", DType::F32)));
   CompileOptions Off;
   Off.OutputLedVariant = false;
+  Off.PeeledSamePhase = false;
   Executable One = Compiler().compile(G, Off);
   CHECK(One.kernels()[0].Vecs == std::vector<int>{8, 8});
   CHECK(runRows(One, 16384, 2).Function->Name == One.kernels()[0].Name + "_p8");
