@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
+#include "RowPatterns.h"
 #include "SweepPatterns.h"
 #include "TestEnv.h"
 
@@ -29,20 +30,6 @@ using namespace jitfuse;
 using namespace jitfuse::test;
 
 namespace {
-
-/// add + RMSNorm over rows of \p H: inputs x, residual, weight; outputs
-/// residual_out, y (of \p OutT).
-Graph addRmsNorm(int64_t H, DType OutT = bf16) {
-  Graph G;
-  Value X = G.input("x", bf16, {"B", H});
-  Value Res = G.input("residual", bf16, {"B", H});
-  Value W = G.input("weight", bf16, {H});
-  Value R = X + Res;
-  G.output("residual_out", R);
-  Value Y = nn::rmsNorm(R, W, G.scalar("eps", f32));
-  G.output("y", OutT == bf16 ? Y : cast(Y, OutT));
-  return G;
-}
 
 CompileOptions samePhaseOptions(bool On) {
   CompileOptions O;
@@ -72,7 +59,7 @@ TEST_CASE("PeeledSamePhase: the tensors of the row's layout, the row vector wher
           "[same-phase]") {
   for (int64_t H : {int64_t(4096), int64_t(4099)}) {
     INFO("x " << H);
-    Graph G = addRmsNorm(H);
+    Graph G = addRmsNorm(bf16, H);
     GraphPlan Off = Compiler::plan(G, samePhaseOptions(false));
     GraphPlan On = Compiler::plan(G, samePhaseOptions(true));
     REQUIRE(On.Kernels.size() == 1);
@@ -108,7 +95,15 @@ TEST_CASE("PeeledSamePhase: the tensors of the row's layout, the row vector wher
   }
   // An output of another element size than x's (f32 y of bf16 rows) is not
   // one of them: its chunks are 32 bytes.
-  Graph Wide = addRmsNorm(4096, f32);
+  Graph Wide;
+  {
+    Value X = Wide.input("x", bf16, {"B", 4096});
+    Value R = X + Wide.input("residual", bf16, {"B", 4096});
+    Wide.output("residual_out", R);
+    Wide.output("y", cast(nn::rmsNorm(R, Wide.input("weight", bf16, {4096}),
+                                      Wide.scalar("eps", f32)),
+                          f32));
+  }
   GraphPlan P = Compiler::plan(Wide, samePhaseOptions(true));
   CHECK(codegen::samePhaseTensors(P.planned(Wide), P.Kernels.at(0)).Outputs ==
         std::vector<int>{0});
@@ -152,7 +147,7 @@ TEST_CASE("GPU: PeeledSamePhase matches the reference at offsets that take eithe
   // (67), the plain re-read row (300); short ones kept in registers.
   for (const Case &C : {Case{4096, {37}}, Case{4099, {37}}, Case{1021, {129}},
                         Case{128256, {1, 67, 300}}, Case{50257, {300}}}) {
-    Graph G = addRmsNorm(C.H);
+    Graph G = addRmsNorm(bf16, C.H);
     for (int64_t B : C.Rows) {
       Bindings Bd = randomBindings(G, {{"B", B}}, {{"eps", 1e-5}});
       for (const std::vector<unsigned> &L : Layouts) {

@@ -95,6 +95,19 @@ inline const FakeCudaLaunch &runRows(Executable &X, int64_t Rows, int Offset) {
   return fake().Last;
 }
 
+/// Runs addRmsNormGraph's executable \p X over \p Rows rows with its
+/// tensors at these byte offsets; the launch the fake driver saw.
+inline const FakeCudaLaunch &runAtOffsets(Executable &X, unsigned XOff, unsigned Res, unsigned W,
+                                          unsigned ResOut, unsigned Y, int64_t Rows = 16384) {
+  CUdeviceptr In[] = {0x100000 + CUdeviceptr(XOff), 0x200000 + CUdeviceptr(Res),
+                      0x300000 + CUdeviceptr(W)};
+  CUdeviceptr Out[] = {0x400000 + CUdeviceptr(ResOut), 0x500000 + CUdeviceptr(Y)};
+  double Eps[] = {1e-6};
+  int64_t Dims[] = {Rows};
+  X.run(In, Out, Eps, Dims);
+  return fake().Last;
+}
+
 inline uint64_t param(const FakeCudaLaunch &L, int I) {
   uint64_t V = 0;
   std::memcpy(&V, L.Params[I], sizeof(V));

@@ -181,14 +181,9 @@ TEST_CASE("OutputLedVariant: the peeled variant follows the output when x's phas
            Case{0, 0, 0, 0, 0, "_v8"},    // every tensor aligned
            Case{14, 0, 0, 6, 0, "_o8"}}) { // phases 7 and 3
     CAPTURE(C.X, C.Res, C.W, C.ResOut, C.Y);
-    CUdeviceptr In[] = {0x100000 + CUdeviceptr(C.X), 0x200000 + CUdeviceptr(C.Res),
-                        0x300000 + CUdeviceptr(C.W)};
-    CUdeviceptr Out[] = {0x400000 + CUdeviceptr(C.ResOut), 0x500000 + CUdeviceptr(C.Y)};
-    double Eps[] = {1e-6};
-    int64_t Dims[] = {16384};
-    X.run(In, Out, Eps, Dims);
-    CHECK(suffix(fake().Last) == C.Variant);
-    CHECK(fake().Last.GridX == 16384u);
+    const FakeCudaLaunch &L = runAtOffsets(X, C.X, C.Res, C.W, C.ResOut, C.Y);
+    CHECK(suffix(L) == C.Variant);
+    CHECK(L.GridX == 16384u);
   }
   // The option off: one peeled variant, led by x, whatever the outputs.
   Graph G;
@@ -233,13 +228,7 @@ TEST_CASE("PeeledSamePhase: the input-led variant runs only where every tensor o
              Case{2, 2, 0, 2, 2, !WeightToo}, // the weight's phase differs
              Case{14, 0, 0, 6, 0, false}}) {
       CAPTURE(C.X, C.Res, C.W, C.ResOut, C.Y);
-      CUdeviceptr In[] = {0x100000 + CUdeviceptr(C.X), 0x200000 + CUdeviceptr(C.Res),
-                          0x300000 + CUdeviceptr(C.W)};
-      CUdeviceptr Out[] = {0x400000 + CUdeviceptr(C.ResOut), 0x500000 + CUdeviceptr(C.Y)};
-      double Eps[] = {1e-6};
-      int64_t Dims[] = {16384};
-      X.run(In, Out, Eps, Dims);
-      CHECK(suffix(fake().Last) == (C.Led ? "_p8" : "_o8"));
+      CHECK(suffix(runAtOffsets(X, C.X, C.Res, C.W, C.ResOut, C.Y)) == (C.Led ? "_p8" : "_o8"));
     }
     // Aligned pointers of a row of 4096 run the aligned variant as before.
     if (Len % 8 == 0)
