@@ -5,6 +5,18 @@
 
 namespace jitfuse::bench {
 
+/// A rule that is on by default: `--NAME` (kept for the recorded commands;
+/// it changes nothing) and `--no-NAME`, CompileOptions::OPTION = false, \p
+/// OffHelp saying what runs then.
+static void addRuleFlags(CLI::App &App, const std::string &Name, const std::string &Option,
+                         bool &On, bool &Off, const std::string &OffHelp) {
+  App.add_flag("--" + Name, On,
+               "CompileOptions::" + Option +
+                   ", the default (the flag is kept for the recorded commands)");
+  App.add_flag("--no-" + Name, Off, "CompileOptions::" + Option + " = false: " + OffHelp)
+      ->excludes("--" + Name);
+}
+
 void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-shared-memory", S.RowShared,
                "CompileOptions::RowSharedMemory (opt-in schedule, for comparisons)");
@@ -76,13 +88,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-cache-late-epilogue", S.RowCacheLateEpilogue,
                "CompileOptions::RowCacheLateEpilogue (rows that fit whole keep only their "
                "stage inputs in the form for many rows; experiment)");
-  App.add_flag("--mix-order-columns", S.MixOrderColumns,
-               "CompileOptions::MixOrderColumns, the default (the flag is kept for the recorded "
-               "commands)");
-  App.add_flag("--no-mix-order-columns", S.NoMixOrderColumns,
-               "CompileOptions::MixOrderColumns = false: the norm backwards' column sums in "
-               "kernels of their own (for comparisons)")
-      ->excludes("--mix-order-columns");
+  addRuleFlags(App, "mix-order-columns", "MixOrderColumns", S.MixOrderColumns,
+               S.NoMixOrderColumns,
+               "the norm backwards' column sums in kernels of their own (for comparisons)");
   App.add_option("--mix-combine-unroll", S.MixCombineUnroll,
                  "CompileOptions::MixCombineUnroll (experiment; 0: the rule's 4): loads a mixed "
                  "kernel's combining thread has in flight")
@@ -115,13 +123,10 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--mix-phase-slots", S.MixPhaseSlots,
                "CompileOptions::MixPhaseSlots (experiment): a mixed kernel's peeled variants "
                "index their column accumulators from the column shifted by the lead's phase");
-  App.add_flag("--mix-row-start-chunks", S.MixRowStartChunks,
-               "CompileOptions::MixRowStartChunks, the default (the flag is kept for the recorded "
-               "A/Bs of session 42)");
-  App.add_flag("--no-mix-row-start-chunks", S.NoMixRowStartChunks,
-               "CompileOptions::MixRowStartChunks = false: a mixed kernel's peeled variants of "
-               "one-chunk rows aligned to the lead tensor (a row an iteration, a slot a column)")
-      ->excludes("--mix-row-start-chunks");
+  addRuleFlags(App, "mix-row-start-chunks", "MixRowStartChunks", S.MixRowStartChunks,
+               S.NoMixRowStartChunks,
+               "a mixed kernel's peeled variants of one-chunk rows aligned to the lead tensor (a "
+               "row an iteration, a slot a column)");
   App.add_flag("--row-start-chunks", S.RowStartChunks,
                "CompileOptions::RowStartChunks (experiment): every row kernel's peeled variants "
                "keep each row's chunks at the row's start, every tensor at its own alignment");
@@ -141,13 +146,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                  "CompileOptions::MixMinColumns (experiment, timing only): the fewest columns a "
                  "row kernel takes column reductions of (0: the rule's 256; else 256 or more)")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
-  App.add_flag("--mix-two-rows", S.MixTwoRows,
-               "CompileOptions::MixTwoRows, the default (the flag is kept for the recorded "
-               "commands)");
-  App.add_flag("--no-mix-two-rows", S.NoMixTwoRows,
-               "CompileOptions::MixTwoRows = false: the mixed row kernel a row an iteration (for "
-               "comparisons; with --mix-order-columns)")
-      ->excludes("--mix-two-rows");
+  addRuleFlags(App, "mix-two-rows", "MixTwoRows", S.MixTwoRows, S.NoMixTwoRows,
+               "the mixed row kernel a row an iteration (for comparisons; with "
+               "--mix-order-columns)");
   App.add_flag("--row-ok-known", S.RowOkKnown,
                "CompileOptions::RowOkKnown (experiment): row kernels of a block a row declare "
                "their row to exist");
@@ -185,24 +186,14 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-peeled", S.NoClustersPeeled,
                "CompileOptions::RowClustersPeeled = false (the split's aligned variant only; "
                "f32 offset and odd rows re-read, for comparisons)");
-  App.add_flag("--row-clusters-peeled-narrow", S.ClustersPeeledNarrow,
-               "CompileOptions::RowClustersPeeledNarrow, the default (the flag is kept for "
-               "the recorded commands)")
-      ->excludes(App.add_flag("--no-row-clusters-peeled-narrow", S.NoClustersPeeledNarrow,
-                              "CompileOptions::RowClustersPeeledNarrow = false (16-bit rows "
-                              "split at their aligned variant only, for comparisons)"));
-  App.add_flag("--row-clusters-peeled-bound", S.ClustersPeeledBound,
-               "CompileOptions::RowClustersPeeledBound, the default (the flag is kept for "
-               "the recorded commands)")
-      ->excludes(App.add_flag("--no-row-clusters-peeled-bound", S.NoClustersPeeledBound,
-                              "CompileOptions::RowClustersPeeledBound = false (the split's "
-                              "peeled variants unbounded, for comparisons)"));
-  App.add_flag("--peeled-same-phase", S.PeeledSamePhase,
-               "CompileOptions::PeeledSamePhase, the default (the flag is kept for the "
-               "recorded commands)")
-      ->excludes(App.add_flag("--no-peeled-same-phase", S.NoPeeledSamePhase,
-                              "CompileOptions::PeeledSamePhase = false (the input-led peeled "
-                              "variant checks every other tensor, for comparisons)"));
+  addRuleFlags(App, "row-clusters-peeled-narrow", "RowClustersPeeledNarrow",
+               S.ClustersPeeledNarrow, S.NoClustersPeeledNarrow,
+               "16-bit rows split at their aligned variant only (for comparisons)");
+  addRuleFlags(App, "row-clusters-peeled-bound", "RowClustersPeeledBound", S.ClustersPeeledBound,
+               S.NoClustersPeeledBound, "the split's peeled variants unbounded (for comparisons)");
+  addRuleFlags(App, "peeled-same-phase", "PeeledSamePhase", S.PeeledSamePhase,
+               S.NoPeeledSamePhase,
+               "the input-led peeled variant checks every other tensor (for comparisons)");
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");

@@ -113,16 +113,13 @@ PeelLeads peelLeads(const Graph &G, const KernelPlan &P);
 /// P.Outputs, the lead input not among them): those of the domain's own
 /// shape, contiguous, with the lead's element size, so that a chunk aligned
 /// for the lead is aligned for them whenever their pointers' phases are the
-/// lead's. Empty unless P.SamePhasePeeled.
+/// lead's; inputs also a row vector of a static row that is whole chunks
+/// (a norm's weight). Empty unless P.SamePhasePeeled.
 struct SamePhaseTensors {
   std::vector<int> Inputs, Outputs;
+  bool empty() const { return Inputs.empty() && Outputs.empty(); }
 };
 SamePhaseTensors samePhaseTensors(const Graph &G, const KernelPlan &P);
-/// Whether input \p N is a row vector of samePhaseTensors: one dim, the
-/// domain's static row, a multiple of the peeled width (so every row's
-/// chunks sit at the same phase of it as of the lead), contiguous, the
-/// lead's element size (a norm's weight).
-bool sameRowVector(const Graph &G, const KernelPlan &P, NodeId N);
 
 /// Emits every vector-width variant of one kernel. Pure and
 /// byte-deterministic.

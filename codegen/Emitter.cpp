@@ -26,7 +26,6 @@ void Emitter::setLeadInput(int I) {
   SamePhaseOutputs = std::move(S.Outputs);
 }
 
-
 Emitter::Emitter(const Graph &G, const KernelPlan &P, int Vec, bool Peeled)
     : G(G), P(P), Vec(Vec), Peel(Peeled && Vec > 1) {
   Scopes.emplace_back();
@@ -267,17 +266,15 @@ std::string Emitter::load(NodeId N, const Coords &At) {
   Lead |= Idx >= 0 && Idx == LeadInput && C.Flat;
   // So is the lead a whole number of chunks along its row (RoPE's partner
   // half, PieceWrapChunks' later pieces).
-  Lead |= Idx >= 0 && Idx == LeadInput && C.Off % Vec == 0 && !C.Flat && C.ColBase.empty() &&
-          Dims == llvm::ArrayRef<Dim>(P.Domain) && C.Outer == domainCoords().Outer;
-  // KernelPlan::SamePhasePeeled: a tensor of the lead's layout whose
-  // pointer's phase the launch checked against the lead's, at the same
-  // coordinates.
-  if (Idx >= 0 && llvm::is_contained(SamePhaseInputs, Idx) && C.Off % Vec == 0 && !C.Flat &&
+  // So is, in the same-phase variant (KernelPlan::SamePhasePeeled), a
+  // tensor of the lead's layout whose pointer's phase the launch checked
+  // against the lead's, and a row vector of it at the row's column.
+  const bool SamePhase = Idx >= 0 && llvm::is_contained(SamePhaseInputs, Idx);
+  if (Idx >= 0 && (Idx == LeadInput || SamePhase) && C.Off % Vec == 0 && !C.Flat &&
       C.ColBase.empty()) {
     Lead |= Dims == llvm::ArrayRef<Dim>(P.Domain) && C.Outer == domainCoords().Outer;
-    // A row vector (sameRowVector) at the row's column.
-    Lead |= Dims.size() == 1 && Dims[0] == P.Domain.back() && C.ColRel && C.Outer.empty() &&
-            !C.Relabeled && !C.LaneDep && P.Domain.size() >= 2;
+    Lead |= SamePhase && Dims.size() == 1 && Dims[0] == P.Domain.back() && C.ColRel &&
+            C.Outer.empty() && !C.Relabeled && !C.LaneDep && P.Domain.size() >= 2;
   }
   std::string GroupKey = fmt::format("{}|{}", Param, Rel);
   if (!C.ColBase.empty())

@@ -36,32 +36,33 @@ PeelLeads peelLeads(const Graph &G, const KernelPlan &P) {
   return L;
 }
 
-bool sameRowVector(const Graph &G, const KernelPlan &P, NodeId N) {
-  const Node &Nd = G.node(N);
-  PeelLeads L = peelLeads(G, P);
-  if (L.Input < 0 || P.Domain.size() < 2 || Nd.Dims.size() != 1 || !G.stridesOf(N).empty() ||
-      dtypeBytes(Nd.Type) != dtypeBytes(G.node(P.Inputs[L.Input]).Type))
-    return false;
-  const Dim &R = P.Domain.back();
-  return Nd.Dims[0] == R && !R.isDynamic() && R.Size % P.Vecs.back() == 0;
-}
-
 SamePhaseTensors samePhaseTensors(const Graph &G, const KernelPlan &P) {
   SamePhaseTensors S;
-  PeelLeads L = peelLeads(G, P);
-  if (!P.SamePhasePeeled || L.Input < 0)
+  if (!P.SamePhasePeeled)
     return S;
-  const DType LeadType = G.node(P.Inputs[L.Input]).Type;
-  auto Same = [&](NodeId N) {
+  PeelLeads L = peelLeads(G, P);
+  if (L.Input < 0)
+    return S;
+  const int64_t LeadBytes = dtypeBytes(G.node(P.Inputs[L.Input]).Type);
+  // Contiguous, of the lead's element size, and of the domain's dims, or
+  // (inputs) a row vector of a static row that is whole chunks, so that
+  // every row's chunks sit at the same phase of it as of the lead (a
+  // norm's weight).
+  auto Same = [&](NodeId N, bool RowVector) {
     const Node &Nd = G.node(N);
-    return G.stridesOf(N).empty() && dtypeBytes(Nd.Type) == dtypeBytes(LeadType) &&
-           llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain);
+    if (!G.stridesOf(N).empty() || dtypeBytes(Nd.Type) != LeadBytes)
+      return false;
+    if (llvm::ArrayRef<Dim>(Nd.Dims) == llvm::ArrayRef<Dim>(P.Domain))
+      return true;
+    const Dim &R = P.Domain.back();
+    return RowVector && P.Domain.size() >= 2 && Nd.Dims.size() == 1 && Nd.Dims[0] == R &&
+           !R.isDynamic() && R.Size % P.Vecs.back() == 0;
   };
   for (size_t I = 0; I < P.Inputs.size(); ++I)
-    if (static_cast<int>(I) != L.Input && (Same(P.Inputs[I]) || sameRowVector(G, P, P.Inputs[I])))
+    if (static_cast<int>(I) != L.Input && Same(P.Inputs[I], true))
       S.Inputs.push_back(static_cast<int>(I));
   for (size_t O = 0; O < P.Outputs.size(); ++O)
-    if (Same(P.Outputs[O]))
+    if (Same(P.Outputs[O], false))
       S.Outputs.push_back(static_cast<int>(O));
   return S;
 }

@@ -172,9 +172,8 @@ static constexpr int SplitTwoBlocksBytes = 128;
 static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, KernelPlan &P,
                                                             const ScheduleOptions &Opts,
                                                             const Rescheduler &Reschedule) {
-  // Every tensor of the row's length has elements of 4 bytes or more. Asked
-  // only of a row plan (a flat plan's domain may be a scalar's: no axes).
-  // The narrowest element of those tensors.
+  // The narrowest element of the tensors of the row's length. Asked only of
+  // a row plan (a flat plan's domain may be a scalar's: no axes).
   auto NarrowestElement = [&] {
     assert(!P.Domain.empty() && "a row plan has a row axis");
     int64_t Min = 8;
@@ -187,9 +186,10 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   };
   if (!Opts.AlignedClusters || !takesRowForms(P) || P.CacheRow || !P.Peel)
     return nullptr;
-  const bool WidePeeled = Opts.AlignedClustersPeeled && NarrowestElement() >= 4;
+  const int64_t Narrowest = NarrowestElement();
+  const bool WidePeeled = Opts.AlignedClustersPeeled && Narrowest >= 4;
   const bool MayNarrow = Opts.AlignedClustersPeeled && Opts.AlignedClustersPeeledNarrow &&
-                         Opts.AlignedClustersPeeledBound && NarrowestElement() == 2;
+                         Opts.AlignedClustersPeeledBound && Narrowest == 2;
   if (P.firstPeeled() == 0 && !WidePeeled && !MayNarrow)
     return nullptr;
   // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
@@ -243,7 +243,7 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                        Twin.KeptLoadBytes <= ScheduleOptions::PeeledOccupancyMaxBytes;
   const bool Peeled =
       WidePeeled ||
-      (MayNarrow && Bounded && Twin.Vecs.back() * NarrowestElement() == 16);
+      (MayNarrow && Bounded && Twin.Vecs.back() * Narrowest == 16);
   if (P.firstPeeled() == 0 && !Peeled)
     return nullptr;
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);

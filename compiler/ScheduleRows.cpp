@@ -615,8 +615,7 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
            (F.PeeledMinBlocksPerSm == 0 || F.ClusterX > 1);
   };
   P.SamePhasePeeled = SamePhase(P);
-  if (P.SamePhasePeeled && codegen::samePhaseTensors(G, P).Inputs.empty() &&
-      codegen::samePhaseTensors(G, P).Outputs.empty())
+  if (P.SamePhasePeeled && codegen::samePhaseTensors(G, P).empty())
     P.SamePhasePeeled = false; // nothing but the lead: the variant is the same
   for (std::shared_ptr<const KernelPlan> *Form : {&P.FewRows, &P.WideRows, &P.AlignedCluster})
     if (*Form && ((*Form)->OutputLedVariant != On || (*Form)->RowStartChunks != RowStart(**Form) ||
