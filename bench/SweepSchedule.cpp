@@ -197,6 +197,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
+  App.add_flag("--row-clusters-stage-inputs", S.ClustersStageInputs,
+               "CompileOptions::RowClustersStageInputs (experiment: a split past the stage "
+               "bound retried keeping only its stages' inputs)");
   App.add_flag("--row-cluster-pairs", S.ClusterPairs,
                "CompileOptions::RowClusterPairs (experiment: a split row's Welford and "
                "online-softmax pairs in one stage, combined across the cluster)");
@@ -218,6 +221,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClustersPeeledBound = !S.NoClustersPeeledBound;
   CO.PeeledSamePhase = !S.NoPeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
+  CO.RowClustersStageInputs = S.ClustersStageInputs;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);

@@ -192,14 +192,16 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                          Opts.AlignedClustersPeeledBound && Narrowest == 2;
   if (P.firstPeeled() == 0 && !WidePeeled && !MayNarrow)
     return nullptr;
-  // The split of \p Bytes a thread (0: RowCacheBytes), if it keeps the row
-  // with P's variants.
-  auto SplitAt = [&](int Bytes) -> std::unique_ptr<KernelPlan> {
+  // The split of \p Bytes a thread (0: RowCacheBytes), keeping only the
+  // stages' inputs where they alone fit with \p StageInputs, if it keeps
+  // the row with P's variants.
+  auto SplitAt = [&](int Bytes, bool StageInputs) -> std::unique_ptr<KernelPlan> {
     ScheduleOptions Split = Opts;
     Split.RowPhaseLoop = false; // a peeled-variant option: not this form's
     Split.Clusters = true;
     Split.ForceCluster.reset();
     Split.ClusterCacheBytes = Bytes;
+    Split.ClusterStageInputs = StageInputs;
     KernelPlan Twin = Reschedule(Split);
     if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 ||
         Twin.Vecs != P.Vecs || Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
@@ -215,15 +217,31 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   // The fewest blocks that keep the row; for a split of dependent stages,
   // the blocks of two splits an SM (SplitTwoBlocksBytes a thread) within
   // the stage bound.
-  std::unique_ptr<KernelPlan> S = SplitAt(0);
+  auto Choose = [&](bool StageInputs) {
+    std::unique_ptr<KernelPlan> S = SplitAt(0, StageInputs);
+    if (S && Opts.AlignedClustersTwoBlocks && StagesOf(*S) > 1) {
+      std::unique_ptr<KernelPlan> Two = SplitAt(SplitTwoBlocksBytes, StageInputs);
+      if (Two && Two->ClusterX > S->ClusterX &&
+          StagesOf(*Two) * Two->ClusterX <= MaxClusterStageBlocks)
+        S = std::move(Two);
+    }
+    return S;
+  };
+  std::unique_ptr<KernelPlan> S = Choose(false);
+  // RowClustersStageInputs: a split past the stage bound, or none, because
+  // it keeps every input of the row's length (LayerNorm's weight and bias
+  // beside x: f32 x 50257 at 8 blocks, 2 stages; f32 x 128256 at no block
+  // count) retried keeping only the stages' inputs, as one block's kept
+  // row does (RowCacheStageInputs): x alone fits 4 blocks. Re-read, such
+  // rows cross HBM twice where the resident rows overflow L2 (LayerNorm
+  // f32 1335 x 50257: 53% of the copy).
+  if (Opts.AlignedClustersStageInputs &&
+      (!S || StagesOf(*S) * S->ClusterX > MaxClusterStageBlocks))
+    if (std::unique_ptr<KernelPlan> Staged = Choose(true);
+        Staged && StagesOf(*Staged) * Staged->ClusterX <= MaxClusterStageBlocks)
+      S = std::move(Staged);
   if (!S)
     return nullptr;
-  if (Opts.AlignedClustersTwoBlocks && StagesOf(*S) > 1) {
-    std::unique_ptr<KernelPlan> Two = SplitAt(SplitTwoBlocksBytes);
-    if (Two && Two->ClusterX > S->ClusterX &&
-        StagesOf(*Two) * Two->ClusterX <= MaxClusterStageBlocks)
-      S = std::move(Two);
-  }
   KernelPlan &Twin = *S;
   const int Stages = StagesOf(Twin);
   if (Stages * Twin.ClusterX > MaxClusterStageBlocks) {

@@ -103,6 +103,11 @@ struct ScheduleOptions {
   /// With Clusters: the bytes a thread the split's block count is chosen
   /// by (the fewest blocks that keep the row within them); 0: RowCacheBytes.
   int ClusterCacheBytes = 0;
+  /// With Clusters: a row whose stage inputs (RowCacheStageInputs) fit the
+  /// budget only split, not in one block, keeps just those in the split
+  /// (its weights loaded by the epilogue), not every input of the row's
+  /// length (AlignedClustersStageInputs asks it of the split it retries).
+  bool ClusterStageInputs = false;
   /// Dynamic shared memory a block may use to keep a row read again that
   /// does not fit RowCacheBytes (CompileOptions::RowSharedMemory); 0: never.
   int64_t RowSharedBytes = 0;
@@ -149,6 +154,10 @@ struct ScheduleOptions {
   /// The split's block count chosen for two blocks an SM first (compiler/
   /// RowForms.cpp; CompileOptions::RowClustersTwoBlocks).
   bool AlignedClustersTwoBlocks = false;
+  /// A split that keeps every input and exceeds the stage bound is retried
+  /// keeping only the stages' inputs (ClusterStageInputs; compiler/
+  /// RowForms.cpp; CompileOptions::RowClustersStageInputs).
+  bool AlignedClustersStageInputs = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

@@ -342,9 +342,18 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   const bool PeeledOnly = !Opts.RowCacheLateEpilogue && Opts.RowCacheLatePeeled && P.Peel;
   const bool Late = (Opts.RowCacheLateEpilogue || PeeledOnly) &&
                     AllBytes <= Opts.RowCacheBytes && StageBytes < AllBytes;
+  auto ItersAt = [&](int K) {
+    return (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
+  };
+  // ClusterStageInputs: the stage inputs' test at the largest split, whose
+  // block count the loop below then chooses by them.
+  const bool SplitStages = Opts.ClusterStageInputs && Opts.Clusters && !Opts.ForceCluster &&
+                           P.ThreadsX == codegen::launch::MaxRowThreads;
+  const int64_t StageFitBytes =
+      SplitStages ? BytesOf(ItersAt(codegen::launch::MaxClusterBlocks), true) : StageBytes;
   const bool StageOnly = Opts.RowCacheStageInputs && ReadAgain && !Opts.ForceRowCache &&
                          !Opts.ForceCluster && (AllBytes > Opts.RowCacheBytes || Late) &&
-                         StageBytes > 0 && StageBytes <= Opts.RowCacheBytes;
+                         StageFitBytes > 0 && StageFitBytes <= Opts.RowCacheBytes;
   auto BytesAt = [&](int64_t Its) { return BytesOf(Its, StageOnly); };
   // A row read again that is too long for one block's registers splits over
   // the fewest blocks of a cluster that keep it (2-8): re-read, the row
@@ -352,9 +361,6 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   // TB/s). Measured on the H200 (BENCHMARKS.md), clusters lost where the
   // row already fit (bf16 rows of 32064 and 50257 over many rows: 1.3-1.8x
   // slower), so they are used for this case only.
-  auto ItersAt = [&](int K) {
-    return (Chunks + int64_t(P.ThreadsX) * K - 1) / (int64_t(P.ThreadsX) * K);
-  };
   std::string ClusterWhy;
   int K = 1;
   const int64_t SplitBytes =
@@ -608,11 +614,16 @@ void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opt
   // 4 B); but in the cluster split's bounded variants (RowClustersPeeled-
   // Bound), measured with it (bench/ab/s46b.txt: 8 B at most). Nor in a
   // mixed kernel's (MixOrderColumns; unmeasured: RMSNorm backward f32 x
-  // 32064's reached 128 registers and spilled 4 B).
+  // 32064's reached 128 registers and spilled 4 B). Nor above
+  // PeeledOccupancyMaxBytes of kept loads a thread, where the peeled
+  // variant's registers near the cap already: softmax f32 x 128256 split
+  // over 4 blocks (250 B) went 105 -> 128 registers, x 100003 (196 B) 74 ->
+  // 108, 0.94x and 0.96x (bench/ab/s47a.txt).
   auto SamePhase = [&](const KernelPlan &F) {
     return On && Opts.PeeledSamePhase && !F.RowPhaseLoop && !F.AlignedRowCopy &&
            F.MixColumns.empty() && F.MinBlocksPerSm == 0 &&
-           (F.PeeledMinBlocksPerSm == 0 || F.ClusterX > 1);
+           (F.PeeledMinBlocksPerSm == 0 || F.ClusterX > 1) &&
+           F.KeptLoadBytes <= ScheduleOptions::PeeledOccupancyMaxBytes;
   };
   P.SamePhasePeeled = SamePhase(P);
   if (P.SamePhasePeeled && codegen::samePhaseTensors(G, P).empty())

@@ -134,6 +134,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.AlignedClustersPeeledBound = Opts.RowClustersPeeledBound;
   S.ClusterPairs = Opts.RowClusterPairs;
   S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;
+  S.AlignedClustersStageInputs = Opts.RowClustersStageInputs;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;
   S.JointReduce = Opts.JointReduce;

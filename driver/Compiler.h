@@ -113,6 +113,14 @@ struct CompileOptions {
   /// s44a.txt: softmax 16-bit x 128256 at 4 blocks (64 registers) 1.17-
   /// 1.19x faster than at 2 (127). false: for comparisons.
   bool RowClustersTwoBlocks = true;
+  /// Experiment (off): a split that keeps every input of the row's length
+  /// and so exceeds the stage bound (stages x blocks <= 8) is retried
+  /// keeping only its stages' inputs, the others loaded by the epilogue
+  /// (RowCacheStageInputs' rule for one block): LayerNorm's x without its
+  /// weight and bias, f32 x 50257 over 4 blocks, not 8. Its aim: LayerNorm
+  /// forward's long rows, re-read (and from HBM where resident rows
+  /// overflow L2) since no split passed the bound.
+  bool RowClustersStageInputs = false;
   /// Experiment (off; rejected): a row split over a cluster accumulates
   /// LayerNorm's mean and variance (Welford) and softmax's max and sum
   /// (online) in one stage, each block's pair combined across the cluster

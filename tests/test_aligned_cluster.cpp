@@ -202,6 +202,53 @@ TEST_CASE("RowClustersTwoBlocks: splits of dependent stages take the blocks of 1
   }
 }
 
+TEST_CASE("RowClustersStageInputs (experiment): a split past the stage bound keeps its "
+          "stages' inputs",
+          "[aligned-cluster]") {
+  // LayerNorm forward (mean then variance: 2 stages) keeping x, weight and
+  // bias: f32 x 50257 needs 8 blocks (2 x 8 > 8), f32 x 128256 and bf16 x
+  // 128256 no block count. Keeping x alone: 4 blocks, the weight and bias
+  // loaded by the epilogue. add + RMSNorm f32 x 128256 (one stage): x and
+  // the residual over 8 blocks.
+  struct Want {
+    const char *Name;
+    Graph G;
+    int Blocks;
+    int64_t Kept; // bytes of kept loads a thread
+  };
+  std::vector<Want> Wants;
+  Wants.push_back({"LayerNorm f32 x 50257", sweepPattern("layernorm", f32, 50257), 4, 112});
+  Wants.push_back({"LayerNorm f32 x 128256", sweepPattern("layernorm", f32, 128256), 4, 256});
+  Wants.push_back({"LayerNorm bf16 x 128256", sweepPattern("layernorm", bf16, 128256), 4, 128});
+  Wants.push_back(
+      {"add + RMSNorm f32 x 128256", sweepPattern("add_rmsnorm", f32, 128256), 8, 256});
+  for (Want &W : Wants) {
+    INFO(W.Name);
+    CompileOptions O = alignedClusterOptions(true);
+    KernelPlan Off = Compiler::plan(W.G, O).Kernels.at(0);
+    INFO("without: " << Off.Why);
+    CHECK_FALSE(Off.AlignedCluster);
+    O.RowClustersStageInputs = true;
+    KernelPlan K = Compiler::plan(W.G, O).Kernels.at(0);
+    INFO("with: " << K.Why);
+    REQUIRE(K.AlignedCluster);
+    const KernelPlan &S = *K.AlignedCluster;
+    CHECK(S.ClusterX == W.Blocks);
+    CHECK(S.KeptLoadBytes == W.Kept);
+    // Only the inputs the stages read are kept: x (and the residual).
+    CHECK(S.RowCacheInputs.size() == (W.Blocks == 8 ? 2u : 1u));
+    CHECK_FALSE(K.CacheRow); // the re-read plan is unchanged
+  }
+  // A split that passes the bound keeping every input keeps them all
+  // (add + RMSNorm bf16 x 128256: x, residual and weight over 8 blocks).
+  CompileOptions O = alignedClusterOptions(true);
+  O.RowClustersStageInputs = true;
+  KernelPlan K = Compiler::plan(sweepPattern("add_rmsnorm", bf16, 128256), O).Kernels.at(0);
+  REQUIRE(K.AlignedCluster);
+  CHECK(K.AlignedCluster->ClusterX == 8);
+  CHECK(K.AlignedCluster->RowCacheInputs.empty());
+}
+
 TEST_CASE("RowClusterPairs (experiment): LayerNorm's split takes one stage",
           "[aligned-cluster]") {
   // LayerNorm forward's split over 8 blocks: mean then variance are two
@@ -332,6 +379,28 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
     for (int64_t B : {67, 100}) {
       INFO(C.Name << " B=" << B << " RowClustersAlignedOverWide");
       checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, W), W);
+    }
+  }
+  // RowClustersStageInputs (an experiment): LayerNorm and add + RMSNorm
+  // splits that keep only x (and the residual), the weights loaded by the
+  // epilogue; aligned, at an element's offset, and the few-rows forms.
+  for (auto [Name, T, H] : {std::tuple{"layernorm", f32, int64_t(50257)},
+                            std::tuple{"layernorm", bf16, int64_t(128256)},
+                            std::tuple{"add_rmsnorm", f32, int64_t(100003)}}) {
+    Graph G = sweepPattern(Name, T, H);
+    std::map<std::string, double> Scalars;
+    for (NodeId N : G.scalars())
+      Scalars[G.node(N).Name] = 1e-5;
+    CheckOptions O;
+    O.RowClustersStageInputs = true;
+    for (int64_t B : {1, 140}) {
+      INFO(Name << " " << dtypeName(T).str() << " x " << H << " B=" << B
+                << " RowClustersStageInputs");
+      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, O), O);
+      CheckOptions M = O;
+      M.MisalignElems = 1;
+      M.Unfused = false;
+      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, M), M);
     }
   }
   // RowClusterPairs (an experiment): LayerNorm's split, one Welford stage

@@ -17,6 +17,7 @@
 #include "TestEnv.h"
 
 #include "codegen/Codegen.h"
+#include "compiler/Schedule.h"
 #include "driver/Compiler.h"
 #include "ir/NN.h"
 
@@ -107,6 +108,25 @@ TEST_CASE("PeeledSamePhase: the tensors of the row's layout, the row vector wher
   GraphPlan P = Compiler::plan(Wide, samePhaseOptions(true));
   CHECK(codegen::samePhaseTensors(P.planned(Wide), P.Kernels.at(0)).Outputs ==
         std::vector<int>{0});
+}
+
+TEST_CASE("PeeledSamePhase: not where the kept loads pass PeeledOccupancyMaxBytes",
+          "[same-phase][aligned-cluster]") {
+  // Softmax f32 split over 4 blocks: x 50257 keeps 112 B a thread and takes
+  // the variant; x 128256 keeps 256 B (105 registers, 128 with the
+  // variant's plain loads: 0.94x, bench/ab/s47a.txt) and does not, while
+  // its re-read plain form, keeping nothing, does.
+  for (auto [H, Same] : {std::pair{int64_t(50257), true}, std::pair{int64_t(128256), false}}) {
+    INFO("softmax f32 x " << H);
+    CompileOptions O = samePhaseOptions(true);
+    O.RowClustersAligned = true;
+    KernelPlan K = Compiler::plan(sweepPattern("softmax", f32, H), O).Kernels.at(0);
+    INFO(K.Why);
+    CHECK(K.SamePhasePeeled);
+    REQUIRE(K.AlignedCluster);
+    CHECK(K.AlignedCluster->SamePhasePeeled == Same);
+    CHECK((K.AlignedCluster->KeptLoadBytes <= ScheduleOptions::PeeledOccupancyMaxBytes) == Same);
+  }
 }
 
 TEST_CASE("PeeledSamePhase: not in a horizontal launch, whose parts serve any pointers",
