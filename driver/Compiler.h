@@ -356,7 +356,10 @@ struct CompileOptions {
   /// whole chunks are plain 16-byte loads and stores, not two blocks and a
   /// byte window or a checked store; the launch runs it only when their
   /// pointers' phases are the lead's, else the output-led variant
-  /// (KernelPlan::SamePhasePeeled). Not in horizontal launches. Why: add +
+  /// (KernelPlan::SamePhasePeeled). Not in horizontal launches, nor where
+  /// the variant keeps more than 192 B of loads a thread (softmax f32 x
+  /// 128256's split, 250 B: 105 -> 128 registers, 0.94x; bench/ab/
+  /// s47a.txt). Why: add +
   /// RMSNorm bf16 x 128256 with every tensor at +2 B ran its split's peeled
   /// variant at 1296 SASS instructions against the aligned one's 728 (808
   /// with this); measured (bench/ab/s46b.txt, H100): 1.00-1.07x alone
