@@ -214,6 +214,9 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   auto StagesOf = [&](const KernelPlan &T) {
     return stageCount(reductionStages(G, T.Nodes, T.RowPairs));
   };
+  auto InBound = [&](const KernelPlan &T) {
+    return StagesOf(T) * T.ClusterX <= MaxClusterStageBlocks;
+  };
   // The fewest blocks that keep the row; for a split of dependent stages,
   // the blocks of two splits an SM (SplitTwoBlocksBytes a thread) within
   // the stage bound.
@@ -221,8 +224,7 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     std::unique_ptr<KernelPlan> S = SplitAt(0, StageInputs);
     if (S && Opts.AlignedClustersTwoBlocks && StagesOf(*S) > 1) {
       std::unique_ptr<KernelPlan> Two = SplitAt(SplitTwoBlocksBytes, StageInputs);
-      if (Two && Two->ClusterX > S->ClusterX &&
-          StagesOf(*Two) * Two->ClusterX <= MaxClusterStageBlocks)
+      if (Two && Two->ClusterX > S->ClusterX && InBound(*Two))
         S = std::move(Two);
     }
     return S;
@@ -235,19 +237,16 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   // row does (RowCacheStageInputs): x alone fits 4 blocks. Re-read, such
   // rows cross HBM twice where the resident rows overflow L2 (LayerNorm
   // f32 1335 x 50257: 53% of the copy).
-  if (Opts.AlignedClustersStageInputs &&
-      (!S || StagesOf(*S) * S->ClusterX > MaxClusterStageBlocks))
-    if (std::unique_ptr<KernelPlan> Staged = Choose(true);
-        Staged && StagesOf(*Staged) * Staged->ClusterX <= MaxClusterStageBlocks)
+  if (Opts.AlignedClustersStageInputs && (!S || !InBound(*S)))
+    if (std::unique_ptr<KernelPlan> Staged = Choose(true); Staged && InBound(*Staged))
       S = std::move(Staged);
   if (!S)
     return nullptr;
   KernelPlan &Twin = *S;
-  const int Stages = StagesOf(Twin);
-  if (Stages * Twin.ClusterX > MaxClusterStageBlocks) {
+  if (!InBound(Twin)) {
     P.Why += fmt::format("; no cluster split for aligned rows: {} stages x {} blocks > {} "
                          "(RowClustersAligned)",
-                         Stages, Twin.ClusterX, MaxClusterStageBlocks);
+                         StagesOf(Twin), Twin.ClusterX, MaxClusterStageBlocks);
     return nullptr;
   }
   // RowClustersPeeledBound: the peeled variants at two blocks an SM where

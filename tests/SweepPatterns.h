@@ -10,6 +10,7 @@
 #include "ir/Graph.h"
 #include "ir/NN.h"
 
+#include <map>
 #include <string>
 
 namespace jitfuse::test {
@@ -37,6 +38,15 @@ inline Graph sweepPattern(const std::string &Name, DType T, int64_t H) {
     G.output("y", nn::siluMul(X, G.input("up", T, {"B", H})));
   }
   return G;
+}
+
+/// Every scalar of \p G (the forward norms' eps) at 1e-5, for
+/// randomBindings.
+inline std::map<std::string, double> epsScalars(const Graph &G) {
+  std::map<std::string, double> Scalars;
+  for (NodeId N : G.scalars())
+    Scalars[G.node(N).Name] = 1e-5;
+  return Scalars;
 }
 
 } // namespace jitfuse::test

@@ -64,6 +64,17 @@ std::vector<Case> splitCases() {
   return C;
 }
 
+/// \p G at \p B rows under \p O against the reference, its tensors aligned
+/// and misaligned by an element.
+void checkAlignedAndShifted(const Graph &G, int64_t B,
+                            const std::map<std::string, double> &Scalars, const CheckOptions &O) {
+  checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, O), O);
+  CheckOptions M = O;
+  M.MisalignElems = 1;
+  INFO("misaligned by an element");
+  checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, M), M);
+}
+
 } // namespace
 
 TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned variant",
@@ -345,18 +356,12 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
   for (Case &C : splitCases()) {
     CheckOptions O;
     O.RowClustersAligned = true;
-    std::map<std::string, double> Scalars; // the forward norms' eps
-    for (NodeId N : C.G.scalars())
-      Scalars[C.G.node(N).Name] = 1e-5;
+    const std::map<std::string, double> Scalars = epsScalars(C.G);
     for (int64_t B : {1, 67, 140, 300}) {
       if (B == 300 && C.G.node(0).Dims.back().Size > 70000)
         continue; // the fp64 reference over 38M elements takes long
       INFO(C.Name << " B=" << B);
-      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, O), O);
-      CheckOptions M = O;
-      M.MisalignElems = 1;
-      INFO("misaligned by an element");
-      checkGraph(C.G, randomBindings(C.G, {{"B", B}}, Scalars, M), M);
+      checkAlignedAndShifted(C.G, B, Scalars, O);
     }
     // RowClusterPairs: the splits with their pairs (LayerNorm below).
     CheckOptions Pairs = O;
@@ -386,17 +391,11 @@ TEST_CASE("GPU: RowClustersAligned matches the reference", "[gpu][aligned-cluste
   // split's peeled variants), and its few-rows form at 1 row.
   for (auto [T, H] : {std::pair{bf16, int64_t(128256)}, std::pair{f32, int64_t(65536)}}) {
     Graph G = sweepPattern("layernorm", T, H);
-    std::map<std::string, double> Scalars;
-    for (NodeId N : G.scalars())
-      Scalars[G.node(N).Name] = 1e-5;
     CheckOptions O;
     O.RowClusterPairs = true;
     for (int64_t B : {1, 140}) {
       INFO("LayerNorm " << dtypeName(T).str() << " x " << H << " B=" << B << " RowClusterPairs");
-      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, O), O);
-      CheckOptions M = O;
-      M.MisalignElems = 1;
-      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, M), M);
+      checkAlignedAndShifted(G, B, epsScalars(G), O);
     }
   }
 }
@@ -412,19 +411,12 @@ TEST_CASE("GPU: RowClustersStageInputs matches the reference",
                             std::tuple{"layernorm", bf16, int64_t(128256)},
                             std::tuple{"add_rmsnorm", f32, int64_t(100003)}}) {
     Graph G = sweepPattern(Name, T, H);
-    std::map<std::string, double> Scalars;
-    for (NodeId N : G.scalars())
-      Scalars[G.node(N).Name] = 1e-5;
     CheckOptions O;
     O.RowClustersStageInputs = true;
     for (int64_t B : {1, 140}) {
       INFO(Name << " " << dtypeName(T).str() << " x " << H << " B=" << B
                 << " RowClustersStageInputs");
-      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, O), O);
-      CheckOptions M = O;
-      M.MisalignElems = 1;
-      M.Unfused = false;
-      checkGraph(G, randomBindings(G, {{"B", B}}, Scalars, M), M);
+      checkAlignedAndShifted(G, B, epsScalars(G), O);
     }
   }
 }

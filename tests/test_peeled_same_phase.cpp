@@ -183,10 +183,7 @@ TEST_CASE("GPU: PeeledSamePhase matches the reference at offsets that take eithe
   // Softmax (x and y only) and LayerNorm (weight and bias) at the offsets.
   for (const char *Name : {"softmax", "layernorm"}) {
     Graph G = sweepPattern(Name, bf16, 32064);
-    std::map<std::string, double> Scalars;
-    for (NodeId N : G.scalars())
-      Scalars[G.node(N).Name] = 1e-5;
-    Bindings Bd = randomBindings(G, {{"B", 140}}, Scalars);
+    Bindings Bd = randomBindings(G, {{"B", 140}}, epsScalars(G));
     for (const std::vector<unsigned> &L : Layouts) {
       INFO(Name << " offsets " << fmt::format("{}", fmt::join(L, "/")));
       CheckOptions O;
