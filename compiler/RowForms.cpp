@@ -268,11 +268,11 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     Twin.PeeledMinBlocksPerSm = std::max(Twin.PeeledMinBlocksPerSm, 2);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.AlignedClusterPeeled = Peeled;
-  P.Why += fmt::format("; when {}{} runs: kernel {}'s {} instead, each row split over a "
+  P.Why += fmt::format("; when {}{}: kernel {}'s {} instead, each row split over a "
                        "cluster of {} blocks that keep it in registers (RowClustersAligned{}{})",
                        P.AlignedClusterPeeled ? "" : "the pointers allow the aligned variant and ",
-                       P.AlignedClusterOverWide ? "the few-rows form does not"
-                                                : "neither form above",
+                       P.AlignedClusterOverWide ? "the few-rows form does not run"
+                                                : "neither form above runs",
                        Twin.Name,
                        P.AlignedClusterPeeled
                            ? WidePeeled

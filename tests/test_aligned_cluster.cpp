@@ -99,6 +99,15 @@ TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned var
     CHECK(S.Name == K.Name + "_ac" + std::to_string(C.ClusterX));
     CHECK(K.AlignedClusterPeeled == C.Peeled);
     CHECK_THAT(K.Why, Contains(C.Peeled ? "(RowClustersAligned, Peeled)" : "(RowClustersAligned)"));
+    CHECK_THAT(K.Why, Contains("neither form above runs: kernel " + S.Name + "'s"));
+    if (K.WideRows) {
+      // OverWide: the split also in place of the wide form, said so.
+      CompileOptions W = alignedClusterOptions(true);
+      W.RowClustersAlignedOverWide = true;
+      const KernelPlan &KW = Compiler::plan(C.G, W).Kernels[0];
+      CHECK(KW.AlignedClusterOverWide);
+      CHECK_THAT(KW.Why, Contains("the few-rows form does not run: kernel " + S.Name + "'s"));
+    }
     // Every other kernel, and the kernel's own forms, as without it.
     for (size_t I = 1; I < On.Kernels.size(); ++I)
       CHECK_FALSE(On.Kernels[I].AlignedCluster);
