@@ -200,6 +200,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--row-clusters-stage-inputs", S.ClustersStageInputs,
                "CompileOptions::RowClustersStageInputs (experiment: a split past the stage "
                "bound retried keeping only its stages' inputs)");
+  App.add_flag("--row-clusters-values", S.ClustersValues,
+               "CompileOptions::RowClustersValues (experiment: the split keeps the values "
+               "covering its inputs where fewer bytes, at two blocks an SM)");
   App.add_flag("--row-cluster-pairs", S.ClusterPairs,
                "CompileOptions::RowClusterPairs (experiment: a split row's Welford and "
                "online-softmax pairs in one stage, combined across the cluster)");
@@ -222,6 +225,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.PeeledSamePhase = !S.NoPeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClustersStageInputs = S.ClustersStageInputs;
+  CO.RowClustersValues = S.ClustersValues;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);

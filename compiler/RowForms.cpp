@@ -195,13 +195,15 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   // The split of \p Bytes a thread (0: RowCacheBytes), keeping only the
   // stages' inputs where they alone fit with \p StageInputs, if it keeps
   // the row with P's variants.
-  auto SplitAt = [&](int Bytes, bool StageInputs) -> std::unique_ptr<KernelPlan> {
+  auto SplitAt = [&](int Bytes, bool StageInputs,
+                     bool Values = false) -> std::unique_ptr<KernelPlan> {
     ScheduleOptions Split = Opts;
     Split.RowPhaseLoop = false; // a peeled-variant option: not this form's
     Split.Clusters = true;
     Split.ForceCluster.reset();
     Split.ClusterCacheBytes = Bytes;
     Split.ClusterStageInputs = StageInputs;
+    Split.ClusterValues = Values;
     KernelPlan Twin = Reschedule(Split);
     if (Twin.ClusterX <= 1 || !Twin.CacheRow || Twin.RowsPerBlock != 1 ||
         Twin.Vecs != P.Vecs || Twin.Peel != P.Peel || Twin.firstPeeled() != P.firstPeeled())
@@ -240,6 +242,14 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   if (Opts.AlignedClustersStageInputs && (!S || !InBound(*S)))
     if (std::unique_ptr<KernelPlan> Staged = Choose(true); Staged && InBound(*Staged))
       S = std::move(Staged);
+  // RowClustersValues: the values the loops compute from the inputs, where
+  // they cover them in fewer bytes, at two blocks an SM (add + RMSNorm f32
+  // x 128256: x + residual over 8 blocks, 128 B a thread, not the two
+  // inputs' 256 B at one block an SM).
+  if (Opts.AlignedClustersValues)
+    if (std::unique_ptr<KernelPlan> V = SplitAt(SplitTwoBlocksBytes, false, /*Values=*/true);
+        V && V->RowCacheValuesOnly && InBound(*V))
+      S = std::move(V);
   if (!S)
     return nullptr;
   KernelPlan &Twin = *S;
@@ -268,8 +278,12 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     Twin.PeeledMinBlocksPerSm = std::max(Twin.PeeledMinBlocksPerSm, 2);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.AlignedClusterPeeled = Peeled;
+  std::string Values;
+  if (Twin.RowCacheValuesOnly)
+    for (NodeId N : Twin.CachedValues)
+      Values += (Values.empty() ? " as the values of %" : ", %") + std::to_string(N);
   P.Why += fmt::format("; when {}{}: kernel {}'s {} instead, each row split over a "
-                       "cluster of {} blocks that keep it in registers (RowClustersAligned{}{})",
+                       "cluster of {} blocks that keep it in registers{} (RowClustersAligned{}{}{})",
                        P.AlignedClusterPeeled ? "" : "the pointers allow the aligned variant and ",
                        P.AlignedClusterOverWide ? "the few-rows form does not run"
                                                 : "neither form above runs",
@@ -280,8 +294,9 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
                                  : "variant of the pointers' alignment (Narrow: 16-bit rows "
                                    "of 16-byte chunks, bounded)"
                            : "aligned variant",
-                       Twin.ClusterX, P.AlignedClusterOverWide ? ", OverWide" : "",
-                       P.AlignedClusterPeeled ? ", Peeled" : "");
+                       Twin.ClusterX, Values, P.AlignedClusterOverWide ? ", OverWide" : "",
+                       P.AlignedClusterPeeled ? ", Peeled" : "",
+                       Twin.RowCacheValuesOnly ? ", Values" : "");
   if (Peeled && Bounded)
     P.Why += fmt::format("; its peeled variants bounded to 2 blocks an SM ({} B of kept loads "
                          "a thread <= {}: RowClustersPeeledBound)",

@@ -108,6 +108,12 @@ struct ScheduleOptions {
   /// (its weights loaded by the epilogue), not every input of the row's
   /// length (AlignedClustersStageInputs asks it of the split it retries).
   bool ClusterStageInputs = false;
+  /// With Clusters: a split whose inputs do not fit ClusterCacheBytes keeps
+  /// the values its loops compute from them where those do (RowCacheValues
+  /// in a split: add + RMSNorm's x + residual, one f32 value for two f32
+  /// inputs), its block count chosen by them (AlignedClustersValues asks
+  /// it of the split it tries).
+  bool ClusterValues = false;
   /// Dynamic shared memory a block may use to keep a row read again that
   /// does not fit RowCacheBytes (CompileOptions::RowSharedMemory); 0: never.
   int64_t RowSharedBytes = 0;
@@ -158,6 +164,10 @@ struct ScheduleOptions {
   /// keeping only the stages' inputs (ClusterStageInputs; compiler/
   /// RowForms.cpp; CompileOptions::RowClustersStageInputs).
   bool AlignedClustersStageInputs = false;
+  /// The split first tried keeping its values at two blocks an SM
+  /// (ClusterValues at SplitTwoBlocksBytes; compiler/RowForms.cpp;
+  /// CompileOptions::RowClustersValues).
+  bool AlignedClustersValues = false;
   /// Element-wise rows of a concat: chunks piece by piece over groups of
   /// rows (CompileOptions::ConcatRowGroups).
   bool ConcatRowGroups = true;

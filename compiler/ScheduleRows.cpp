@@ -363,6 +363,21 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   // slower), so they are used for this case only.
   std::string ClusterWhy;
   int K = 1;
+  // ClusterValues: the values covering the row's inputs (as RowCacheValues
+  // below), which a split keeps where they fit in fewer bytes.
+  std::vector<NodeId> SplitValues;
+  if (Opts.ClusterValues && Opts.Clusters && Opts.RowCacheValues && ReadAgain &&
+      !Opts.ForceCluster && !Opts.ForceRowCache)
+    SplitValues = valuesCoveringInputs(G, C, P.Domain, Staged);
+  auto SplitValuesAt = [&](int64_t Its) {
+    int64_t B = 0;
+    for (NodeId N : SplitValues)
+      B += Its * Vec * keptValueBytes(G, N);
+    return B;
+  };
+  auto SplitCost = [&](int64_t Its) {
+    return SplitValues.empty() ? BytesAt(Its) : std::min(BytesAt(Its), SplitValuesAt(Its));
+  };
   const int64_t SplitBytes =
       std::min(Opts.ClusterCacheBytes > 0 ? Opts.ClusterCacheBytes : Opts.RowCacheBytes,
                Opts.RowCacheBytes);
@@ -372,9 +387,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   else if (ReadAgain && P.ThreadsX == codegen::launch::MaxRowThreads &&
            !Opts.ForceRowCache.has_value() && BytesAt(Iters) > Opts.RowCacheBytes) {
     int Try = 2;
-    while (Try < codegen::launch::MaxClusterBlocks && BytesAt(ItersAt(Try)) > SplitBytes)
+    while (Try < codegen::launch::MaxClusterBlocks && SplitCost(ItersAt(Try)) > SplitBytes)
       Try *= 2;
-    if (BytesAt(ItersAt(Try)) <= SplitBytes)
+    if (SplitCost(ItersAt(Try)) <= SplitBytes)
       K = Try;
   }
   if (Opts.Clusters && K > 1 && P.RowsPerBlock == 1) {
@@ -391,6 +406,15 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     P.RowCacheInputs = Staged;
     P.LateEpilogue = Late;
     P.LatePeeledOnly = Late && PeeledOnly;
+  }
+  if (P.ClusterX > 1 && !SplitValues.empty() && SplitValuesAt(Iters) <= Opts.RowCacheBytes &&
+      (!P.CacheRow || SplitValuesAt(Iters) < Bytes)) {
+    P.CacheRow = true;
+    P.RowCacheInputs.clear();
+    P.LateEpilogue = P.LatePeeledOnly = false;
+    P.CachedValues = SplitValues;
+    P.RowCacheValuesOnly = true;
+    Bytes = SplitValuesAt(Iters);
   }
   // ScheduleOptions::ClusterPairs: a split row kept in registers takes
   // LayerNorm's mean and variance in one stage (Welford), each block's

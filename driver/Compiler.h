@@ -121,6 +121,14 @@ struct CompileOptions {
   /// forward's long rows, re-read (and from HBM where resident rows
   /// overflow L2) since no split passed the bound.
   bool RowClustersStageInputs = false;
+  /// Experiment (off): the split for aligned rows (RowClustersAligned)
+  /// first tries keeping the values its loops compute from the row's
+  /// inputs, where they cover the inputs in fewer bytes (add + RMSNorm's
+  /// x + residual: one f32 value for two f32 inputs), over the blocks that
+  /// keep 128 B of them a thread (two blocks an SM). Its aim: add +
+  /// RMSNorm f32 x 128256, split over 8 blocks keeping x and the residual
+  /// (256 B a thread, 86-96 registers: one block an SM, 71-76% of the copy).
+  bool RowClustersValues = false;
   /// Experiment (off; rejected): a row split over a cluster accumulates
   /// LayerNorm's mean and variance (Welford) and softmax's max and sum
   /// (online) in one stage, each block's pair combined across the cluster

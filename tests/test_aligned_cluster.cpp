@@ -429,3 +429,85 @@ TEST_CASE("GPU: RowClustersStageInputs matches the reference",
     }
   }
 }
+
+TEST_CASE("RowClustersValues (experiment): a split keeps the values covering its inputs",
+          "[aligned-cluster]") {
+  // add + RMSNorm f32 keeps x + residual (one f32 value for two f32
+  // inputs) over the blocks that keep 128 B of it a thread: x 128256 has no
+  // split keeping its inputs (x, residual and weight: 384 B a thread at 8
+  // blocks), x 50257 keeps them over 8 blocks and its values over 4.
+  struct Want {
+    const char *Name;
+    Graph G;
+    int Without; // the split's blocks without the option (0: none)
+    int With;
+  };
+  std::vector<Want> Wants;
+  Wants.push_back({"add + RMSNorm f32 x 128256", sweepPattern("add_rmsnorm", f32, 128256), 0, 8});
+  Wants.push_back({"add + RMSNorm f32 x 50257", sweepPattern("add_rmsnorm", f32, 50257), 8, 4});
+  Wants.push_back({"add + RMSNorm f32 x 100003", sweepPattern("add_rmsnorm", f32, 100003), 0, 8});
+  for (Want &W : Wants) {
+    INFO(W.Name);
+    CompileOptions O = alignedClusterOptions(true);
+    KernelPlan Off = Compiler::plan(W.G, O).Kernels.at(0);
+    INFO("without: " << Off.Why);
+    CHECK(bool(Off.AlignedCluster) == (W.Without > 0));
+    if (Off.AlignedCluster)
+      CHECK(Off.AlignedCluster->ClusterX == W.Without);
+    O.RowClustersValues = true;
+    KernelPlan K = Compiler::plan(W.G, O).Kernels.at(0);
+    INFO("with: " << K.Why);
+    CHECK_FALSE(K.CacheRow); // the re-read plan is unchanged
+    REQUIRE(K.AlignedCluster);
+    const KernelPlan &S = *K.AlignedCluster;
+    CHECK(S.ClusterX == W.With);
+    CHECK(S.CacheRow);
+    CHECK(S.RowCacheValuesOnly);
+    CHECK(S.KeptLoadBytes == 0);
+    // The value kept is the add that both inputs feed (the plan's first node).
+    REQUIRE_FALSE(S.CachedValues.empty());
+    CHECK(W.G.node(S.CachedValues[0]).Kind == Op::Add);
+    CHECK_THAT(K.Why, Contains("as the values of %" + std::to_string(S.CachedValues[0])));
+    CHECK_THAT(K.Why, Contains(", Values)"));
+    // Two blocks an SM: no variant of the split over 64 registers or spilling.
+    Executable E = testCompiler().compile(W.G, O);
+    for (const rt::KernelResources &R : E.kernelResources())
+      if (R.Name.find(S.Name) != std::string::npos) {
+        INFO("kernel " << R.Name << ": " << R.Registers << " registers");
+        CHECK(R.Registers <= 64);
+        CHECK(R.SpillStoreBytes == 0);
+      }
+  }
+  // Rows whose values are no fewer bytes than their inputs keep the rule's
+  // split: LayerNorm and softmax (x alone), add + RMSNorm bf16 (two 16-bit
+  // inputs, one f32 value).
+  for (auto [Name, T, H] : {std::tuple{"layernorm", f32, int64_t(50257)},
+                            std::tuple{"softmax", bf16, int64_t(128256)},
+                            std::tuple{"add_rmsnorm", bf16, int64_t(128256)}}) {
+    INFO(Name << " " << dtypeName(T).str() << " x " << H);
+    Graph G = sweepPattern(Name, T, H);
+    CompileOptions O = alignedClusterOptions(true);
+    GraphPlan Off = Compiler::plan(G, O);
+    O.RowClustersValues = true;
+    GraphPlan On = Compiler::plan(G, O);
+    CHECK(On.Kernels.at(0).Why == Off.Kernels.at(0).Why);
+  }
+}
+
+TEST_CASE("GPU: RowClustersValues matches the reference",
+          "[gpu][aligned-cluster][cluster-values]") {
+  if (!haveGpu())
+    return;
+  // RowClustersValues (an experiment): add + RMSNorm f32 splits that keep
+  // x + residual, not the inputs; aligned, at an element's offset, an odd
+  // row (peeled only), and the few-rows forms.
+  for (int64_t H : {int64_t(128256), int64_t(50257), int64_t(100003)}) {
+    Graph G = sweepPattern("add_rmsnorm", f32, H);
+    CheckOptions O;
+    O.RowClustersValues = true;
+    for (int64_t B : {1, 140}) {
+      INFO("add_rmsnorm f32 x " << H << " B=" << B << " RowClustersValues");
+      checkAlignedAndShifted(G, B, epsScalars(G), O);
+    }
+  }
+}
