@@ -530,6 +530,9 @@ int run(const Options &O) {
       const Executable &Runs = X.planAt(A.Dims);
       std::vector<int64_t> KB = Runs.kernelBytes(A.Dims);
       J["kernels"] = Runs.numKernels();
+      // The program these rows run (every kernel and variant): two runs'
+      // points with one key compile the same code (bench/plan_diff.py).
+      J["cache_key"] = Runs.cacheKey();
       J["bytes"] = A.MinBytes;
       J["kernel_bytes"] = std::accumulate(KB.begin(), KB.end(), int64_t(0));
       if (O.CompileOnly) {

@@ -13,6 +13,7 @@ import unittest
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
 sys.path.insert(0, BENCH)
 
+import plan_diff  # noqa: E402
 import sweep_points  # noqa: E402
 import sweep_report  # noqa: E402
 
@@ -214,6 +215,68 @@ class Report(unittest.TestCase):
                       fast)
         self.assertNotIn(c["id"], fast)
         self.assertNotIn(a["id"], slow.split("Largest slowdowns:")[1])
+
+
+class PlanDiff(unittest.TestCase):
+    """bench/plan_diff.py: points whose programs differ, by cache key."""
+
+    def compiled(self, pid, key, variants, status="compiled only"):
+        return {"id": pid, "cache_key": key, "status": status,
+                "variants": [{"name": n, "registers": r, "spill_bytes": s}
+                             for n, r, s in variants]}
+
+    def write(self, d, name, points):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            for p in points:
+                f.write(json.dumps(p) + "\n")
+        return path
+
+    def test_changed_points_and_their_variants(self):
+        same = self.compiled("softmax/f32/H7/R3/o0", "k1", [("jf_k0_div_v4", 32, 0)])
+        a_split = self.compiled("add_rmsnorm/f32/H9/R5/o0", "k2",
+                                [("jf_k0_add_v4", 32, 0), ("jf_k0_add_ac8_v4", 90, 0)])
+        b_split = self.compiled("add_rmsnorm/f32/H9/R5/o0", "k3",
+                                [("jf_k0_add_v4", 32, 0), ("jf_k0_add_ac8_v4", 58, 0),
+                                 ("jf_k0_add_ac8_p4", 64, 8)])
+        # Other code, the same variants and registers: still a change.
+        a_code = self.compiled("layernorm/f32/H9/R5/o0", "k4", [("jf_k0_x_v4", 40, 0)])
+        b_code = self.compiled("layernorm/f32/H9/R5/o0", "k5", [("jf_k0_x_v4", 40, 0)])
+        with tempfile.TemporaryDirectory() as d:
+            a = plan_diff.load(self.write(d, "a.jsonl", [same, a_split, a_code]))
+            b = plan_diff.load(self.write(d, "b.jsonl", [same, b_split, b_code]))
+        changed, errors = plan_diff.diff(a, b)
+        self.assertEqual(errors, [])
+        self.assertEqual([pid for pid, _ in changed],
+                         ["add_rmsnorm/f32/H9/R5/o0", "layernorm/f32/H9/R5/o0"])
+        self.assertEqual(changed[0][1], [("jf_k0_add_ac8_p4", None, (64, 8)),
+                                         ("jf_k0_add_ac8_v4", (90, 0), (58, 0))])
+        self.assertEqual(changed[1][1], [])
+        text = plan_diff.report(a, b, changed, errors)
+        self.assertIn("2 of 3 points compile differently in B.", text)
+        self.assertIn("| add_rmsnorm/f32/H9/R5/o0 | jf_k0_add_ac8_p4 | - | 64 (8 B spilled) |",
+                      text)
+        self.assertIn("| add_rmsnorm/f32/H9/R5/o0 | jf_k0_add_ac8_v4 | 90 | 58 |", text)
+        self.assertIn("| layernorm/f32/H9/R5/o0 | (same variants, other code) | | |", text)
+        self.assertNotIn("softmax", text)
+
+    def test_errors_and_mismatched_runs(self):
+        ok = self.compiled("softmax/f32/H7/R3/o0", "k1", [])
+        bad = dict(ok, status="error", error="NVRTC: boom\nmore")
+        with tempfile.TemporaryDirectory() as d:
+            a_path = self.write(d, "a.jsonl", [ok])
+            b_path = self.write(d, "b.jsonl", [bad])
+            changed, errors = plan_diff.diff(plan_diff.load(a_path), plan_diff.load(b_path))
+            self.assertEqual((changed, errors), ([], ["softmax/f32/H7/R3/o0"]))
+            text = plan_diff.report(plan_diff.load(a_path), plan_diff.load(b_path), changed,
+                                    errors)
+            self.assertIn("error: softmax/f32/H7/R3/o0: NVRTC: boom", text)
+            other = self.write(d, "c.jsonl", [self.compiled("softmax/f32/H8/R3/o0", "k", [])])
+            self.assertEqual(plan_diff.main([a_path, other]), 2)
+            broken = os.path.join(d, "d.jsonl")
+            with open(broken, "w") as f:
+                f.write("{not json\n")
+            self.assertEqual(plan_diff.main([a_path, broken]), 2)
 
 
 if __name__ == "__main__":
