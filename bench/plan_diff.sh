@@ -7,7 +7,7 @@
 #   bench/plan_diff.sh "--no-wide-rows" --ids softmax/bf16/H128256/R132/o0
 # The report (changed points, their variants' registers A -> B) is printed
 # and written to $OUT/plan_diff.md with both jsonl runs. Each run compiles
-# into its own fresh kernel cache, so what it prints is timed compiles too.
+# into its own fresh kernel cache. PYTHON: the interpreter (python3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/plan_diff.sh 'B OPTIONS' [jitfuse_sweep args]" >&2; exit 2; }
@@ -43,7 +43,7 @@ compile() { # name, extra options...
 start=$(date +%s)
 compile A "$@" || exit 1
 compile B "$@" "${opts[@]}" || exit 1
-python3 bench/plan_diff.py "$out/A.jsonl" "$out/B.jsonl" --md "$out/plan_diff.md"
+"${PYTHON:-python3}" bench/plan_diff.py "$out/A.jsonl" "$out/B.jsonl" --md "$out/plan_diff.md"
 status=$?
 echo "plan_diff.sh: B = ${opts[*]}; $(( $(date +%s) - start )) s; $out/plan_diff.md"
 exit $status
