@@ -39,6 +39,15 @@ static unsigned pow2Ceil(int64_t V) {
   return P;
 }
 
+/// Register bytes a thread keeps for the values \p Ns at \p Its chunks of
+/// \p Vec elements a thread.
+static int64_t valuesBytes(const Graph &G, llvm::ArrayRef<NodeId> Ns, int64_t Its, int Vec) {
+  int64_t B = 0;
+  for (NodeId N : Ns)
+    B += Its * Vec * keptValueBytes(G, N);
+  return B;
+}
+
 static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
   std::string S;
   for (NodeId N : Ns)
@@ -369,12 +378,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   if (Opts.ClusterValues && Opts.Clusters && Opts.RowCacheValues && ReadAgain &&
       !Opts.ForceCluster && !Opts.ForceRowCache)
     SplitValues = valuesCoveringInputs(G, C, P.Domain, Staged);
-  auto SplitValuesAt = [&](int64_t Its) {
-    int64_t B = 0;
-    for (NodeId N : SplitValues)
-      B += Its * Vec * keptValueBytes(G, N);
-    return B;
-  };
+  auto SplitValuesAt = [&](int64_t Its) { return valuesBytes(G, SplitValues, Its, Vec); };
   auto SplitCost = [&](int64_t Its) {
     return SplitValues.empty() ? BytesAt(Its) : std::min(BytesAt(Its), SplitValuesAt(Its));
   };
@@ -407,6 +411,8 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     P.LateEpilogue = Late;
     P.LatePeeledOnly = Late && PeeledOnly;
   }
+  // A split whose values fit in fewer bytes than its kept inputs (or where
+  // the inputs do not fit) keeps the values, as one block's RowCacheValues.
   if (P.ClusterX > 1 && !SplitValues.empty() && SplitValuesAt(Iters) <= Opts.RowCacheBytes &&
       (!P.CacheRow || SplitValuesAt(Iters) < Bytes)) {
     P.CacheRow = true;
@@ -427,12 +433,7 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
   // inputs), so that no later loop reads the inputs again. Re-read, f32
   // add + RMSNorm x 32064 ran 0.84x torch.compile: 528 resident rows' read-
   // back outputs overflow L2.
-  auto ValuesAt = [&](int64_t Its) {
-    int64_t B = 0;
-    for (NodeId N : P.CachedValues)
-      B += Its * Vec * keptValueBytes(G, N);
-    return B;
-  };
+  auto ValuesAt = [&](int64_t Its) { return valuesBytes(G, P.CachedValues, Its, Vec); };
   if (Opts.RowCacheValues && ReadAgain && !P.CacheRow && !Opts.ForceRowCache &&
       !Opts.ForceCluster && P.ClusterX == 1 && P.RowsPerBlock == 1) {
     P.CachedValues = valuesCoveringInputs(G, C, P.Domain, Staged);
