@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/RowForms.h"
+#include "compiler/ScheduleRows.h"
 
 #include "codegen/LaunchRule.h"
 
@@ -278,10 +279,8 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
     Twin.PeeledMinBlocksPerSm = std::max(Twin.PeeledMinBlocksPerSm, 2);
   P.AlignedClusterOverWide = Opts.AlignedClustersOverWide && P.WideRows;
   P.AlignedClusterPeeled = Peeled;
-  std::string Values;
-  if (Twin.RowCacheValuesOnly)
-    for (NodeId N : Twin.CachedValues)
-      Values += (Values.empty() ? " as the values of %" : ", %") + std::to_string(N);
+  const std::string Values =
+      Twin.RowCacheValuesOnly ? " as the values of " + nodeList(Twin.CachedValues) : "";
   P.Why += fmt::format("; when {}{}: kernel {}'s {} instead, each row split over a "
                        "cluster of {} blocks that keep it in registers{} (RowClustersAligned{}{}{})",
                        P.AlignedClusterPeeled ? "" : "the pointers allow the aligned variant and ",

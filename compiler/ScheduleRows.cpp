@@ -48,7 +48,7 @@ static int64_t valuesBytes(const Graph &G, llvm::ArrayRef<NodeId> Ns, int64_t It
   return B;
 }
 
-static std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
+std::string nodeList(llvm::ArrayRef<NodeId> Ns) {
   std::string S;
   for (NodeId N : Ns)
     S += (S.empty() ? "%" : ", %") + std::to_string(N);

@@ -3,6 +3,10 @@
 
 #include "compiler/Schedule.h"
 
+#include <llvm/ADT/ArrayRef.h>
+
+#include <string>
+
 namespace jitfuse {
 
 /// Completes \p P, a RowReduce kernel plan of cluster \p C whose domain,
@@ -19,5 +23,8 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
 /// peeled variants' chunks at each row's start instead (no lead, so no
 /// such copy; KernelPlan::RowStartChunks), in \p P and its forms.
 void outputLedVariants(const Graph &G, KernelPlan &P, const ScheduleOptions &Opts);
+
+/// Nodes as the plan's text names them: "%3, %7".
+std::string nodeList(llvm::ArrayRef<NodeId> Ns);
 
 } // namespace jitfuse

@@ -61,13 +61,18 @@ class CompileOrder(unittest.TestCase):
         self.assertEqual(order, ["layernorm", "softmax", "layernorm", "softmax", "softmax"])
 
 
+def write_jsonl(d, name, recs):
+    """Writes recs, one JSON object a line to d/name; returns the path."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    return path
+
+
 class Report(unittest.TestCase):
     def write(self, d, name, recs):
-        path = os.path.join(d, name)
-        with open(path, "w") as f:
-            for r in recs:
-                f.write(json.dumps(r) + "\n")
-        return path
+        return write_jsonl(d, name, recs)
 
     def test_ratio_min_and_points_without_compile(self):
         a = point("softmax", "bf16", 32064, 4185)
@@ -226,11 +231,7 @@ class PlanDiff(unittest.TestCase):
                              for n, r, s in variants]}
 
     def write(self, d, name, points):
-        path = os.path.join(d, name)
-        with open(path, "w") as f:
-            for p in points:
-                f.write(json.dumps(p) + "\n")
-        return path
+        return write_jsonl(d, name, points)
 
     def test_changed_points_and_their_variants(self):
         same = self.compiled("softmax/f32/H7/R3/o0", "k1", [("jf_k0_div_v4", 32, 0)])
