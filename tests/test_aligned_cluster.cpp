@@ -104,7 +104,9 @@ TEST_CASE("RowClustersAligned: long re-read rows carry their split's aligned var
       // OverWide: the split also in place of the wide form, said so.
       CompileOptions W = alignedClusterOptions(true);
       W.RowClustersAlignedOverWide = true;
-      const KernelPlan &KW = Compiler::plan(C.G, W).Kernels[0];
+      const GraphPlan PW = Compiler::plan(C.G, W);
+      REQUIRE_FALSE(PW.Kernels.empty());
+      const KernelPlan &KW = PW.Kernels[0];
       CHECK(KW.AlignedClusterOverWide);
       CHECK_THAT(KW.Why, Contains("the few-rows form does not run: kernel " + S.Name + "'s"));
     }
