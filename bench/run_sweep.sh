@@ -3,7 +3,8 @@
 #   here:     scripts/gpu-check build   (stages jitfuse_sweep in gpu-carry/)
 #   GPU:      run(command="bench/run_sweep.sh", carry=["gpu-carry"])
 # Writes $OUT/{sweep_points.json,sweep_jitfuse.jsonl,sweep_jitfuse.log,
-# sweep_torch.jsonl,sweep_torch.log,sweep_table.md,sweep_heatmap.png}. Steps:
+# sweep_torch.jsonl,sweep_torch.log,sweep_table.md,sweep_heatmap.png,
+# odd_rows_table.md}. Steps:
 # the point list; the kernel cache warmed by 8 parallel compile-only shards;
 # jitfuse timing (stops timing after 75 s; 588 points took 24 s on the
 # H200); PyTorch eager + torch.compile (torch.compile stops after 280 s of
@@ -53,4 +54,6 @@ tail -n 3 "$out/sweep_torch.log"
 echo "== report"
 timeout 30 python3 bench/sweep_report.py --jitfuse "$out/sweep_jitfuse.jsonl" \
   --torch "$out/sweep_torch.jsonl" --md "$out/sweep_table.md" --png "$out/sweep_heatmap.png"
+echo "== offsets and odd rows against the aligned row of 4096 (issue 12's 5% target)"
+timeout 10 python3 bench/odd_rows_table.py "$out/sweep_jitfuse.jsonl" | tee "$out/odd_rows_table.md"
 echo "run_sweep.sh: done in $(( $(date +%s) - start )) s; results in $out"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The shape sweep's Python side without a GPU: the torch.compile order
-(bench/sweep_points.py) and the report's counts and same-call change table
-(bench/sweep_report.py).
+(bench/sweep_points.py), the report's counts and same-call change table
+(bench/sweep_report.py), the plan diff (bench/plan_diff.py) and the
+offsets-and-odd-rows table (bench/odd_rows_table.py).
 Run by CTest: python3 tests/test_sweep_tools.py"""
 
 import json
@@ -13,6 +14,7 @@ import unittest
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
 sys.path.insert(0, BENCH)
 
+import odd_rows_table  # noqa: E402
 import plan_diff  # noqa: E402
 import sweep_points  # noqa: E402
 import sweep_report  # noqa: E402
@@ -278,6 +280,46 @@ class PlanDiff(unittest.TestCase):
             with open(broken, "w") as f:
                 f.write("{not json\n")
             self.assertEqual(plan_diff.main([a_path, broken]), 2)
+
+
+class OddRows(unittest.TestCase):
+    """bench/odd_rows_table.py: each shape's bandwidth over its aligned 4096."""
+
+    def timed(self, pid, gbs, status="ok"):
+        return {"id": pid, "gbs": gbs, "status": status}
+
+    def test_ratios_by_hand_and_the_target(self):
+        pts = [self.timed("softmax/bf16/H4096/R16384/o0", 4000.0),
+               self.timed("softmax/bf16/H4096/R16384/o2", 3000.0),   # 0.75: short
+               self.timed("softmax/bf16/H4095/R16384/o0", 3900.0),   # 0.975
+               # f32 rows of 4999 come at 13424 rows (the 256 MiB cap).
+               self.timed("softmax/f32/H4096/R16384/o0", 4000.0),
+               self.timed("softmax/f32/H4096/R16384/o4", 4100.0),
+               self.timed("softmax/f32/H4999/R13424/o0", 3780.0),    # 0.945: short
+               # No aligned point: no row; a failed point: "-".
+               self.timed("rope/f16/H4096/R16384/o2", 1000.0),
+               self.timed("silu_mul/f16/H4096/R16384/o0", 4000.0),
+               self.timed("silu_mul/f16/H4095/R16384/o0", 1.0, status="error")]
+        with tempfile.TemporaryDirectory() as d:
+            first = write_jsonl(d, "a.jsonl", pts)
+            # A later file wins for the same point.
+            later = write_jsonl(d, "b.jsonl", [self.timed("softmax/bf16/H4096/R16384/o2",
+                                                          3900.0)])
+            rows = odd_rows_table.rows_of(odd_rows_table.load([first]))
+            again = odd_rows_table.rows_of(odd_rows_table.load([first, later]))
+        self.assertEqual([(p, dt) for p, dt, _, _ in rows],
+                         [("softmax", "bf16"), ("softmax", "f32"), ("silu_mul", "f16")])
+        self.assertEqual(rows[0][3][0], 0.75)
+        self.assertAlmostEqual(rows[0][3][1], 0.975)
+        self.assertIsNone(rows[0][3][2])
+        self.assertAlmostEqual(rows[1][3][0], 1.025)
+        self.assertAlmostEqual(rows[1][3][2], 0.945)
+        self.assertEqual(rows[2][3], [None, None, None])
+        self.assertAlmostEqual(again[0][3][0], 0.975)
+        text = odd_rows_table.markdown(rows)
+        self.assertIn("| softmax | bf16 | 4000 | **0.75** | 0.97 | - |", text)
+        self.assertIn("| softmax | f32 | 4000 | 1.02 | - | **0.94** |", text)
+        self.assertIn("2 ratios under 0.95 (bold).", text)
 
 
 if __name__ == "__main__":
