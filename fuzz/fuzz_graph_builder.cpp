@@ -2,9 +2,10 @@
 //
 // Bytes become a recipe (tests/RandomGraph.h), possibly nonsense: bad dtypes,
 // op codes, operand indices, negative or 2^63 dims. Building it and running
-// verify, both partitioners, the scheduler (under default options and under
-// the driver's for sm_90), codegen, the printers and (for small shapes) the
-// reference interpreter may only ever throw jitfuse::Error; anything else
+// verify, both partitioners, the scheduler (under default options, under
+// the driver's for sm_90, and under a set of its opt-in schedules drawn from
+// the bytes), codegen, the printers and (for small shapes) the reference
+// interpreter may only ever throw jitfuse::Error; anything else
 // escapes and libFuzzer reports it, as does a failed assertion (the fuzz
 // build keeps them: scripts/run-fuzz).
 //
@@ -38,6 +39,31 @@ static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Di
   return true;
 }
 
+/// The opt-in schedules (experiments and comparisons) a run also plans
+/// under, one bit of \p Mask each: an experiment goes on by default only
+/// after the fuzzer has planned and generated code under it.
+static CompileOptions optInSchedules(uint32_t Mask) {
+  CompileOptions CO;
+  CO.Arch = "sm_90";
+  CO.RowClusters = Mask & 1;
+  CO.RowClustersAlignedOverWide = Mask & 2;
+  CO.RowClustersStageInputs = Mask & 4;
+  CO.RowClustersValues = Mask & 8;
+  CO.RowSharedMemory = Mask & 16;
+  CO.RowClusterPairs = Mask & 32;
+  CO.AlignedRowCopy = Mask & 64;
+  CO.FastMath = Mask & 128;
+  return CO;
+}
+
+/// FNV-1a of the input: any mutation may flip the opt-in set.
+static uint32_t hashBytes(const uint8_t *Data, size_t Size) {
+  uint32_t H = 2166136261u;
+  for (size_t I = 0; I < Size; ++I)
+    H = (H ^ Data[I]) * 16777619u;
+  return H;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   test::Recipe R = test::recipeFromBytes(llvm::ArrayRef<uint8_t>(Data, Size));
   try {
@@ -62,6 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       CO.Arch = "sm_90";
       GraphPlan GP = Compiler::plan(G, CO);
       (void)codegen::emitProgram(GP.planned(G), GP.Kernels);
+      CompileOptions Opt = optInSchedules(hashBytes(Data, Size));
+      Opt.Fuse = Fuse;
+      GraphPlan GO = Compiler::plan(G, Opt);
+      (void)codegen::emitProgram(GO.planned(G), GO.Kernels);
     }
     if (!smallEnough(G, R.Dims))
       return 0;
