@@ -7,10 +7,11 @@ odd_rows_table.md). Ratios under 0.95 are in bold.
 
   python3 bench/odd_rows_table.py sweep_jitfuse.jsonl [more.jsonl ...]
 
-Later files win for the same point, as in sweep_report.py."""
+Later files win for the same point (sweep_report.read_all)."""
 
-import json
 import sys
+
+from sweep_report import read_all
 
 PATTERNS = ["add_rmsnorm", "layernorm", "softmax", "silu_mul", "rope", "bias_gelu",
             "sum_abs_amax"]
@@ -18,17 +19,6 @@ PATTERNS = ["add_rmsnorm", "layernorm", "softmax", "silu_mul", "rope", "bias_gel
 # are capped at 256 MiB: 13424 rows).
 DTYPES = [("bf16", 2), ("f16", 2), ("f32", 4)]
 TARGET = 0.95
-
-
-def load(paths):
-    points = {}
-    for path in paths:
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    d = json.loads(line)
-                    points[d["id"]] = d
-    return points
 
 
 def gbs(points, pattern, dtype, h, rows, offset):
@@ -71,7 +61,7 @@ def main(argv):
     if len(argv) < 2:
         print("usage: odd_rows_table.py SWEEP_JSONL [MORE_JSONL ...]", file=sys.stderr)
         return 2
-    print(markdown(rows_of(load(argv[1:]))))
+    print(markdown(rows_of(read_all(argv[1:]))))
     return 0
 
 
