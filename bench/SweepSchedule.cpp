@@ -197,12 +197,14 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-row-clusters-two-blocks", S.NoClustersTwoBlocks,
                "CompileOptions::RowClustersTwoBlocks = false (the split over the fewest "
                "blocks that keep the row, for comparisons)");
-  App.add_flag("--row-clusters-stage-inputs", S.ClustersStageInputs,
-               "CompileOptions::RowClustersStageInputs (experiment: a split past the stage "
-               "bound retried keeping only its stages' inputs)");
-  App.add_flag("--row-clusters-values", S.ClustersValues,
-               "CompileOptions::RowClustersValues (experiment: the split keeps the values "
-               "covering its inputs where fewer bytes, at two blocks an SM)");
+  addRuleFlags(App, "row-clusters-stage-inputs", "RowClustersStageInputs", S.ClustersStageInputs,
+               S.NoClustersStageInputs,
+               "a split past the stage bound is not retried keeping only its stages' inputs "
+               "(for comparisons)");
+  addRuleFlags(App, "row-clusters-values", "RowClustersValues", S.ClustersValues,
+               S.NoClustersValues,
+               "the aligned split keeps its inputs, not the values covering them (for "
+               "comparisons)");
   App.add_flag("--row-cluster-pairs", S.ClusterPairs,
                "CompileOptions::RowClusterPairs (experiment: a split row's Welford and "
                "online-softmax pairs in one stage, combined across the cluster)");
@@ -224,8 +226,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClustersPeeledBound = !S.NoClustersPeeledBound;
   CO.PeeledSamePhase = !S.NoPeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
-  CO.RowClustersStageInputs = S.ClustersStageInputs;
-  CO.RowClustersValues = S.ClustersValues;
+  CO.RowClustersStageInputs = !S.NoClustersStageInputs;
+  CO.RowClustersValues = !S.NoClustersValues;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);

@@ -22,8 +22,8 @@ struct ScheduleFlags {
   bool NoClustersPeeled = false, NoClustersTwoBlocks = false, ClusterPairs = false;
   bool ClustersPeeledNarrow = false, ClustersPeeledBound = false, PeeledSamePhase = false;
   bool NoClustersPeeledNarrow = false, NoClustersPeeledBound = false, NoPeeledSamePhase = false;
-  bool ClustersStageInputs = false;
-  bool ClustersValues = false;
+  bool ClustersStageInputs = false, NoClustersStageInputs = false;
+  bool ClustersValues = false, NoClustersValues = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

@@ -3,7 +3,7 @@
 # compiles the points twice with `jitfuse_sweep --compile-only` (A: the
 # arguments; B: the arguments and the options under test), two shards at a
 # time, and compares the programs they run (bench/plan_diff.py).
-#   bench/plan_diff.sh "--row-clusters-values" --min-row 16384
+#   bench/plan_diff.sh "--no-row-clusters-values" --min-row 16384
 #   bench/plan_diff.sh "--no-wide-rows" --ids softmax/bf16/H128256/R132/o0
 # The report (changed points, their variants' registers A -> B) is printed
 # and written to $OUT/plan_diff.md with both jsonl runs. Each run compiles

@@ -113,22 +113,28 @@ struct CompileOptions {
   /// s44a.txt: softmax 16-bit x 128256 at 4 blocks (64 registers) 1.17-
   /// 1.19x faster than at 2 (127). false: for comparisons.
   bool RowClustersTwoBlocks = true;
-  /// Experiment (off): a split that keeps every input of the row's length
-  /// and so exceeds the stage bound (stages x blocks <= 8) is retried
-  /// keeping only its stages' inputs, the others loaded by the epilogue
-  /// (RowCacheStageInputs' rule for one block): LayerNorm's x without its
-  /// weight and bias, f32 x 50257 over 4 blocks, not 8. Its aim: LayerNorm
-  /// forward's long rows, re-read (and from HBM where resident rows
-  /// overflow L2) since no split passed the bound.
-  bool RowClustersStageInputs = false;
-  /// Experiment (off): the split for aligned rows (RowClustersAligned)
-  /// first tries keeping the values its loops compute from the row's
-  /// inputs, where they cover the inputs in fewer bytes (add + RMSNorm's
-  /// x + residual: one f32 value for two f32 inputs), over the blocks that
-  /// keep 128 B of them a thread (two blocks an SM). Its aim: add +
-  /// RMSNorm f32 x 128256, split over 8 blocks keeping x and the residual
-  /// (256 B a thread, 86-96 registers: one block an SM, 71-76% of the copy).
-  bool RowClustersValues = false;
+  /// A split that keeps every input of the row's length and so exceeds
+  /// the stage bound (stages x blocks <= 8) is retried keeping only its
+  /// stages' inputs, the others loaded by the epilogue (RowCacheStageInputs'
+  /// rule for one block): LayerNorm's x without its weight and bias, f32 x
+  /// 50257 over 4 blocks, not 8. Why (bench/ab/s48b.txt, H100, session
+  /// 50): LayerNorm forward's long rows, re-read before (from HBM where the
+  /// resident rows overflow L2), 1.20-1.45x faster (f32 1335 x 50257 346 ->
+  /// 239 us, 16-bit x 128256 1.25-1.32x, unseen f32 x 65537 1.41x, bf16 x
+  /// 100003 +2 B 1.21x); add + RMSNorm f32 x 128256 1.03-1.09x; one point
+  /// slower (LayerNorm f32 523 x 128256 +4 B, 0.95x), the rest 0.99-1.00x.
+  /// false: for comparisons.
+  bool RowClustersStageInputs = true;
+  /// The split for aligned rows (RowClustersAligned) first tries keeping
+  /// the values its loops compute from the row's inputs, where they cover
+  /// the inputs in fewer bytes (add + RMSNorm's x + residual: one f32 value
+  /// for two f32 inputs), over the blocks that keep 128 B of them a thread
+  /// (two blocks an SM). Why (bench/ab/s48b.txt, H100, session 50): add +
+  /// RMSNorm f32, split over 8 blocks keeping x and the residual before
+  /// (256 B a thread, 86-96 registers: one block an SM), 1.00-1.24x on 8
+  /// points (x 128256 464.9 -> 381.2 us, unseen x 77777 +4 B and x 100003
+  /// +4 B 1.17-1.20x), none slower. false: for comparisons.
+  bool RowClustersValues = true;
   /// Experiment (off; rejected): a row split over a cluster accumulates
   /// LayerNorm's mean and variance (Welford) and softmax's max and sum
   /// (online) in one stage, each block's pair combined across the cluster

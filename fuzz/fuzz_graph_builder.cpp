@@ -41,7 +41,9 @@ static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Di
 
 /// The opt-in schedules (experiments and comparisons) a run also plans
 /// under, one bit of \p Mask each: an experiment goes on by default only
-/// after the fuzzer has planned and generated code under it.
+/// after the fuzzer has planned and generated code under it. Rules on by
+/// default (RowClustersStageInputs, RowClustersValues) are drawn too, so
+/// their comparison settings stay fuzzed.
 static CompileOptions optInSchedules(uint32_t Mask) {
   CompileOptions CO;
   CO.Arch = "sm_90";

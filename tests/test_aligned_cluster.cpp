@@ -171,13 +171,21 @@ TEST_CASE("RowClustersAligned: rows without an aligned variant or kept whole get
   }
   // LayerNorm's mean then variance over 8 blocks: two cluster-wide combines
   // in turn (0.85-0.97x on an H100, session 43).
-  // The measured points: bf16 x 128256 and f32 x 65536.
+  // The measured points: bf16 x 128256 and f32 x 65536. Keeping only x
+  // (RowClustersStageInputs, the default) they split over 4 blocks.
   for (auto [T, H] : {std::pair{bf16, int64_t(128256)}, std::pair{f32, int64_t(65536)}}) {
-    KernelPlan K =
-        Compiler::plan(sweepPattern("layernorm", T, H), alignedClusterOptions(true)).Kernels.at(0);
+    CompileOptions AllInputs = alignedClusterOptions(true);
+    AllInputs.RowClustersStageInputs = false;
+    KernelPlan K = Compiler::plan(sweepPattern("layernorm", T, H), AllInputs).Kernels.at(0);
     INFO("LayerNorm " << dtypeName(T).str() << " x " << H << ": " << K.Why);
     CHECK_FALSE(K.AlignedCluster);
     CHECK_THAT(K.Why, Contains("2 stages x 8 blocks > 8 (RowClustersAligned)"));
+    KernelPlan X =
+        Compiler::plan(sweepPattern("layernorm", T, H), alignedClusterOptions(true)).Kernels.at(0);
+    INFO("RowClustersStageInputs: " << X.Why);
+    REQUIRE(X.AlignedCluster);
+    CHECK(X.AlignedCluster->ClusterX == 4);
+    CHECK(X.AlignedCluster->RowCacheInputs.size() == 1u);
   }
   // Without RowClustersPeeled the odd f32 row gets none, and the f32 one of
   // 32064 its aligned variant only.
@@ -224,14 +232,14 @@ TEST_CASE("RowClustersTwoBlocks: splits of dependent stages take the blocks of 1
   }
 }
 
-TEST_CASE("RowClustersStageInputs (experiment): a split past the stage bound keeps its "
-          "stages' inputs",
+TEST_CASE("RowClustersStageInputs: a split past the stage bound keeps its stages' inputs",
           "[aligned-cluster]") {
   // LayerNorm forward (mean then variance: 2 stages) keeping x, weight and
   // bias: f32 x 50257 needs 8 blocks (2 x 8 > 8), f32 x 128256 and bf16 x
   // 128256 no block count. Keeping x alone: 4 blocks, the weight and bias
   // loaded by the epilogue. add + RMSNorm f32 x 128256 (one stage): x and
-  // the residual over 8 blocks.
+  // the residual over 8 blocks (RowClustersValues off: on, it keeps their
+  // sum).
   struct Want {
     const char *Name;
     Graph G;
@@ -247,6 +255,8 @@ TEST_CASE("RowClustersStageInputs (experiment): a split past the stage bound kee
   for (Want &W : Wants) {
     INFO(W.Name);
     CompileOptions O = alignedClusterOptions(true);
+    O.RowClustersValues = false;
+    O.RowClustersStageInputs = false;
     KernelPlan Off = Compiler::plan(W.G, O).Kernels.at(0);
     INFO("without: " << Off.Why);
     CHECK_FALSE(Off.AlignedCluster);
@@ -264,7 +274,7 @@ TEST_CASE("RowClustersStageInputs (experiment): a split past the stage bound kee
   // A split that passes the bound keeping every input keeps them all
   // (add + RMSNorm bf16 x 128256: x, residual and weight over 8 blocks).
   CompileOptions O = alignedClusterOptions(true);
-  O.RowClustersStageInputs = true;
+  CHECK(O.RowClustersStageInputs); // the default
   KernelPlan K = Compiler::plan(sweepPattern("add_rmsnorm", bf16, 128256), O).Kernels.at(0);
   REQUIRE(K.AlignedCluster);
   CHECK(K.AlignedCluster->ClusterX == 8);
@@ -275,11 +285,14 @@ TEST_CASE("RowClusterPairs (experiment): LayerNorm's split takes one stage",
           "[aligned-cluster]") {
   // LayerNorm forward's split over 8 blocks: mean then variance are two
   // cluster-wide stages, over the bound; with RowClusterPairs one Welford
-  // pair, each block's combined across the cluster in rank order.
+  // pair, each block's combined across the cluster in rank order. As
+  // measured (s45a): before RowClustersStageInputs, which splits x alone
+  // over 4 blocks.
   for (auto [T, H] : {std::pair{bf16, int64_t(128256)}, std::pair{f32, int64_t(65536)}}) {
     Graph G = sweepPattern("layernorm", T, H);
     INFO("LayerNorm " << dtypeName(T).str() << " x " << H);
     CompileOptions O = alignedClusterOptions(true);
+    O.RowClustersStageInputs = false;
     CHECK_FALSE(Compiler::plan(G, O).Kernels.at(0).AlignedCluster);
     O.RowClusterPairs = true;
     O.RowClustersPeeledBound = false; // as measured (s45a): unbounded
@@ -415,15 +428,17 @@ TEST_CASE("GPU: RowClustersStageInputs matches the reference",
           "[gpu][aligned-cluster][stage-inputs]") {
   if (!haveGpu())
     return;
-  // RowClustersStageInputs (an experiment): LayerNorm and add + RMSNorm
-  // splits that keep only x (and the residual), the weights loaded by the
-  // epilogue; aligned, at an element's offset, and the few-rows forms.
+  // RowClustersStageInputs: LayerNorm and add + RMSNorm splits that keep
+  // only x (and the residual; RowClustersValues off, as on it keeps their
+  // sum), the weights loaded by the epilogue; aligned, at an element's
+  // offset, and the few-rows forms.
   for (auto [Name, T, H] : {std::tuple{"layernorm", f32, int64_t(50257)},
                             std::tuple{"layernorm", bf16, int64_t(128256)},
                             std::tuple{"add_rmsnorm", f32, int64_t(100003)}}) {
     Graph G = sweepPattern(Name, T, H);
     CheckOptions O;
     O.RowClustersStageInputs = true;
+    O.RowClustersValues = false;
     for (int64_t B : {1, 140}) {
       INFO(Name << " " << dtypeName(T).str() << " x " << H << " B=" << B
                 << " RowClustersStageInputs");
@@ -432,7 +447,7 @@ TEST_CASE("GPU: RowClustersStageInputs matches the reference",
   }
 }
 
-TEST_CASE("RowClustersValues (experiment): a split keeps the values covering its inputs",
+TEST_CASE("RowClustersValues: a split keeps the values covering its inputs",
           "[aligned-cluster]") {
   // add + RMSNorm f32 keeps x + residual (one f32 value for two f32
   // inputs) over the blocks that keep 128 B of it a thread: x 128256 has no
@@ -451,12 +466,16 @@ TEST_CASE("RowClustersValues (experiment): a split keeps the values covering its
   for (Want &W : Wants) {
     INFO(W.Name);
     CompileOptions O = alignedClusterOptions(true);
+    CHECK(O.RowClustersValues); // the default
+    O.RowClustersValues = false;
+    O.RowClustersStageInputs = false;
     KernelPlan Off = Compiler::plan(W.G, O).Kernels.at(0);
     INFO("without: " << Off.Why);
     CHECK(bool(Off.AlignedCluster) == (W.Without > 0));
     if (Off.AlignedCluster)
       CHECK(Off.AlignedCluster->ClusterX == W.Without);
-    O.RowClustersValues = true;
+    O.RowClustersValues = true; // the defaults
+    O.RowClustersStageInputs = true;
     KernelPlan K = Compiler::plan(W.G, O).Kernels.at(0);
     INFO("with: " << K.Why);
     CHECK_FALSE(K.CacheRow); // the re-read plan is unchanged
@@ -489,6 +508,7 @@ TEST_CASE("RowClustersValues (experiment): a split keeps the values covering its
     INFO(Name << " " << dtypeName(T).str() << " x " << H);
     Graph G = sweepPattern(Name, T, H);
     CompileOptions O = alignedClusterOptions(true);
+    O.RowClustersValues = false;
     GraphPlan Off = Compiler::plan(G, O);
     O.RowClustersValues = true;
     GraphPlan On = Compiler::plan(G, O);
@@ -500,7 +520,7 @@ TEST_CASE("GPU: RowClustersValues matches the reference",
           "[gpu][aligned-cluster][cluster-values]") {
   if (!haveGpu())
     return;
-  // RowClustersValues (an experiment): add + RMSNorm f32 splits that keep
+  // RowClustersValues: add + RMSNorm f32 splits that keep
   // x + residual, not the inputs; aligned, at an element's offset, an odd
   // row (peeled only), and the few-rows forms.
   for (int64_t H : {int64_t(128256), int64_t(50257), int64_t(100003)}) {
