@@ -201,9 +201,6 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
                S.NoClustersStageInputs,
                "a split past the stage bound is not retried keeping only its stages' inputs "
                "(for comparisons)");
-  addRuleFlags(App, "row-clusters-stage-inputs-window", "RowClustersStageInputsWindow",
-               S.ClustersStageInputsWindow, S.NoClustersStageInputsWindow,
-               "the stage-input split's peeled variants at any kept bytes (for comparisons)");
   addRuleFlags(App, "row-clusters-values", "RowClustersValues", S.ClustersValues,
                S.NoClustersValues,
                "the aligned split keeps its inputs, not the values covering them (for "
@@ -230,7 +227,6 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.PeeledSamePhase = !S.NoPeeledSamePhase;
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClustersStageInputs = !S.NoClustersStageInputs;
-  CO.RowClustersStageInputsWindow = !S.NoClustersStageInputsWindow;
   CO.RowClustersValues = !S.NoClustersValues;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)

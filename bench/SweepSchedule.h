@@ -23,7 +23,6 @@ struct ScheduleFlags {
   bool ClustersPeeledNarrow = false, ClustersPeeledBound = false, PeeledSamePhase = false;
   bool NoClustersPeeledNarrow = false, NoClustersPeeledBound = false, NoPeeledSamePhase = false;
   bool ClustersStageInputs = false, NoClustersStageInputs = false;
-  bool ClustersStageInputsWindow = false, NoClustersStageInputsWindow = false;
   bool ClustersValues = false, NoClustersValues = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;

@@ -240,22 +240,17 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   // row does (RowCacheStageInputs): x alone fits 4 blocks. Re-read, such
   // rows cross HBM twice where the resident rows overflow L2 (LayerNorm
   // f32 1335 x 50257: 53% of the copy).
-  bool StagedInputs = false;
   if (Opts.AlignedClustersStageInputs && (!S || !InBound(*S)))
-    if (std::unique_ptr<KernelPlan> Staged = Choose(true); Staged && InBound(*Staged)) {
+    if (std::unique_ptr<KernelPlan> Staged = Choose(true); Staged && InBound(*Staged))
       S = std::move(Staged);
-      StagedInputs = true;
-    }
   // RowClustersValues: the values the loops compute from the inputs, where
   // they cover them in fewer bytes, at two blocks an SM (add + RMSNorm f32
   // x 128256: x + residual over 8 blocks, 128 B a thread, not the two
   // inputs' 256 B at one block an SM).
   if (Opts.AlignedClustersValues)
     if (std::unique_ptr<KernelPlan> V = SplitAt(SplitTwoBlocksBytes, false, /*Values=*/true);
-        V && V->RowCacheValuesOnly && InBound(*V)) {
+        V && V->RowCacheValuesOnly && InBound(*V))
       S = std::move(V);
-      StagedInputs = false;
-    }
   if (!S)
     return nullptr;
   KernelPlan &Twin = *S;
@@ -274,14 +269,9 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   // 72-84 B so bounded.
   const bool Bounded = Opts.AlignedClustersPeeledBound && !Twin.AlignedRowCopy &&
                        Twin.KeptLoadBytes <= ScheduleOptions::PeeledOccupancyMaxBytes;
-  // RowClustersStageInputsWindow: the stage-input split's peeled variants
-  // only in the same window (LayerNorm f32 x 128256 +4 B at 256 B a thread:
-  // 106-114 registers, one block an SM, 0.95x the re-read row).
-  const bool OutsideWindow = StagedInputs && Opts.AlignedClustersStageInputsWindow &&
-                             Twin.KeptLoadBytes > ScheduleOptions::PeeledOccupancyMaxBytes;
   const bool Peeled =
-      !OutsideWindow &&
-      (WidePeeled || (MayNarrow && Bounded && Twin.Vecs.back() * Narrowest == 16));
+      WidePeeled ||
+      (MayNarrow && Bounded && Twin.Vecs.back() * Narrowest == 16);
   if (P.firstPeeled() == 0 && !Peeled)
     return nullptr;
   Twin.Name += "_ac" + std::to_string(Twin.ClusterX);
@@ -309,10 +299,6 @@ static std::shared_ptr<const KernelPlan> alignedClusterForm(const Graph &G, Kern
   if (Peeled && Bounded)
     P.Why += fmt::format("; its peeled variants bounded to 2 blocks an SM ({} B of kept loads "
                          "a thread <= {}: RowClustersPeeledBound)",
-                         Twin.KeptLoadBytes, ScheduleOptions::PeeledOccupancyMaxBytes);
-  if (OutsideWindow && WidePeeled)
-    P.Why += fmt::format("; the other pointers re-read the row ({} B of kept loads a thread > "
-                         "{}: RowClustersStageInputsWindow)",
                          Twin.KeptLoadBytes, ScheduleOptions::PeeledOccupancyMaxBytes);
   return std::make_shared<const KernelPlan>(std::move(Twin));
 }

@@ -164,11 +164,6 @@ struct ScheduleOptions {
   /// keeping only the stages' inputs (ClusterStageInputs; compiler/
   /// RowForms.cpp; CompileOptions::RowClustersStageInputs).
   bool AlignedClustersStageInputs = false;
-  /// Such a retried split runs its peeled variants only where it keeps at
-  /// most PeeledOccupancyMaxBytes of loads a thread; beyond, its aligned
-  /// variant only (compiler/RowForms.cpp; CompileOptions::
-  /// RowClustersStageInputsWindow).
-  bool AlignedClustersStageInputsWindow = false;
   /// The split first tried keeping its values at two blocks an SM
   /// (ClusterValues at SplitTwoBlocksBytes; compiler/RowForms.cpp;
   /// CompileOptions::RowClustersValues).

@@ -135,7 +135,6 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
   S.ClusterPairs = Opts.RowClusterPairs;
   S.AlignedClustersTwoBlocks = Opts.RowClustersTwoBlocks;
   S.AlignedClustersStageInputs = Opts.RowClustersStageInputs;
-  S.AlignedClustersStageInputsWindow = Opts.RowClustersStageInputsWindow;
   S.AlignedClustersValues = Opts.RowClustersValues;
   S.ConcatRowGroups = Opts.ConcatRowGroups;
   S.AlignedRowCopy = Opts.AlignedRowCopy;

@@ -125,17 +125,6 @@ struct CompileOptions {
   /// slower (LayerNorm f32 523 x 128256 +4 B, 0.95x), the rest 0.99-1.00x.
   /// false: for comparisons.
   bool RowClustersStageInputs = true;
-  /// RowClustersStageInputs' split runs its peeled variants (rows at an
-  /// offset, odd rows) only where it keeps at most 192 B of loads a thread
-  /// (PeeledOccupancyMaxBytes, the window of RowClustersPeeledBound and
-  /// PeeledSamePhase); beyond, its aligned variant only, and the other
-  /// pointers re-read the row. Why (bench/ab/s48b.txt, H100, session 50):
-  /// LayerNorm f32 523 x 128256 +4 B, split over 4 blocks at 256 B a thread
-  /// (its peeled variants 106-114 registers, one block an SM, the epilogue
-  /// loading the weight and bias), ran 0.95x the re-read row (346.4 against
-  /// 329.4 us) while its aligned twin won 1.20x; f32 x 50257 +4 B at 112 B
-  /// won 1.44x. false: for comparisons.
-  bool RowClustersStageInputsWindow = true;
   /// The split for aligned rows (RowClustersAligned) first tries keeping
   /// the values its loops compute from the row's inputs, where they cover
   /// the inputs in fewer bytes (add + RMSNorm's x + residual: one f32 value

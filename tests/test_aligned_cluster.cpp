@@ -281,42 +281,6 @@ TEST_CASE("RowClustersStageInputs: a split past the stage bound keeps its stages
   CHECK(K.AlignedCluster->RowCacheInputs.empty());
 }
 
-TEST_CASE("RowClustersStageInputsWindow: the stage-input split's peeled variants within "
-          "192 B a thread",
-          "[aligned-cluster]") {
-  // LayerNorm f32 x 128256 keeps x over 4 blocks at 256 B a thread: its
-  // peeled variants (106 registers, one block an SM) ran 0.95x the re-read
-  // row at +4 B, so only the aligned variant is split. x 50257 (112 B) and
-  // the 16-bit x 128256 (128 B, bounded) keep theirs.
-  struct Want {
-    const char *Name;
-    Graph G;
-    int64_t Kept;
-    bool Peeled;
-  };
-  std::vector<Want> Wants;
-  Wants.push_back({"LayerNorm f32 x 128256", sweepPattern("layernorm", f32, 128256), 256, false});
-  Wants.push_back({"LayerNorm f32 x 50257", sweepPattern("layernorm", f32, 50257), 112, true});
-  Wants.push_back({"LayerNorm bf16 x 128256", sweepPattern("layernorm", bf16, 128256), 128, true});
-  for (Want &W : Wants) {
-    INFO(W.Name);
-    CompileOptions O = alignedClusterOptions(true);
-    CHECK(O.RowClustersStageInputsWindow); // the default
-    KernelPlan K = Compiler::plan(W.G, O).Kernels.at(0);
-    INFO(K.Why);
-    REQUIRE(K.AlignedCluster);
-    CHECK(K.AlignedCluster->KeptLoadBytes == W.Kept);
-    CHECK(K.AlignedClusterPeeled == W.Peeled);
-    CHECK((K.Why.find("RowClustersStageInputsWindow") != std::string::npos) == !W.Peeled);
-    // Without the window every split of 4-byte elements runs peeled.
-    O.RowClustersStageInputsWindow = false;
-    KernelPlan Any = Compiler::plan(W.G, O).Kernels.at(0);
-    REQUIRE(Any.AlignedCluster);
-    CHECK(Any.AlignedClusterPeeled);
-    CHECK(Any.AlignedCluster->ClusterX == K.AlignedCluster->ClusterX);
-  }
-}
-
 TEST_CASE("RowClusterPairs (experiment): LayerNorm's split takes one stage",
           "[aligned-cluster]") {
   // LayerNorm forward's split over 8 blocks: mean then variance are two
@@ -468,8 +432,8 @@ TEST_CASE("GPU: RowClustersStageInputs matches the reference",
   // only x (and the residual; RowClustersValues off, as on it keeps their
   // sum), the weights loaded by the epilogue; aligned, at an element's
   // offset, and the few-rows forms.
-  // LayerNorm f32 x 128256: its aligned variant split, the other pointers
-  // re-read (RowClustersStageInputsWindow).
+  // LayerNorm f32 x 128256: peeled variants at 256 B of kept loads a
+  // thread (106 registers).
   for (auto [Name, T, H] : {std::tuple{"layernorm", f32, int64_t(50257)},
                             std::tuple{"layernorm", bf16, int64_t(128256)},
                             std::tuple{"layernorm", f32, int64_t(128256)},
