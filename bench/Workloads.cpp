@@ -8,7 +8,7 @@
 
 namespace jitfuse::bench {
 
-void buildAddRmsNorm(Graph &G, DType T, int64_t H) {
+void buildAddRmsNorm(Graph &G, DType T, const Dim &H) {
   Value X = G.input("x", T, {"B", H});
   Value Res = G.input("residual", T, {"B", H});
   Value W = G.input("weight", T, {H});

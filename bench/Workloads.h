@@ -42,6 +42,6 @@ std::vector<Workload> allWorkloads();
 Graph buildWorkloadGraph(const Workload &W);
 
 /// r = x + residual; y = rmsNorm(r, weight, eps): the graph of W3, W8, C1, C2.
-void buildAddRmsNorm(Graph &G, DType T, int64_t H);
+void buildAddRmsNorm(Graph &G, DType T, const Dim &H);
 
 } // namespace jitfuse::bench

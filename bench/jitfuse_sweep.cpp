@@ -98,6 +98,10 @@ struct Options {
   /// side. Small points ran about 5.5 us here against Triton's 4.1-4.8
   /// (H100, session 41): whether the memset's hand-over is part of that.
   bool FlushKernel = false;
+  /// The row length is a dynamic dim ("H") too, bound at run time: one
+  /// compile a pattern and dtype serves every row length, as a model's
+  /// graph over a run-time sequence or spatial size does (W17's HW).
+  bool DynamicRow = false;
   /// The schedule options under comparison (bench/SweepSchedule.h).
   ScheduleFlags Sched;
 };
@@ -114,6 +118,10 @@ struct Point {
 
   std::string graphKey() const {
     return fmt::format("{}/{}/H{}", Pattern, dtypeName(Type), H);
+  }
+  /// --dynamic-row: every row length of a pattern and dtype is one graph.
+  std::string dynamicGraphKey() const {
+    return fmt::format("{}/{}/Hdyn", Pattern, dtypeName(Type));
   }
   std::string id() const {
     return fmt::format("{}/R{}/o{}{}", graphKey(), Rows, Offset, FirstOnly && Offset ? "f" : "");
@@ -237,9 +245,10 @@ std::vector<Point> makePoints(const Options &O, int Sms) {
   return Pts;
 }
 
-/// The graph of a pattern; rows are the dynamic dim "B". Each is what a
-/// model computes at that point (the torch side writes the same functions).
-void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
+/// The graph of a pattern; rows are the dynamic dim "B", and the row H is a
+/// number or the dynamic dim "H" (--dynamic-row). Each is what a model
+/// computes at that point (the torch side writes the same functions).
+void buildPattern(Graph &G, const std::string &Pat, DType T, const Dim &H) {
   if (Pat == "add_rmsnorm")
     return buildAddRmsNorm(G, T, H);
   if (Pat == "layernorm") {
@@ -256,8 +265,10 @@ void buildPattern(Graph &G, const std::string &Pat, DType T, int64_t H) {
     return G.output("out", nn::siluMul(Gate, Up));
   }
   if (Pat == "rope") {
-    int64_t D = ropeHeadDim(H);
-    Value Q = G.input("q", T, {"B", H / D, D});
+    if (H.isDynamic())
+      fail("jitfuse_sweep: --dynamic-row: rope's row is heads x head dim, split when built");
+    int64_t D = ropeHeadDim(H.Size);
+    Value Q = G.input("q", T, {"B", H.Size / D, D});
     Value Cos = G.input("cos", T, {"B", D / 2});
     Value Sin = G.input("sin", T, {"B", D / 2});
     return G.output("q_rot", nn::rope(Q, Cos, Sin, nn::RopeStyle::HalfRotation));
@@ -376,11 +387,20 @@ void timeCopy(Timer &Tm, const Options &O, int64_t Bytes, Json &J) {
   J["copy_gbs"] = 2.0 * static_cast<double>(Half) / (Med * 1e3);
 }
 
+/// The dynamic dims' values at point P: its rows, and its row length with
+/// --dynamic-row.
+std::map<std::string, int64_t> runDims(const Options &O, const Point &P) {
+  std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
+  if (O.DynamicRow)
+    Dims["H"] = P.H;
+  return Dims;
+}
+
 /// Times one point: fresh offset buffers, inputs filled, outputs poisoned,
 /// L2 flushed before each of Warmup + Iters runs, each run between its own
 /// event pair. Fills J with the median and bandwidth.
 void timePoint(Timer &Tm, const Options &O, const Point &P, Executable &X, Json &J) {
-  std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
+  std::map<std::string, int64_t> Dims = runDims(O, P);
   std::map<std::string, double> Scalars = {{"eps", P.Pattern == "layernorm" ? 1e-5 : 1e-6}};
   RunArgs A = runArgsFor(X, Dims, Scalars);
   std::vector<rt::DeviceBuffer> Bufs;
@@ -506,24 +526,27 @@ int run(const Options &O) {
   auto Start = std::chrono::steady_clock::now();
   int Errors = 0, Done = 0;
   for (const Point &P : Pts) {
-    size_t GI = GraphIndex.emplace(P.graphKey(), GraphIndex.size()).first->second;
+    const std::string Key = O.DynamicRow ? P.dynamicGraphKey() : P.graphKey();
+    size_t GI = GraphIndex.emplace(Key, GraphIndex.size()).first->second;
     if (GI % ShardN != ShardK)
       continue;
     Json J = pointJson(P);
+    if (O.DynamicRow)
+      J["dynamic_row"] = true;
     try {
-      auto It = Compiled.find(P.graphKey());
+      auto It = Compiled.find(Key);
       if (It == Compiled.end()) {
         auto T0 = std::chrono::steady_clock::now();
         Graph G;
-        buildPattern(G, P.Pattern, P.Type, P.H);
+        buildPattern(G, P.Pattern, P.Type, O.DynamicRow ? Dim("H") : Dim(P.H));
         CompileOptions CO = scheduleCompileOptions(O.Sched);
         // Compile-only runs report every variant's registers (no deferral).
         CO.DeferVariants = !O.CompileOnly;
-        It = Compiled.emplace(P.graphKey(), Jit.compile(G, CO)).first;
+        It = Compiled.emplace(Key, Jit.compile(G, CO)).first;
         J["compile_ms"] = msSince(T0);
       }
       Executable &X = It->second;
-      std::map<std::string, int64_t> Dims = {{"B", P.Rows}};
+      std::map<std::string, int64_t> Dims = runDims(O, P);
       RunArgs A = runArgsFor(X, Dims, {{"eps", 0.0}});
       // The plan these rows run (CompileOptions::MixMinRows: few rows take
       // the one without the mixed kernel).
@@ -551,7 +574,7 @@ int run(const Options &O) {
       ++Errors;
       fmt::print("jitfuse_sweep: {}: {}\n", P.id(), E.what());
     }
-    if (auto It = Compiled.find(P.graphKey()); It != Compiled.end())
+    if (auto It = Compiled.find(Key); It != Compiled.end())
       J["variants"] = variantsJson(It->second);
     if (Jsonl.is_open())
       Jsonl << J.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
@@ -608,6 +631,10 @@ int main(int Argc, char **Argv) {
                "slice's phase against aligned weights and outputs; ids end in 'f'; "
                "sweep_torch.py follows the points' offset_first_only)");
   App.add_option("--shard", O.Shard, "K/N: only graphs whose index is K mod N");
+  App.add_flag("--dynamic-row", O.DynamicRow,
+               "The row length is the dynamic dim \"H\" too, bound at run time (one compile "
+               "a pattern and dtype; not rope, whose row splits into heads when built); each "
+               "point's JSON says \"dynamic_row\": true");
   App.add_flag("--flush-kernel", O.FlushKernel,
                "Clear L2 before each run with a kernel (y = x * 0.5 over 256 MB) instead of "
                "cuMemsetD8Async, as do_bench's cache.zero_() is a kernel");
