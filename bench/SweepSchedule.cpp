@@ -28,6 +28,9 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-welford", S.NoWelford,
                "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
       ->excludes("--welford");
+  App.add_option("--dynamic-row-threads", S.DynamicRowThreads,
+                 "CompileOptions::RowDynamicThreads (experiment: threads a row for rows of "
+                 "run-time length, e.g. with jitfuse_sweep --dynamic-row; the rule: 256)");
   App.add_option("--reread-threads", S.RereadThreads,
                  "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
                  "per stage)");
@@ -277,6 +280,8 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.PeeledRowOccupancy = !S.NoPeeledRowOccupancy;
   CO.RowCacheValues = !S.NoRowCacheValues;
   CO.RowStatsSetWidth = S.RowStatsWidth;
+  if (S.DynamicRowThreads > 0)
+    CO.RowDynamicThreads = S.DynamicRowThreads;
   if (S.RereadThreads > 0)
     CO.RowRereadThreads = S.RereadThreads;
   if (S.RowChunksPerThread > 0)

@@ -28,6 +28,7 @@ struct ScheduleFlags {
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;
   unsigned RereadThreads = 0;
+  unsigned DynamicRowThreads = 0;
   unsigned RowChunksPerThread = 0;
   bool NoFewRows = false;
   bool NoConcatGroups = false;

@@ -266,10 +266,12 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
-    P.ThreadsX = codegen::launch::DynamicRowThreads;
-    P.Why += fmt::format("; row length {} known at run time: {} threads a row, re-read per "
+    P.ThreadsX = Opts.RowDynamicThreads ? static_cast<int>(Opts.RowDynamicThreads)
+                                        : codegen::launch::DynamicRowThreads;
+    P.Why += fmt::format("; row length {} known at run time: {} threads a row{}, re-read per "
                          "stage",
-                         Last.Name, P.ThreadsX);
+                         Last.Name, P.ThreadsX,
+                         Opts.RowDynamicThreads ? " (RowDynamicThreads)" : "");
     if (ReadAgain)
       P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
     rowExperiments(P, Opts);

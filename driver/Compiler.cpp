@@ -192,6 +192,12 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
       fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", N);
     S.RowRereadThreads = N;
   }
+  if (Opts.RowDynamicThreads) {
+    unsigned N = *Opts.RowDynamicThreads;
+    if (N < 32 || N > 1024 || (N & (N - 1)) != 0)
+      fail("compile: RowDynamicThreads = {}; expected a power of two in [32, 1024]", N);
+    S.RowDynamicThreads = N;
+  }
   if (Opts.RowChunksPerThread) {
     unsigned K = *Opts.RowChunksPerThread;
     if (K < 1 || K > 16)

@@ -436,6 +436,13 @@ struct CompileOptions {
   /// keeps at least 2 chunks. For few long rows one block is one SM's
   /// bandwidth, so more threads keep more loads in flight. Unset: the rule.
   std::optional<unsigned> RowRereadThreads;
+  /// Experiment: threads a row (a power of two, 32-1024) for rows whose
+  /// length is known only at run time, instead of the rule's
+  /// codegen::launch::DynamicRowThreads (256). Its aim: W17's rows of HW =
+  /// 3136 bf16 (392 chunks, 1.5 a thread at 256) ran at 64% of the copy
+  /// (H100, session 50), where the static row of that length takes 128
+  /// threads of 4 chunks. Unset: the rule.
+  std::optional<unsigned> RowDynamicThreads;
   /// Experiment: chunks a thread (1-16) from which a static row of more
   /// than 32 chunks gets its threads (a power of two, 32-512), instead of
   /// the rule's (2; 4 for a row one warp covers at 4 and for a mean and its

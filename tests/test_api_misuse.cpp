@@ -315,5 +315,9 @@ TEST_CASE("schedule experiments out of range are an Error naming the option", "[
     O.RowRereadThreads = T;
     CHECK(errorOf([&] { testCompiler().compile(G, O); }) ==
           fmt::format("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", T));
+    O.RowRereadThreads.reset();
+    O.RowDynamicThreads = T;
+    CHECK(errorOf([&] { testCompiler().compile(G, O); }) ==
+          fmt::format("compile: RowDynamicThreads = {}; expected a power of two in [32, 1024]", T));
   }
 }
