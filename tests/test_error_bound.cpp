@@ -623,3 +623,58 @@ TEST_CASE("GPU tier seed 2000179: the cancellation failure passes the bound, on 
   // showed is reproduced by a correct host f32 run.
   CHECK(OldFails > 0);
 }
+
+TEST_CASE("silu and sigmoid in f32 past expf's overflow: 0 is within the bound",
+          "[numerics]") {
+  // (1 or x) / (1 + expf(-x)) divides by inf once -x passes ln(FLT_MAX) =
+  // 88.72: the device's (and simulateF32's) 0 where silu(-90) is -90 e^-90 =
+  // -7.4e-38, a normal f32. The bound allows anything between 0 and the
+  // value there; at -80 (expf finite) it stays a few ulp.
+  for (Op O : {Op::Silu, Op::Sigmoid}) {
+    for (double X : {-90.0, -80.0}) {
+      Graph G;
+      Value In = G.input("x", f32, {1});
+      G.output("y", unary(O, In));
+      Bindings B;
+      B.Inputs["x"] = HostTensor{f32, {1}, {X}};
+      ReferenceResult R = interpretWithBounds(G, B);
+      double Ref = R.Values.at("y").Data[0], Bound = R.Bounds.at("y").Data[0];
+      double Exact = (O == Op::Silu ? X : 1.0) * std::exp(X) / (1 + std::exp(X));
+      INFO(opName(O).str() << "(" << X << "): ref " << Ref << ", bound " << Bound);
+      // The reference's value is the exact one rounded to the output's f32
+      // (sigmoid(-90) is subnormal there: spacing 2^-149).
+      CHECK(std::fabs(Ref - Exact) <= 1e-7 * std::fabs(Exact) + std::ldexp(1.0, -149));
+      double Got = simulateF32(G, B).at("y").Data[0];
+      CHECK(std::fabs(Got - Ref) <= Bound);
+      if (X == -90.0) {
+        CHECK(Got == 0.0);
+        CHECK(Bound >= std::fabs(Ref));
+      } else {
+        CHECK(Got != 0.0);
+        CHECK(Bound < 1e-5 * std::fabs(Ref)); // a few ulp, not the value
+      }
+    }
+  }
+  // The random graph that found it (the error-bound tier's base 23, S = 302:
+  // seed 2000328, B = 33): silu of a sum near -90.
+  GenOptions GO;
+  GO.BValue = 33;
+  Recipe Rec = randomRecipe(2000328, GO);
+  Graph G = buildGraph(Rec);
+  INFO(printAsCpp(G));
+  Bindings B = recipeBindings(G, Rec, Rec.Seed);
+  ReferenceResult R = interpretWithBounds(G, B);
+  for (bool Unf : {false, true}) {
+    SimOptions SO;
+    SO.Unfused = Unf;
+    std::map<std::string, HostTensor> Got = simulateF32(G, B, SO);
+    for (const GraphOutput &Out : G.outputs()) {
+      const HostTensor &Ref = R.Values.at(Out.Name), &Bd = R.Bounds.at(Out.Name);
+      for (size_t I = 0; I < Ref.Data.size(); ++I)
+        if (!(std::fabs(Got.at(Out.Name).Data[I] - Ref.Data[I]) <= Bd.Data[I]))
+          FAIL((Unf ? "unfused" : "fused") << " output " << Out.Name << " [" << I << "]: "
+                                           << Got.at(Out.Name).Data[I] << " vs " << Ref.Data[I]
+                                           << ", bound " << Bd.Data[I]);
+    }
+  }
+}
