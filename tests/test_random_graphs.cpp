@@ -7,7 +7,8 @@
 // seed and a shrunk C++ repro.
 //
 // JITFUSE_RANDOM_SEED=<base> repeats a run; JITFUSE_RANDOM_COUNT=<n> changes
-// how many graphs each tier checks.
+// how many graphs each tier checks; JITFUSE_PIPELINE_GRAPHS=<n>, the CPU
+// pipeline check's alone (CI's sanitizer job: .ci/run).
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
@@ -271,6 +272,8 @@ TEST_CASE("Shrinker finds a minimal failing graph and prints it as C++", "[rando
 TEST_CASE("Random graphs: partition invariants, schedule, deterministic codegen",
           "[random]") {
   unsigned Count = countFromEnv(10000);
+  if (const char *Env = std::getenv("JITFUSE_PIPELINE_GRAPHS"))
+    Count = static_cast<unsigned>(std::strtoul(Env, nullptr, 10));
   auto Start = std::chrono::steady_clock::now();
   unsigned Interpreted = 0, Nodes = 0;
   for (unsigned I = 0; I < Count; ++I) {
