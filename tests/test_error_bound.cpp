@@ -589,19 +589,32 @@ TEST_CASE("Error bound covers the unfused rounding model and an f32 run on rando
   CHECK(Unfused.MaxRatio > 0.2);
 }
 
+namespace {
+/// A random graph of the tiers (seed, B) with its bindings and reference.
+struct SeedGraph {
+  Graph G;
+  Bindings B;
+  ReferenceResult R;
+};
+SeedGraph seedGraph(uint64_t Seed, int64_t BValue) {
+  GenOptions GO;
+  GO.BValue = BValue;
+  Recipe Rec = randomRecipe(Seed, GO);
+  SeedGraph S{buildGraph(Rec), {}, {}};
+  S.B = recipeBindings(S.G, Rec, Rec.Seed);
+  S.R = interpretWithBounds(S.G, S.B);
+  return S;
+}
+} // namespace
+
 TEST_CASE("GPU tier seed 2000179: the cancellation failure passes the bound, on the host",
           "[numerics][random]") {
   // The batch of the GPU tier (base seed 23) that held seed 2000179 ran
   // with B = 3; its failing member shrinks to
   //   y0 = tanh(silu(tanh(x1))) - min(tanh(silu(tanh(x1))), silu(tanh(x1)))
   // with x1 f32 [B, 8].
-  GenOptions GO;
-  GO.BValue = 3;
-  Recipe Rec = randomRecipe(2000179, GO);
-  Graph G = buildGraph(Rec);
+  auto [G, B, R] = seedGraph(2000179, 3);
   INFO(printAsCpp(G));
-  Bindings B = recipeBindings(G, Rec, Rec.Seed);
-  ReferenceResult R = interpretWithBounds(G, B);
   int64_t OldFails = 0;
   for (bool Unf : {false, true}) {
     SimOptions O;
@@ -657,13 +670,8 @@ TEST_CASE("silu and sigmoid in f32 past expf's overflow: 0 is within the bound",
   }
   // The random graph that found it (the error-bound tier's base 23, S = 302:
   // seed 2000328, B = 33): silu of a sum near -90.
-  GenOptions GO;
-  GO.BValue = 33;
-  Recipe Rec = randomRecipe(2000328, GO);
-  Graph G = buildGraph(Rec);
+  auto [G, B, R] = seedGraph(2000328, 33);
   INFO(printAsCpp(G));
-  Bindings B = recipeBindings(G, Rec, Rec.Seed);
-  ReferenceResult R = interpretWithBounds(G, B);
   for (bool Unf : {false, true}) {
     SimOptions SO;
     SO.Unfused = Unf;
