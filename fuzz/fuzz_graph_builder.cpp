@@ -45,7 +45,6 @@ static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Di
 /// default (RowClustersStageInputs, RowClustersValues) are drawn too, so
 /// their comparison settings stay fuzzed.
 static CompileOptions optInSchedules(uint32_t Mask) {
-  // RowDynamicThreads: 64 threads for rows of run-time length (the rule 256).
   CompileOptions CO;
   CO.Arch = "sm_90";
   CO.RowClusters = Mask & 1;
@@ -56,7 +55,7 @@ static CompileOptions optInSchedules(uint32_t Mask) {
   CO.RowClusterPairs = Mask & 32;
   CO.AlignedRowCopy = Mask & 64;
   CO.FastMath = Mask & 128;
-  if (Mask & 256)
+  if (Mask & 256) // rows of run-time length at 64 threads (the rule: 256)
     CO.RowDynamicThreads = 64;
   return CO;
 }

@@ -112,7 +112,7 @@ double sigmoidLike(Op O, double X, double Ex, double V, DType C, bool Fast) {
   }
   // expf(-x) overflows to inf past ln(FLT_MAX) = 88.72 (x below about
   // -88.7), and (1 or x) / inf is 0 where the value is e^x-sized: under
-  // 90 * 2^-127, a normal f32 for silu (x = -90: -7.4e-38). Allow anything
+  // |x| 2^-127, a normal f32 for silu (x = -90: -7.4e-38). Allow anything
   // between 0 and the value (as __fdividef's 0 above). Found by the
   // error-bound test's graph of seed 2000328 (silu of a sum at -90).
   if (C != DType::F64 && -(X - Ex) > 88)
