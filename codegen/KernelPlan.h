@@ -102,6 +102,12 @@ struct KernelPlan {
   /// ColumnReduce: threads across a column tile (RowsPerBlock: threads
   /// down each column).
   int ThreadsX = 256;
+  /// RowReduce over a row of run-time length (ScheduleOptions::
+  /// RowThreadsAtLaunch): the launch picks the threads a row from the run's
+  /// row length and rows (launch::dynamicRowThreads); ThreadsX is the most
+  /// it picks (the launch bound and the reductions' scratch), and the
+  /// kernel's loops and reductions follow blockDim.x.
+  bool ThreadsAtLaunch = false;
   /// ColumnReduce: adjacent columns per thread (16 bytes of the widest
   /// input), in every variant; the tile is ThreadsX * ColumnWidth columns.
   int ColumnWidth = 1;

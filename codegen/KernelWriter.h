@@ -97,6 +97,11 @@ private:
   std::string inRangeIters(int64_t MinChunks) const;
   /// The row chunk index of the chunk loop's iteration j for this thread.
   std::string rowChunk() const;
+  /// Threads a row in a row kernel's loops: ThreadsX, or with
+  /// KernelPlan::ThreadsAtLaunch the launch's (`jf_nt`, blockDim.x).
+  std::string rowThreads() const {
+    return P.ThreadsAtLaunch ? "jf_nt" : std::to_string(P.ThreadsX);
+  }
   /// Row kernels: "" or the condition that this block owns the row's
   /// head/tail elements and per-row outputs (rank 0 of a split row).
   std::string rankZero(llvm::StringRef Then) const {

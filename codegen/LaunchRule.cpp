@@ -41,6 +41,11 @@ LaunchRule::LaunchRule(const KernelPlan &P)
     RowSharedElemBytes = P.RowSharedElemBytes;
   }
   RowPadBytes = P.RowPadSharedBytes;
+  ThreadsAtLaunch = P.ThreadsAtLaunch;
+  JITFUSE_CHECK(!ThreadsAtLaunch || (P.Kind == KernelKind::RowReduce && RowsPerBlock == 1 &&
+                                     ClusterX == 1 && P.MixColumns.empty() &&
+                                     ThreadsX == launch::MaxRowThreads),
+                "threads picked at launch: one block a row of at most MaxRowThreads");
   ConcatPiece = P.ConcatPiece;
   PieceWrap = P.PieceWrapChunks;
   PhaseLoop = P.RowPhaseLoop;
@@ -169,6 +174,9 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
       return std::nullopt;
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
     L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
+    if (ThreadsAtLaunch)
+      L.BlockX = static_cast<unsigned>(launch::dynamicRowThreads(
+          (S.RowLen + (Peel ? Vec - 1 : 0) + Vec - 1) / Vec, S.Rows, SmCount));
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     L.RowLoop = PhaseLoop && Peel && Vec > 1;

@@ -23,7 +23,9 @@ namespace jitfuse::codegen {
 namespace launch {
 /// Element-wise and full-reduction blocks: one vector chunk per thread.
 inline constexpr int FlatThreads = 256;
-/// Rows whose length is only known at run time.
+/// Rows whose length is only known at run time, with
+/// ScheduleOptions::RowThreadsAtLaunch off (and the scheduled thread count
+/// of the kernel that picks its own, below).
 inline constexpr int DynamicRowThreads = 256;
 /// Static rows get pow2Floor(chunks / 2) threads clamped to this range, so a
 /// thread holds 2 to 4 chunks until the row exceeds 4 * MaxRowThreads chunks.
@@ -44,6 +46,31 @@ inline constexpr int MaxVectorBytes = 16;
 /// so the two-stage sum is bitwise reproducible): 2 per SM left HBM idle
 /// (W2 at 54% of the copy ceiling); 8 keeps enough loads in flight.
 inline constexpr int FullReduceBlocksPerSm = 8;
+/// A row kernel whose row length is known only at run time and whose
+/// threads the launch picks (KernelPlan::ThreadsAtLaunch): a block a row of
+/// \p Chunks vector chunks (the peeled variant's count, which may be one
+/// more), \p Rows rows, on \p SmCount SMs. The kernel is compiled for
+/// MaxRowThreads and loops with a stride of blockDim.x. Measured on the H100
+/// (BENCHMARKS.md, session 51: the sweep's dynamic-row points at 64, 128,
+/// 256 and 512 threads a row): with more rows than SMs, the best count
+/// keeps about 4 chunks a thread (rows of 768-2048 bf16: 64 threads,
+/// 1.25-1.47x the fixed 256; 11008-128256: 512, up to 1.17x); with rows at
+/// most the SMs, one block is most of an SM's loads in flight, and 512
+/// threads from 384 chunks on (softmax f32 1 x 128256 1.79x; 256 below).
+/// Over those points this rule is within 0.99x (many rows, geometric mean,
+/// worst 0.86x) and 0.994x (few rows, worst 0.90x) of the best of the four.
+/// A thread so holds at most DynamicRowMaxChunks chunks below MaxRowThreads
+/// threads (the reference's summation depth reads that bound).
+inline constexpr int DynamicRowMinThreads = 64;
+inline constexpr int DynamicRowMaxChunks = 8;
+inline int dynamicRowThreads(int64_t Chunks, int64_t Rows, int SmCount) {
+  if (SmCount > 0 && Rows <= SmCount)
+    return Chunks >= 384 ? MaxRowThreads : MaxRowThreads / 2;
+  int64_t T = DynamicRowMinThreads;
+  while (T * 2 <= Chunks / 4 && T < MaxRowThreads)
+    T *= 2;
+  return static_cast<int>(T);
+}
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
 inline constexpr int MaxClusterBlocks = 8;
@@ -480,6 +507,7 @@ private:
   KernelKind Kind;
   bool Flat;
   int ThreadsX, RowsPerBlock, ClusterX;
+  bool ThreadsAtLaunch = false; // KernelPlan::ThreadsAtLaunch
   int PeeledIndex;
   int ColumnWidth;
   int ColumnReductions = 1; // KernelPlan::ColumnReductions

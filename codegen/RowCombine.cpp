@@ -63,8 +63,10 @@ void KernelWriter::rowStageResults(llvm::ArrayRef<NodeId> Reds) {
       return fmt::format("{}[{}]", rowScratch(N), P.ThreadsX / 32);
     if (P.ThreadsX <= 32)
       return fmt::format("jf_group_reduce<{}>({}, {})", P.ThreadsX, AccOf(N), OpOf(N));
-    return fmt::format("jf_block_reduce<{}>({}, {}, {}, {})", P.ThreadsX, AccOf(N),
-                       OpOf(N), IdentityOf(N), rowScratch(N));
+    // ThreadsAtLaunch: the block's warps from blockDim.x, the result in the
+    // slot of ThreadsX (the most the launch picks).
+    return fmt::format("jf_block_reduce{}<{}>({}, {}, {}, {})", P.ThreadsAtLaunch ? "_n" : "",
+                       P.ThreadsX, AccOf(N), OpOf(N), IdentityOf(N), rowScratch(N));
   };
   if (Joint) {
     rowSegment([&] {
@@ -74,7 +76,8 @@ void KernelWriter::rowStageResults(llvm::ArrayRef<NodeId> Reds) {
     E.line("__syncthreads();");
     rowSegment([&] {
       for (NodeId N : Own)
-        E.line(fmt::format("jf_block_combine<{}>({}, {}, {});", P.ThreadsX, OpOf(N),
+        E.line(fmt::format("jf_block_combine{}<{}>({}, {}, {});",
+                           P.ThreadsAtLaunch ? "_n" : "", P.ThreadsX, OpOf(N),
                            IdentityOf(N), rowScratch(N)));
     });
     E.line("__syncthreads();");

@@ -65,9 +65,9 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
     auto WholeChunks = [&] {
       E.setChunk(ChunkKind::Whole);
       if (R.isDynamic()) {
-        E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, P.ThreadsX));
+        E.open(fmt::format("for ({0} j = 0; ({0})j * {1} + tx < jf_nw; ++j)", IT, rowThreads()));
         E.line(fmt::format("[[maybe_unused]] const {0} col = jf_h + (({0})j * {1} + tx) * {2};",
-                           IT, P.ThreadsX, Vec));
+                           IT, rowThreads(), Vec));
         Body();
         E.close();
       } else {
@@ -113,7 +113,9 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
     ScalarPart = true;
     E.setKeptActive(false);
     E.setScalarLoads(true, ScalarCache.empty() ? nullptr : &ScalarCache);
-    // With enough threads each takes at most one element (the cached case).
+    // With enough threads each takes at most one element (the cached case;
+    // a launch's choice is at least DynamicRowMinThreads, 2 * 15 and more).
+    static_assert(launch::DynamicRowMinThreads >= 2 * (launch::MaxVectorBytes - 1));
     if (P.ThreadsX >= 2 * (Vec - 1))
       E.open("if (" + rankZero("tx < jf_ns") + ")");
     else
@@ -132,8 +134,9 @@ void KernelWriter::rowLoop(const std::function<void()> &Body, bool OwnChunks) {
   }
   if (R.isDynamic()) {
     E.open(fmt::format("for ({0} j = 0; (({0})j * {1} + tx) * {2} < R; ++j)", IT,
-                       P.ThreadsX, Vec));
-    E.line(fmt::format("[[maybe_unused]] const {0} col = (({0})j * {1} + tx) * {2};", IT, P.ThreadsX, Vec));
+                       rowThreads(), Vec));
+    E.line(fmt::format("[[maybe_unused]] const {0} col = (({0})j * {1} + tx) * {2};", IT,
+                       rowThreads(), Vec));
     Body();
     E.close();
     return;
@@ -292,6 +295,8 @@ void KernelWriter::rowBody() {
                          N));
     }
   E.line("const int tx = threadIdx.x;");
+  if (P.ThreadsAtLaunch)
+    E.line("const int jf_nt = blockDim.x; // threads a row, the launch's (ThreadsAtLaunch)");
   const bool Mix = !P.MixColumns.empty();
   if (Mix)
     mixBegin();

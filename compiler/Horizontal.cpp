@@ -15,6 +15,9 @@ bool horizontalCandidate(const KernelPlan &K, const SizeSum &Bytes, size_t NumDy
     return false;
   if ((K.ThreadsX * K.RowsPerBlock) % 32 != 0)
     return false;
+  // Threads picked at launch: the part would read the launch's blockDim.
+  if (K.ThreadsAtLaunch)
+    return false;
   // A cluster shape is the launch's: a split row's blocks cannot share a
   // launch with other parts' block ranges.
   if (K.ClusterX > 1)

@@ -1,6 +1,7 @@
 //===- compiler/Plan.cpp - the fusion plan a user reads -------------------===//
 #include "compiler/Plan.h"
 
+#include "codegen/LaunchRule.h"
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
@@ -82,9 +83,12 @@ std::string explainPlan(const Graph &G, const Partition &P,
     const KernelPlan &K = Plans[I];
     const SizeSum &Bytes = KernelBytes[I];
     Total.add(Bytes);
-    Out += fmt::format("kernel {} {} [{}] vec {} threads {}x{}{}\n", I, K.Name,
-                       clusterLevel(C.Kind).str(), K.Vecs.front(), K.ThreadsX,
-                       K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
+    Out += fmt::format("kernel {} {} [{}] vec {} threads {}{}x{}{}\n", I, K.Name,
+                       clusterLevel(C.Kind).str(), K.Vecs.front(),
+                       K.ThreadsAtLaunch
+                           ? fmt::format("{}-", codegen::launch::DynamicRowMinThreads)
+                           : std::string(),
+                       K.ThreadsX, K.RowsPerBlock, K.CacheRow ? " row-in-registers" : "");
     if (!K.Why.empty())
       Out += "  schedule: " + K.Why + "\n";
     for (NodeId N : C.Nodes) {

@@ -130,8 +130,10 @@ struct ScheduleOptions {
   /// stage that have at least 2 chunks a thread at that many (0: MaxRowThreads).
   unsigned RowRereadThreads = 0;
   /// CompileOptions::RowDynamicThreads: threads a row for rows of run-time
-  /// length (0: codegen::launch::DynamicRowThreads).
+  /// length (0: the launch's, or codegen::launch::DynamicRowThreads).
   unsigned RowDynamicThreads = 0;
+  /// CompileOptions::RowThreadsAtLaunch (KernelPlan::ThreadsAtLaunch).
+  bool RowThreadsAtLaunch = true;
   /// CompileOptions::RowChunksPerThread (0: the rule's 2).
   unsigned RowChunksPerThread = 0;
   /// A row's thread count is its chunks a thread's count rounded up to a

@@ -266,12 +266,24 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
+    // Rows of one block each: the launch picks their threads
+    // (codegen::launch::dynamicRowThreads), unless an experiment fixes them.
+    P.ThreadsAtLaunch = Opts.RowThreadsAtLaunch && !Opts.RowDynamicThreads;
     P.ThreadsX = Opts.RowDynamicThreads ? static_cast<int>(Opts.RowDynamicThreads)
+                 : P.ThreadsAtLaunch    ? codegen::launch::MaxRowThreads
                                         : codegen::launch::DynamicRowThreads;
-    P.Why += fmt::format("; row length {} known at run time: {} threads a row{}, re-read per "
-                         "stage",
-                         Last.Name, P.ThreadsX,
-                         Opts.RowDynamicThreads ? " (RowDynamicThreads)" : "");
+    if (P.ThreadsAtLaunch)
+      P.Why += fmt::format("; row length {} known at run time: {}-{} threads a row, picked at "
+                           "launch from the run's row length and rows (about 4 chunks a "
+                           "thread; {} or {} when the rows are at most the SMs), re-read per "
+                           "stage",
+                           Last.Name, codegen::launch::DynamicRowMinThreads, P.ThreadsX,
+                           P.ThreadsX / 2, P.ThreadsX);
+    else
+      P.Why += fmt::format("; row length {} known at run time: {} threads a row{}, re-read per "
+                           "stage",
+                           Last.Name, P.ThreadsX,
+                           Opts.RowDynamicThreads ? " (RowDynamicThreads)" : "");
     if (ReadAgain)
       P.Why += rereadSchedule(G, C, P, AfterReduction, Opts);
     rowExperiments(P, Opts);

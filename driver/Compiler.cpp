@@ -192,6 +192,7 @@ PlanOptions planOptions(const CompileOptions &Opts, const Target &T) {
       fail("compile: RowRereadThreads = {}; expected a power of two in [32, 1024]", N);
     S.RowRereadThreads = N;
   }
+  S.RowThreadsAtLaunch = Opts.RowThreadsAtLaunch;
   if (Opts.RowDynamicThreads) {
     unsigned N = *Opts.RowDynamicThreads;
     if (N < 32 || N > 1024 || (N & (N - 1)) != 0)

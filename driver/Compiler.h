@@ -436,12 +436,24 @@ struct CompileOptions {
   /// keeps at least 2 chunks. For few long rows one block is one SM's
   /// bandwidth, so more threads keep more loads in flight. Unset: the rule.
   std::optional<unsigned> RowRereadThreads;
+  /// A row whose length is known only at run time takes the threads the
+  /// launch picks from the run's row length and rows
+  /// (codegen::launch::dynamicRowThreads: about 4 chunks a thread, 64-512,
+  /// and 256 or 512 when the rows are at most the SMs); the kernel loops
+  /// and reduces over blockDim.x. Off: a fixed 256 threads a row
+  /// (codegen::launch::DynamicRowThreads). Measured on the H100 (session
+  /// 51): the fixed 256 ran the sweep's dynamic rows at a median 0.76x of
+  /// the same rows static, 0.09x at one row of 128256; rows of 768-2048 at
+  /// many rows 1.25-1.47x faster at 64 threads, few long rows up to 1.79x at
+  /// 512 (BENCHMARKS.md).
+  bool RowThreadsAtLaunch = true;
   /// Experiment: threads a row (a power of two, 32-1024) for rows whose
-  /// length is known only at run time, instead of the rule's
-  /// codegen::launch::DynamicRowThreads (256). Its aim: W17's rows of HW =
-  /// 3136 bf16 (392 chunks, 1.5 a thread at 256) ran at 64% of the copy
-  /// (H100, session 50), where the static row of that length takes 128
-  /// threads of 4 chunks. Unset: the rule.
+  /// length is known only at run time, fixed when compiled, instead of
+  /// RowThreadsAtLaunch's choice. Its aim was W17's rows of HW = 3136 bf16
+  /// (392 chunks, 1.5 a thread at a fixed 256) at 64% of the copy (H100,
+  /// session 50); its A/B over 64-512 threads (session 51) gave the rule
+  /// above. Under 256 threads a long row's summation depth is past the
+  /// reference's model (reference/SummationDepth.cpp). Unset: the rule.
   std::optional<unsigned> RowDynamicThreads;
   /// Experiment: chunks a thread (1-16) from which a static row of more
   /// than 32 chunks gets its threads (a power of two, 32-512), instead of

@@ -42,7 +42,8 @@ static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Di
 /// The opt-in schedules (experiments and comparisons) a run also plans
 /// under, one bit of \p Mask each: an experiment goes on by default only
 /// after the fuzzer has planned and generated code under it. Rules on by
-/// default (RowClustersStageInputs, RowClustersValues) are drawn too, so
+/// default (RowClustersStageInputs, RowClustersValues, RowThreadsAtLaunch)
+/// are drawn too, so
 /// their comparison settings stay fuzzed.
 static CompileOptions optInSchedules(uint32_t Mask) {
   CompileOptions CO;
@@ -55,8 +56,9 @@ static CompileOptions optInSchedules(uint32_t Mask) {
   CO.RowClusterPairs = Mask & 32;
   CO.AlignedRowCopy = Mask & 64;
   CO.FastMath = Mask & 128;
-  if (Mask & 256) // rows of run-time length at 64 threads (the rule: 256)
+  if (Mask & 256) // rows of run-time length at a fixed 64 threads
     CO.RowDynamicThreads = 64;
+  CO.RowThreadsAtLaunch = Mask & 512;
   return CO;
 }
 

@@ -72,14 +72,17 @@ int64_t summationDepth(int64_t L) {
   // shuffle tree (full reductions: per block, then over the blocks'
   // partials). The thread counts are the launch rules' (codegen/LaunchRule.h):
   // a static row of up to 4 * MaxRowThreads chunks gives each thread at most
-  // MaxChunksPerThread chunks of at most MaxLanes elements; any other run
-  // (dynamic rows, longer rows, flat work) has at least MinLongRunThreads
+  // MaxChunksPerThread chunks of at most MaxLanes elements, a dynamic row
+  // whose threads the launch picks at most DynamicRowMaxChunks below
+  // MaxRowThreads threads; any other run (longer rows, flat work, a dynamic
+  // row at its fixed DynamicRowThreads) has at least MinLongRunThreads
   // threads, so at most ceil(L / MinLongRunThreads) terms per thread. A tree
   // adds at most ceil(log2 L) levels that see data. Adding the identity is
   // exact and does not count. Any order has depth <= L - 1.
   namespace launch = codegen::launch;
   constexpr int64_t MaxLanes = launch::MaxVectorBytes / 2; // 2-byte elements
-  constexpr int64_t ShortRun = launch::MaxChunksPerThread * MaxLanes;
+  constexpr int64_t ShortRun =
+      std::max(launch::MaxChunksPerThread, launch::DynamicRowMaxChunks) * MaxLanes;
   constexpr int64_t MinLongRunThreads =
       std::min({launch::FlatThreads, launch::DynamicRowThreads, launch::MaxRowThreads});
   if (L <= 1)

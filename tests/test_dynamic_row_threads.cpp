@@ -1,10 +1,12 @@
-//===- tests/test_dynamic_row_threads.cpp - CompileOptions::RowDynamicThreads ===//
+//===- tests/test_dynamic_row_threads.cpp - threads of run-time rows ------===//
 //
-// A row whose length is known only at run time takes a fixed thread count
-// (codegen::launch::DynamicRowThreads, 256); the experiment
-// RowDynamicThreads sets another. Here: the plans, NVRTC for every count,
-// and on the GPU the fp64 reference at row lengths that leave threads idle,
-// give each several chunks, and at an element's offset.
+// A row whose length is known only at run time takes the threads its launch
+// picks (CompileOptions::RowThreadsAtLaunch, codegen::launch::
+// dynamicRowThreads: 64-512); off, a fixed 256 (codegen::launch::
+// DynamicRowThreads); the experiment RowDynamicThreads fixes another. Here:
+// the plans, NVRTC for every form, and on the GPU the fp64 reference at row
+// lengths and row counts that make the launch pick each count, leave
+// threads idle, give each several chunks, and at an element's offset.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphCheck.h"
@@ -20,50 +22,65 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+/// A dynamic-row graph and the name of its dim of rows.
+struct RowGraph {
+  std::string Name;
+  Graph G;
+  std::string RowsDim;
+};
+
 /// The dynamic-row graphs: softmax, LayerNorm and W17's BatchNorm
 /// statistics (rows of HW, summed over N after).
-std::vector<std::pair<std::string, Graph>> dynamicRowGraphs() {
-  std::vector<std::pair<std::string, Graph>> Out;
+std::vector<RowGraph> dynamicRowGraphs() {
+  std::vector<RowGraph> Out;
   {
     Graph G;
     G.output("p", nn::softmax(G.input("x", DType::BF16, {"B", "H"})));
-    Out.emplace_back("softmax bf16", std::move(G));
+    Out.push_back({"softmax bf16", std::move(G), "B"});
   }
   {
     Graph G;
     Value X = G.input("x", DType::F32, {"B", "H"});
     G.output("y", nn::layerNorm(X, G.input("w", DType::F32, {"H"}),
                                 G.input("b", DType::F32, {"H"}), G.scalar("eps", DType::F32)));
-    Out.emplace_back("layernorm f32", std::move(G));
+    Out.push_back({"layernorm f32", std::move(G), "B"});
   }
   {
     Graph G;
     Value Xf = cast(G.input("x", DType::BF16, {"N", 16, "H"}), DType::F32);
     G.output("s1", sum(Xf, {0, 2}));
     G.output("s2", sum(Xf * Xf, {0, 2}));
-    Out.emplace_back("batchnorm statistics bf16", std::move(G));
+    Out.push_back({"batchnorm statistics bf16", std::move(G), "N"});
   }
   return Out;
 }
 
 } // namespace
 
-TEST_CASE("RowDynamicThreads: a run-time row takes the threads asked, and compiles",
+TEST_CASE("RowThreadsAtLaunch and RowDynamicThreads: a run-time row's threads, and NVRTC",
           "[dynamic-rows]") {
-  for (auto &[Name, G] : dynamicRowGraphs()) {
-    for (unsigned T : {0u, 32u, 128u, 1024u}) {
-      INFO(Name << ", RowDynamicThreads " << T);
+  // 0: the default (picked at launch); -1: RowThreadsAtLaunch off; else
+  // the experiment's fixed count.
+  for (auto &[Name, G, RowsDim] : dynamicRowGraphs()) {
+    for (int T : {0, -1, 32, 128, 1024}) {
+      INFO(Name << ", threads " << T);
       CompileOptions O;
       O.Arch = "sm_90";
       O.DeferVariants = false;
-      if (T)
-        O.RowDynamicThreads = T;
+      if (T > 0)
+        O.RowDynamicThreads = unsigned(T);
+      O.RowThreadsAtLaunch = T != -1;
       GraphPlan P = Compiler::plan(G, O);
       const KernelPlan &K = P.Kernels.at(0);
       INFO(K.Why);
-      CHECK(K.ThreadsX == int(T ? T : 256u));
-      CHECK((K.Why.find("(RowDynamicThreads)") != std::string::npos) == (T != 0));
+      CHECK(K.ThreadsAtLaunch == (T == 0));
+      CHECK(K.ThreadsX == (T > 0 ? T : T == 0 ? 512 : 256));
+      CHECK((K.Why.find("(RowDynamicThreads)") != std::string::npos) == (T > 0));
+      CHECK((K.Why.find("picked at launch") != std::string::npos) == (T == 0));
       CHECK_THAT(K.Why, Contains("known at run time"));
+      CHECK_THAT(P.PlanText, Contains(T == 0 ? "threads 64-512x1" : "threads " +
+                                                                   std::to_string(K.ThreadsX) +
+                                                                   "x1"));
       Executable E = testCompiler().compile(G, O);
       for (const rt::KernelResources &R : E.kernelResources()) {
         INFO("kernel " << R.Name);
@@ -73,20 +90,31 @@ TEST_CASE("RowDynamicThreads: a run-time row takes the threads asked, and compil
   }
 }
 
-TEST_CASE("GPU: RowDynamicThreads rows match the reference", "[gpu][dynamic-rows]") {
+TEST_CASE("GPU: run-time rows at the launch's threads and fixed ones match the reference",
+          "[gpu][dynamic-rows]") {
   // Rows of 1 and 7 elements (no whole chunk), 3136 (W17's HW: 392 bf16
-  // chunks) and 4099 (a tail), at 32 threads (chunks looped over) and 1024
-  // (most threads idle), aligned and at an element's offset.
-  for (auto &[Name, G] : dynamicRowGraphs()) {
-    for (unsigned T : {32u, 1024u}) {
-      for (int64_t H : {int64_t(1), int64_t(7), int64_t(3136), int64_t(4099)}) {
-        for (unsigned Shift : {0u, 1u}) {
-          INFO(Name << ", RowDynamicThreads " << T << ", H " << H << ", offset " << Shift);
-          CheckOptions O;
-          O.RowDynamicThreads = T;
-          O.MisalignElems = Shift;
-          std::map<std::string, int64_t> Dims = {{"B", 5}, {"N", 3}, {"H", H}};
-          checkGraph(G, randomBindings(G, Dims, {{"eps", 1e-5}}, O), O);
+  // chunks), 4099 (a tail) and 20000; 5 rows (at most the SMs: 256 or 512
+  // threads) and 300 (64-512 by the row's chunks), at the launch's choice,
+  // at a fixed 64 (chunks looped over) and 1024 (most threads idle), aligned
+  // and at an element's offset.
+  for (auto &[Name, G, RowsDim] : dynamicRowGraphs()) {
+    for (unsigned T : {0u, 64u, 1024u}) {
+      for (int64_t H : {int64_t(1), int64_t(7), int64_t(3136), int64_t(4099), int64_t(20000)}) {
+        for (int64_t Rows : {int64_t(5), int64_t(300)}) {
+          if (T != 0 && Rows != 5)
+            continue;
+          for (unsigned Shift : {0u, 1u}) {
+            INFO(Name << ", threads " << T << ", H " << H << ", rows " << Rows << ", offset "
+                      << Shift);
+            CheckOptions O;
+            if (T)
+              O.RowDynamicThreads = T;
+            O.MisalignElems = Shift;
+            // BatchNorm's rows are N x 16.
+            int64_t R = RowsDim == "N" ? (Rows + 15) / 16 : Rows;
+            std::map<std::string, int64_t> Dims = {{RowsDim, R}, {"H", H}};
+            checkGraph(G, randomBindings(G, Dims, {{"eps", 1e-5}}, O), O);
+          }
         }
       }
     }

@@ -345,8 +345,10 @@ TEST_CASE("Error bound: a sum's bound grows with its length", "[numerics]") {
   CHECK(summationDepth(1) == 0);
   CHECK(summationDepth(2) == 1);
   CHECK(summationDepth(16) == 15);            // any order: at most L - 1
-  CHECK(summationDepth(256) == 8 + 32 + 1);   // tree + strided run
-  CHECK(summationDepth(4096) == 12 + 32 + 16);
+  // Tree (log2 L) + a thread's run: up to 8 chunks of 8 lanes (a run-time
+  // row at the launch's threads, launch::DynamicRowMaxChunks) + L / 256.
+  CHECK(summationDepth(256) == 8 + 64 + 1);
+  CHECK(summationDepth(4096) == 12 + 64 + 16);
   double Prev = 0;
   for (int64_t L : {16, 256, 4096, 65536}) {
     Graph G;

@@ -176,6 +176,66 @@ TEST_CASE("Launch rule: row reductions, short and long rows", "[launch]") {
   }
 }
 
+TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks",
+          "[launch][dynamic-rows]") {
+  // bf16 softmax over rows of run-time length H: compiled for 512 threads,
+  // the launch picks a block a row of (chunks counted with the peeled
+  // variant's extra chunk, 7 elements):
+  Graph G;
+  G.output("p", nn::softmax(G.input("x", bf16, {"B", "H"})));
+  Partition Part = fuseGraph(G);
+  REQUIRE(Part.Clusters.size() == 1);
+  auto Text = [](const EmittedKernel &E) {
+    std::string T;
+    for (const EmittedKernel::Variant &V : E.Variants)
+      T += V.Text;
+    return T;
+  };
+  KernelPlan Plan = scheduleCluster(G, Part.Clusters[0], 0, ScheduleOptions());
+  REQUIRE(Plan.ThreadsAtLaunch);
+  CHECK(Plan.ThreadsX == 512);
+  EmittedKernel K = onlyKernel(G);
+  REQUIRE(K.Launch.kind() == KernelKind::RowReduce);
+  CHECK_THAT(Text(K), Catch::Matchers::Contains("jf_block_reduce_n<512>"));
+  CHECK_THAT(Text(K), Catch::Matchers::Contains("__launch_bounds__(512)"));
+  CHECK_THAT(Text(K), Catch::Matchers::Contains("j * jf_nt + tx"));
+  auto Shape = [&](int64_t Rows, int64_t H, bool Peeled) {
+    return K.Launch.shape({Rows * H, Rows, H}, 8, 132, Peeled);
+  };
+  // More rows than SMs: a power of two near a quarter of the chunks, 64-512.
+  // H 768: (768 + 7 + 7) / 8 = 97 chunks, 97 / 4 = 24 -> 64.
+  checkShape(Shape(16384, 768, true), 16384, 64, 1);
+  // H 4096: 513 chunks, 128 -> 128 (the aligned variant's 512 chunks: 128).
+  checkShape(Shape(16384, 4096, true), 16384, 128, 1);
+  checkShape(Shape(16384, 4096, false), 16384, 128, 1);
+  // H 8192: 1025 chunks, 256 -> 256; H 16384: 2049, 512 -> 512.
+  checkShape(Shape(1000, 8192, true), 1000, 256, 1);
+  checkShape(Shape(1000, 16384, true), 1000, 512, 1);
+  // H 128256: 16033 chunks -> 512, the most.
+  checkShape(Shape(133, 128256, true), 133, 512, 1);
+  // Rows at most the SMs: 512 from 384 chunks on, 256 below.
+  checkShape(Shape(132, 128256, true), 132, 512, 1);
+  checkShape(Shape(1, 3058, true), 1, 512, 1); // (3058 + 14) / 8 = 384 chunks
+  checkShape(Shape(1, 3057, true), 1, 256, 1); // 383 chunks
+  checkShape(Shape(8, 7, true), 8, 256, 1);
+  // Without an SM count (0), the many-rows rule.
+  checkShape(K.Launch.shape({8 * 3058, 8, 3058}, 8, 0, true), 8, 64, 1);
+
+  // Off (or a fixed count, RowDynamicThreads): the kernel's own threads.
+  ScheduleOptions Fixed;
+  Fixed.RowThreadsAtLaunch = false;
+  CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Fixed).ThreadsAtLaunch);
+  EmittedKernel F = onlyKernel(G, Fixed);
+  checkShape(F.Launch.shape({16384 * 768, 16384, 768}, 8, 132, true), 16384, 256, 1);
+  CHECK_THAT(Text(F), Catch::Matchers::Contains("jf_block_reduce<256>"));
+  CHECK_THAT(Text(F), !Catch::Matchers::Contains("jf_nt"));
+  ScheduleOptions Exp;
+  Exp.RowDynamicThreads = 1024;
+  CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Exp).ThreadsAtLaunch);
+  EmittedKernel E = onlyKernel(G, Exp);
+  checkShape(E.Launch.shape({1 * 768, 1, 768}, 8, 132, true), 1, 1024, 1);
+}
+
 TEST_CASE("Launch rule: full reductions launch a fixed grid per device", "[launch]") {
   Graph G;
   Value X = G.input("x", f32, {"N"});

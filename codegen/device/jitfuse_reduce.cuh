@@ -12,25 +12,41 @@ __device__ __forceinline__ T jf_group_reduce(T V, Op F) {
   return V;
 }
 
-// Block-wide reduction (blockDim.x == Threads, a multiple of 32, one row
-// per block); every thread gets the result. Scratch holds Threads/32 + 1.
-template <int Threads, typename T, typename Op>
-__device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) {
+// Block-wide reduction over Warps warps (one row per block, blockDim.x a
+// multiple of 32); every thread gets the result, which passes through
+// Scratch[Slot] (Slot >= Warps). Lanes past the warps add the identity, so
+// the result is the same to the bit for any Slot.
+template <typename T, typename Op>
+__device__ __forceinline__ T jf_block_reduce_in(T V, Op F, T Identity, T *Scratch, int Warps,
+                                                int Slot) {
   V = jf_group_reduce<32>(V, F);
   const int Warp = threadIdx.x / 32, Lane = threadIdx.x % 32;
   if (Lane == 0)
     Scratch[Warp] = V;
   __syncthreads();
   if (Warp == 0) {
-    T W = Lane < Threads / 32 ? Scratch[Lane] : Identity;
+    T W = Lane < Warps ? Scratch[Lane] : Identity;
     W = jf_group_reduce<32>(W, F);
     if (Lane == 0)
-      Scratch[Threads / 32] = W;
+      Scratch[Slot] = W;
   }
   __syncthreads();
-  T R = Scratch[Threads / 32];
+  T R = Scratch[Slot];
   __syncthreads(); // Scratch may be reused by the next reduction
   return R;
+}
+
+// blockDim.x == Threads; Scratch holds Threads/32 + 1.
+template <int Threads, typename T, typename Op>
+__device__ __forceinline__ T jf_block_reduce(T V, Op F, T Identity, T *Scratch) {
+  return jf_block_reduce_in(V, F, Identity, Scratch, Threads / 32, Threads / 32);
+}
+
+// blockDim.x picked at launch, at most MaxThreads (KernelPlan::
+// ThreadsAtLaunch); Scratch holds MaxThreads/32 + 1.
+template <int MaxThreads, typename T, typename Op>
+__device__ __forceinline__ T jf_block_reduce_n(T V, Op F, T Identity, T *Scratch) {
+  return jf_block_reduce_in(V, F, Identity, Scratch, int(blockDim.x) / 32, MaxThreads / 32);
 }
 
 // The same in two phases, so that the reductions of a row stage share their
@@ -46,14 +62,24 @@ __device__ __forceinline__ void jf_block_partial(T V, Op F, T *Scratch) {
   if (threadIdx.x % 32 == 0)
     Scratch[threadIdx.x / 32] = V;
 }
-template <int Threads, typename T, typename Op>
-__device__ __forceinline__ void jf_block_combine(Op F, T Identity, T *Scratch) {
+template <typename T, typename Op>
+__device__ __forceinline__ void jf_block_combine_in(Op F, T Identity, T *Scratch, int Warps,
+                                                    int Slot) {
   if (threadIdx.x < 32) {
-    T W = threadIdx.x < Threads / 32 ? Scratch[threadIdx.x] : Identity;
+    T W = threadIdx.x < Warps ? Scratch[threadIdx.x] : Identity;
     W = jf_group_reduce<32>(W, F);
     if (threadIdx.x == 0)
-      Scratch[Threads / 32] = W;
+      Scratch[Slot] = W;
   }
+}
+template <int Threads, typename T, typename Op>
+__device__ __forceinline__ void jf_block_combine(Op F, T Identity, T *Scratch) {
+  jf_block_combine_in(F, Identity, Scratch, Threads / 32, Threads / 32);
+}
+// (KernelPlan::ThreadsAtLaunch: the result in Scratch[MaxThreads / 32].)
+template <int MaxThreads, typename T, typename Op>
+__device__ __forceinline__ void jf_block_combine_n(Op F, T Identity, T *Scratch) {
+  jf_block_combine_in(F, Identity, Scratch, int(blockDim.x) / 32, MaxThreads / 32);
 }
 
 // Online softmax (KernelPlan::RowPairs): a running max M and the sum S
