@@ -28,13 +28,14 @@ void addScheduleFlags(CLI::App &App, ScheduleFlags &S) {
   App.add_flag("--no-welford", S.NoWelford,
                "CompileOptions::RowWelford = false (mean then variance, for comparisons)")
       ->excludes("--welford");
-  App.add_flag("--no-row-threads-at-launch", S.NoThreadsAtLaunch,
-               "CompileOptions::RowThreadsAtLaunch = false: rows of run-time length take a "
-               "fixed 256 threads (for comparisons, e.g. with jitfuse_sweep --dynamic-row)");
+  App.add_flag("--row-threads-at-launch", S.ThreadsAtLaunch,
+               "CompileOptions::RowThreadsAtLaunch (opt-in until measured: rows of run-time "
+               "length take the threads their launch picks, 64-512; e.g. with jitfuse_sweep "
+               "--dynamic-row)");
   App.add_option("--dynamic-row-threads", S.DynamicRowThreads,
                  "CompileOptions::RowDynamicThreads (experiment: a fixed thread count a row "
                  "for rows of run-time length, e.g. with jitfuse_sweep --dynamic-row; the "
-                 "rule: picked at launch)");
+                 "rule: 256, or with --row-threads-at-launch picked at launch)");
   App.add_option("--reread-threads", S.RereadThreads,
                  "CompileOptions::RowRereadThreads (experiment: threads a row for rows re-read "
                  "per stage)");
@@ -235,7 +236,7 @@ CompileOptions scheduleCompileOptions(const ScheduleFlags &S) {
   CO.RowClustersTwoBlocks = !S.NoClustersTwoBlocks;
   CO.RowClustersStageInputs = !S.NoClustersStageInputs;
   CO.RowClustersValues = !S.NoClustersValues;
-  CO.RowThreadsAtLaunch = !S.NoThreadsAtLaunch;
+  CO.RowThreadsAtLaunch = S.ThreadsAtLaunch;
   CO.RowClusterPairs = S.ClusterPairs;
   if (S.RowCluster > 0)
     CO.RowCluster = static_cast<unsigned>(S.RowCluster);

@@ -24,7 +24,7 @@ struct ScheduleFlags {
   bool NoClustersPeeledNarrow = false, NoClustersPeeledBound = false, NoPeeledSamePhase = false;
   bool ClustersStageInputs = false, NoClustersStageInputs = false;
   bool ClustersValues = false, NoClustersValues = false;
-  bool NoThreadsAtLaunch = false;
+  bool ThreadsAtLaunch = false;
   bool RowShared = false, RowClusters = false, RowL2Hints = false, StreamLoads = false,
        NoStreamReadOnlyRows = false;
   unsigned RowBlocksPerSm = 0;

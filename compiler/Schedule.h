@@ -133,7 +133,7 @@ struct ScheduleOptions {
   /// length (0: the launch's, or codegen::launch::DynamicRowThreads).
   unsigned RowDynamicThreads = 0;
   /// CompileOptions::RowThreadsAtLaunch (KernelPlan::ThreadsAtLaunch).
-  bool RowThreadsAtLaunch = true;
+  bool RowThreadsAtLaunch = false;
   /// CompileOptions::RowChunksPerThread (0: the rule's 2).
   unsigned RowChunksPerThread = 0;
   /// A row's thread count is its chunks a thread's count rounded up to a

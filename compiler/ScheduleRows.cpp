@@ -266,8 +266,9 @@ KernelPlan scheduleRows(const Graph &G, const Cluster &C, KernelPlan P, int Vec,
     ReadAgain |= sameNumel(G.node(O).Dims, P.Domain);
   // Row kernels: threads per row from the row length.
   if (Last.isDynamic()) {
-    // Rows of one block each: the launch picks their threads
-    // (codegen::launch::dynamicRowThreads), unless an experiment fixes them.
+    // Rows of one block each: with RowThreadsAtLaunch the launch picks their
+    // threads (codegen::launch::dynamicRowThreads), unless an experiment
+    // fixes them.
     P.ThreadsAtLaunch = Opts.RowThreadsAtLaunch && !Opts.RowDynamicThreads;
     P.ThreadsX = Opts.RowDynamicThreads ? static_cast<int>(Opts.RowDynamicThreads)
                  : P.ThreadsAtLaunch    ? codegen::launch::MaxRowThreads

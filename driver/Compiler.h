@@ -436,17 +436,18 @@ struct CompileOptions {
   /// keeps at least 2 chunks. For few long rows one block is one SM's
   /// bandwidth, so more threads keep more loads in flight. Unset: the rule.
   std::optional<unsigned> RowRereadThreads;
-  /// A row whose length is known only at run time takes the threads the
-  /// launch picks from the run's row length and rows
-  /// (codegen::launch::dynamicRowThreads: about 4 chunks a thread, 64-512,
-  /// and 256 or 512 when the rows are at most the SMs); the kernel loops
-  /// and reduces over blockDim.x. Off: a fixed 256 threads a row
-  /// (codegen::launch::DynamicRowThreads). Measured on the H100 (session
-  /// 51): the fixed 256 ran the sweep's dynamic rows at a median 0.76x of
-  /// the same rows static, 0.09x at one row of 128256; rows of 768-2048 at
-  /// many rows 1.25-1.47x faster at 64 threads, few long rows up to 1.79x at
-  /// 512 (BENCHMARKS.md).
-  bool RowThreadsAtLaunch = true;
+  /// Opt-in until its kernels have run on a GPU: a row whose length is
+  /// known only at run time takes the threads the launch picks from the
+  /// run's row length and rows (codegen::launch::dynamicRowThreads: about 4
+  /// chunks a thread, 64-512, and 256 or 512 when the rows are at most the
+  /// SMs); the kernel loops and reduces over blockDim.x. Off: a fixed 256
+  /// threads a row (codegen::launch::DynamicRowThreads). The rule comes from
+  /// the H100 (session 51): the fixed 256 ran the sweep's dynamic rows at a
+  /// median 0.76x of the same rows static, 0.09x at one row of 128256; rows
+  /// of 768-2048 at many rows ran 1.25-1.47x faster at a fixed 64 threads,
+  /// few long rows up to 1.79x at 512 (BENCHMARKS.md). The session had no
+  /// device time left to run the rule's own kernels.
+  bool RowThreadsAtLaunch = false;
   /// Experiment: threads a row (a power of two, 32-1024) for rows whose
   /// length is known only at run time, fixed when compiled, instead of
   /// RowThreadsAtLaunch's choice. Its aim was W17's rows of HW = 3136 bf16

@@ -42,8 +42,7 @@ static bool smallEnough(const Graph &G, const std::map<std::string, int64_t> &Di
 /// The opt-in schedules (experiments and comparisons) a run also plans
 /// under, one bit of \p Mask each: an experiment goes on by default only
 /// after the fuzzer has planned and generated code under it. Rules on by
-/// default (RowClustersStageInputs, RowClustersValues, RowThreadsAtLaunch)
-/// are drawn too, so
+/// default (RowClustersStageInputs, RowClustersValues) are drawn too, so
 /// their comparison settings stay fuzzed.
 static CompileOptions optInSchedules(uint32_t Mask) {
   CompileOptions CO;
@@ -58,7 +57,7 @@ static CompileOptions optInSchedules(uint32_t Mask) {
   CO.FastMath = Mask & 128;
   if (Mask & 256) // rows of run-time length at a fixed 64 threads
     CO.RowDynamicThreads = 64;
-  CO.RowThreadsAtLaunch = Mask & 512;
+  CO.RowThreadsAtLaunch = Mask & 512; // rows of run-time length: threads at launch
   return CO;
 }
 

@@ -178,9 +178,9 @@ TEST_CASE("Launch rule: row reductions, short and long rows", "[launch]") {
 
 TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks",
           "[launch][dynamic-rows]") {
-  // bf16 softmax over rows of run-time length H: compiled for 512 threads,
-  // the launch picks a block a row of (chunks counted with the peeled
-  // variant's extra chunk, 7 elements):
+  // bf16 softmax over rows of run-time length H, RowThreadsAtLaunch:
+  // compiled for 512 threads, the launch picks a block a row of (chunks
+  // counted with the peeled variant's extra chunk, 7 elements):
   Graph G;
   G.output("p", nn::softmax(G.input("x", bf16, {"B", "H"})));
   Partition Part = fuseGraph(G);
@@ -191,10 +191,12 @@ TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks
       T += V.Text;
     return T;
   };
-  KernelPlan Plan = scheduleCluster(G, Part.Clusters[0], 0, ScheduleOptions());
+  ScheduleOptions AtLaunch;
+  AtLaunch.RowThreadsAtLaunch = true;
+  KernelPlan Plan = scheduleCluster(G, Part.Clusters[0], 0, AtLaunch);
   REQUIRE(Plan.ThreadsAtLaunch);
   CHECK(Plan.ThreadsX == 512);
-  EmittedKernel K = onlyKernel(G);
+  EmittedKernel K = onlyKernel(G, AtLaunch);
   REQUIRE(K.Launch.kind() == KernelKind::RowReduce);
   CHECK_THAT(Text(K), Catch::Matchers::Contains("jf_block_reduce_n<512>"));
   CHECK_THAT(Text(K), Catch::Matchers::Contains("__launch_bounds__(512)"));
@@ -221,15 +223,15 @@ TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks
   // Without an SM count (0), the many-rows rule.
   checkShape(K.Launch.shape({8 * 3058, 8, 3058}, 8, 0, true), 8, 64, 1);
 
-  // Off (or a fixed count, RowDynamicThreads): the kernel's own threads.
+  // Off (the default), or a fixed count (RowDynamicThreads): the kernel's
+  // own threads.
   ScheduleOptions Fixed;
-  Fixed.RowThreadsAtLaunch = false;
   CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Fixed).ThreadsAtLaunch);
   EmittedKernel F = onlyKernel(G, Fixed);
   checkShape(F.Launch.shape({16384 * 768, 16384, 768}, 8, 132, true), 16384, 256, 1);
   CHECK_THAT(Text(F), Catch::Matchers::Contains("jf_block_reduce<256>"));
   CHECK_THAT(Text(F), !Catch::Matchers::Contains("jf_nt"));
-  ScheduleOptions Exp;
+  ScheduleOptions Exp = AtLaunch;
   Exp.RowDynamicThreads = 1024;
   CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Exp).ThreadsAtLaunch);
   EmittedKernel E = onlyKernel(G, Exp);
