@@ -175,8 +175,8 @@ std::optional<LaunchShape> LaunchRule::shape(const LaunchSizes &S, int Vec, int 
     L.BlockY = static_cast<unsigned>(RowsPerBlock);
     L.SharedBytes = static_cast<unsigned>(dynamicSharedBytes(Vec));
     if (ThreadsAtLaunch)
-      L.BlockX = static_cast<unsigned>(launch::dynamicRowThreads(
-          (S.RowLen + (Peel ? Vec - 1 : 0) + Vec - 1) / Vec, S.Rows, SmCount));
+      L.BlockX = static_cast<unsigned>(
+          launch::dynamicRowThreads((S.RowLen + Extra + Vec - 1) / Vec, S.Rows, SmCount));
     // A row split over a cluster takes ClusterX consecutive blocks.
     L.GridX = gridBlocks((S.Rows + RowsPerBlock - 1) / RowsPerBlock * ClusterX, 1);
     L.RowLoop = PhaseLoop && Peel && Vec > 1;

@@ -14,6 +14,7 @@
 #include "codegen/KernelPlan.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <optional>
 
@@ -63,13 +64,13 @@ inline constexpr int FullReduceBlocksPerSm = 8;
 /// threads (the reference's summation depth reads that bound).
 inline constexpr int DynamicRowMinThreads = 64;
 inline constexpr int DynamicRowMaxChunks = 8;
+inline constexpr int64_t DynamicFewRowsWideChunks = 384;
 inline int dynamicRowThreads(int64_t Chunks, int64_t Rows, int SmCount) {
   if (SmCount > 0 && Rows <= SmCount)
-    return Chunks >= 384 ? MaxRowThreads : MaxRowThreads / 2;
-  int64_t T = DynamicRowMinThreads;
-  while (T * 2 <= Chunks / 4 && T < MaxRowThreads)
-    T *= 2;
-  return static_cast<int>(T);
+    return Chunks >= DynamicFewRowsWideChunks ? MaxRowThreads : MaxRowThreads / 2;
+  uint64_t Quarter = static_cast<uint64_t>(std::max<int64_t>(Chunks / 4, 1));
+  return static_cast<int>(std::clamp<uint64_t>(std::bit_floor(Quarter), DynamicRowMinThreads,
+                                               MaxRowThreads));
 }
 /// Rows longer than MaxChunksPerThread chunks a thread at MaxRowThreads are
 /// split over up to this many blocks of a cluster (portable cluster size).
