@@ -97,6 +97,8 @@ private:
   std::string inRangeIters(int64_t MinChunks) const;
   /// The row chunk index of the chunk loop's iteration j for this thread.
   std::string rowChunk() const;
+  /// The unroll pragma of a loop over a run-time row, or nothing.
+  void dynamicLoopUnroll();
   /// Threads a row in a row kernel's loops: ThreadsX, or with
   /// KernelPlan::ThreadsAtLaunch the launch's (`jf_nt`, blockDim.x).
   std::string rowThreads() const {

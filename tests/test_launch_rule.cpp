@@ -201,6 +201,7 @@ TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks
   CHECK_THAT(Text(K), Catch::Matchers::Contains("jf_block_reduce_n<512>"));
   CHECK_THAT(Text(K), Catch::Matchers::Contains("__launch_bounds__(512)"));
   CHECK_THAT(Text(K), Catch::Matchers::Contains("j * jf_nt + tx"));
+  CHECK_THAT(Text(K), Catch::Matchers::Contains("#pragma unroll 4"));
   auto Shape = [&](int64_t Rows, int64_t H, bool Peeled) {
     return K.Launch.shape({Rows * H, Rows, H}, 8, 132, Peeled);
   };
@@ -223,14 +224,15 @@ TEST_CASE("Launch rule: a row of run-time length takes the threads its run picks
   // Without an SM count (0), the many-rows rule.
   checkShape(K.Launch.shape({8 * 3058, 8, 3058}, 8, 0, true), 8, 64, 1);
 
-  // Off (the default), or a fixed count (RowDynamicThreads): the kernel's
-  // own threads.
+  // Off, or a fixed count (RowDynamicThreads): the kernel's own threads.
   ScheduleOptions Fixed;
+  Fixed.RowThreadsAtLaunch = false;
   CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Fixed).ThreadsAtLaunch);
   EmittedKernel F = onlyKernel(G, Fixed);
   checkShape(F.Launch.shape({16384 * 768, 16384, 768}, 8, 132, true), 16384, 256, 1);
   CHECK_THAT(Text(F), Catch::Matchers::Contains("jf_block_reduce<256>"));
   CHECK_THAT(Text(F), !Catch::Matchers::Contains("jf_nt"));
+  CHECK_THAT(Text(F), !Catch::Matchers::Contains("#pragma unroll 4"));
   ScheduleOptions Exp = AtLaunch;
   Exp.RowDynamicThreads = 1024;
   CHECK_FALSE(scheduleCluster(G, Part.Clusters[0], 0, Exp).ThreadsAtLaunch);
