@@ -42,6 +42,7 @@ echo "sweeps done t=$((SECONDS - t0))"
 # TIER: a catch filter (default: the whole tier); TIER_END: seconds from
 # the start by which the tier stops itself.
 left=$((${TIER_END:-430} - (SECONDS - t0)))
+[ "$left" -gt 20 ] || { echo "no time left for the tier"; exit 0; }
 OUT=$out/tier GPU_CHECK_JOBS=14 GPU_CHECK_TIMEOUT_S=$left GPU_CHECK_DURATIONS=gpu-carry/gpu-tests.log \
   scripts/gpu-check run ${TIER:-} > "$out/tier.txt" 2>&1
 echo "tier rc=$?"; grep -E "FAILED|gpu-check:|not finished" "$out/tier.txt" | head -20
