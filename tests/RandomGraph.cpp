@@ -299,10 +299,13 @@ void Generator::makeInputs() {
     Domain.push_back(chance(0.6) ? Dim("B") : Dim(oneOf<int64_t>({1, 2, 3, 5, 7, 16, 33})));
   if (Rank == 3)
     Domain.push_back(Dim(oneOf<int64_t>({1, 2, 3, 4})));
-  Domain.push_back(Dim(H));
+  if (Opts.DynamicRow)
+    Rec.Dims["H"] = H;
+  const Dim Last = Opts.DynamicRow ? Dim("H") : Dim(H);
+  Domain.push_back(Last);
   Shape Row = Domain;
   Row.back() = Dim(int64_t(1));
-  Shape Bias = {Dim(H)};
+  Shape Bias = {Last};
 
   unsigned N = 1 + pick(4);
   for (unsigned I = 0; I < N; ++I) {

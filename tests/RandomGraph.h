@@ -79,6 +79,11 @@ struct GenOptions {
   /// one column kernel, SiblingColumnReductions). Off: the seeds draw the
   /// recipes they drew before the option existed.
   bool SiblingColumns = false;
+  /// The last axis a dynamic dim "H" bound to the drawn length (a row
+  /// known only at run time: its row kernel takes the threads its launch
+  /// picks, CompileOptions::RowThreadsAtLaunch). Off: the seeds draw the
+  /// recipes they drew before the option existed.
+  bool DynamicRow = false;
 };
 
 /// A random, numerically well-conditioned graph (values stay bounded, exp
