@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Session 53: RowThreadsAtLaunch on by default, its loops unrolled 4 times
 # (as NVVM unrolls the fixed count's); one call, in order of need:
+#   git checkout flip-at-launch      # the default flipped (d3d1f3d, rebased)
 #   scripts/gpu-check build && cp <last gpu-tests.log> gpu-carry/   # here
+#   (the script itself is on main too; --no-row-threads-at-launch is the
+#   branch's flag)
 #   run(command="bench/ab/s53_at_launch.sh", carry=["gpu-carry"])
 # 1. the fp64 reference at the launch's thread counts and at fixed ones;
 # 2. W17 at the launch's threads and at the fixed 256;
