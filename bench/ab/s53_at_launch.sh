@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 53: RowThreadsAtLaunch on by default, its loops unrolled 4 times
 # (as NVVM unrolls the fixed count's); one call, in order of need:
-#   git checkout flip-at-launch      # the default flipped (d3d1f3d, rebased)
+#   git checkout flip-at-launch      # the default flipped (one commit on main)
 #   scripts/gpu-check build && cp <last gpu-tests.log> gpu-carry/   # here
 #   (the script itself is on main too; --no-row-threads-at-launch is the
 #   branch's flag)
