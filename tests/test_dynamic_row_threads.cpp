@@ -101,14 +101,8 @@ TEST_CASE("A run-time row's loops at the launch's threads are unrolled as the fi
   // strided by blockDim.x: add + RMSNorm f32's kernel at the launch's
   // threads had 16 global loads in its PTX against the fixed 256's 44, and
   // ran 0.90x its time at 10922 x 6144 (the same 256 threads; H100, session
-  // 53). Counted over both variants of each graph.
-  auto GlobalLoads = [](const std::string &Ptx) {
-    size_t N = 0;
-    for (size_t At = Ptx.find("ld.global"); At != std::string::npos;
-         At = Ptx.find("ld.global", At + 1))
-      ++N;
-    return N;
-  };
+  // 53). Counted over the whole program: both variants of each graph (the
+  // helpers are the same either way).
   std::vector<RowGraph> Graphs = dynamicRowGraphs();
   {
     Graph G;
@@ -128,7 +122,7 @@ TEST_CASE("A run-time row's loops at the launch's threads are unrolled as the fi
       O.RowThreadsAtLaunch = AtLaunch;
       REQUIRE(Compiler::plan(G, O).Kernels.at(0).ThreadsAtLaunch == AtLaunch);
       Executable E = testCompiler().compile(G, O);
-      Loads[AtLaunch] = GlobalLoads(E.ptx());
+      Loads[AtLaunch] = countOf(E.ptx(), "ld.global");
     }
     INFO("global loads: fixed 256 " << Loads[0] << ", at launch " << Loads[1]);
     CHECK(Loads[1] >= Loads[0]);
